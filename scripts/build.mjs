@@ -1,0 +1,17 @@
+// Bundles the CLI into dist/ so `tandem --version` starts without loading sources through tsx.
+// Code splitting keeps each surface in its own chunk: `import()` in cli.ts loads only what a
+// subcommand needs. Dependencies stay external (node_modules), loaded lazily by those chunks.
+import { build } from "esbuild";
+
+await build({
+  entryPoints: { cli: "src/cli.ts" },
+  outdir: "dist",
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: "linked",
+  splitting: true,
+  packages: "external",
+  logLevel: "warning",
+});

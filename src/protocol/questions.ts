@@ -1,0 +1,101 @@
+/**
+ * Question protocol types (SPEC Q1–Q13). One definition drives the broker, events, the
+ * model-facing tool schema (see tools/request-user-input) and every surface's wire shape.
+ *
+ * Vocabulary: a *request* is one ask (one tool call, or one internal prompt) holding 1..n
+ * *questions*; a *reply* answers some or all of them; an *outcome* is how the request settled.
+ */
+import { z } from "zod";
+
+export const QuestionOption = z.object({
+  label: z.string().min(1).describe("Short label shown to the user and returned as the answer"),
+  description: z.string().describe("One line explaining the consequence of choosing this option"),
+});
+export type QuestionOption = z.infer<typeof QuestionOption>;
+
+export const QuestionKind = z.enum(["single", "multi", "text"]);
+export type QuestionKind = z.infer<typeof QuestionKind>;
+
+export const Question = z.object({
+  id: z.string().min(1),
+  header: z.string(),
+  prompt: z.string().min(1),
+  kind: QuestionKind,
+  options: z.array(QuestionOption),
+  /** Free-text "Other" is accepted in addition to the options (always true for model questions, Q2). */
+  allow_other: z.boolean(),
+  /** Secret answers never enter history, logs or events (Q10). */
+  secret: z.boolean(),
+});
+export type Question = z.infer<typeof Question>;
+
+export const OnTimeout = z.enum(["recommended", "empty", "decline"]);
+export type OnTimeout = z.infer<typeof OnTimeout>;
+
+/** Q7: how long a question may wait. `wait` blocks until a reply, cancel or interrupt. */
+export const QuestionPolicy = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("wait") }),
+  z.object({
+    type: z.literal("timeout"),
+    ms: z.number().int().positive(),
+    on_timeout: OnTimeout,
+  }),
+]);
+export type QuestionPolicy = z.infer<typeof QuestionPolicy>;
+
+export const QuestionSource = z.enum(["model", "internal"]);
+
+export const QuestionRequest = z.object({
+  request_id: z.string(),
+  thread_id: z.string(),
+  turn_id: z.string(),
+  call_id: z.string(),
+  source: QuestionSource,
+  questions: z.array(Question).min(1),
+  policy: QuestionPolicy,
+  /** Epoch ms when a timeout policy fires; null for `wait`. Moves forward on `touch`. */
+  deadline: z.number().nullable(),
+  created_at: z.number(),
+});
+export type QuestionRequest = z.infer<typeof QuestionRequest>;
+
+export const QuestionAnswer = z.object({
+  selected: z.array(z.string()).default([]).describe("Labels of chosen options"),
+  other: z.string().optional().describe("Free-text answer (the 'Other' field)"),
+  note: z.string().optional().describe("Optional note the user adds to the answer"),
+});
+export type QuestionAnswer = z.infer<typeof QuestionAnswer>;
+
+export const QuestionReply = z.object({
+  answers: z.record(z.string(), QuestionAnswer),
+});
+export type QuestionReply = z.infer<typeof QuestionReply>;
+
+/** Who settled a request: a surface kind plus an optional client/connection id. */
+export const Responder = z.object({
+  kind: z.string().describe("Surface kind: tui, exec, app-server, http, web, acp, api, policy"),
+  id: z.string().optional(),
+});
+export type Responder = z.infer<typeof Responder>;
+
+export const QuestionOutcome = z.discriminatedUnion("status", [
+  z.object({
+    status: z.literal("answered"),
+    answers: z.record(z.string(), QuestionAnswer),
+    unanswered: z.array(z.string()),
+    responder: Responder,
+  }),
+  z.object({ status: z.literal("declined"), responder: Responder, reason: z.string().optional() }),
+  z.object({
+    status: z.literal("timed_out"),
+    policy: QuestionPolicy,
+    answers: z.record(z.string(), QuestionAnswer),
+    unanswered: z.array(z.string()),
+  }),
+  z.object({ status: z.literal("cancelled"), reason: z.string() }),
+  z.object({ status: z.literal("unavailable"), reason: z.string() }),
+]);
+export type QuestionOutcome = z.infer<typeof QuestionOutcome>;
+
+/** Marker that replaces a secret value anywhere it would otherwise be shown or stored. */
+export const REDACTED = "[redacted secret]";

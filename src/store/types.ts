@@ -1,0 +1,79 @@
+/**
+ * Persistence contract (SPEC P1). One interface; SQLite is the default implementation.
+ *
+ * Durability contract: every call returns only after the write is committed (WAL), so a
+ * `kill -9` at any point loses at most the item being written. Items are append-only and
+ * ordered by `seq` within a thread. Secrets are never passed to the store (callers redact).
+ */
+import type { CollaborationMode, ThreadStatus, Usage } from "../protocol/events.js";
+import type { ResponseItem } from "../protocol/items.js";
+import type { QuestionOutcome, QuestionRequest } from "../protocol/questions.js";
+
+export interface ThreadRecord {
+  id: string;
+  /** Session id: prompt_cache_key and client_metadata.session_id (root thread id by default). */
+  session_id: string;
+  parent_id: string | null;
+  created_at: number;
+  updated_at: number;
+  cwd: string;
+  model: string;
+  mode: CollaborationMode;
+  title: string;
+  status: ThreadStatus;
+  /** Free-form JSON settings (effort, policies, provider...). */
+  settings: Record<string, unknown>;
+}
+
+export interface TurnRecord {
+  id: string;
+  thread_id: string;
+  started_at: number;
+  ended_at: number | null;
+  status: "running" | "completed" | "interrupted" | "failed";
+  usage: Usage | null;
+  error: string | null;
+}
+
+export interface StoredItem {
+  seq: number;
+  thread_id: string;
+  turn_id: string | null;
+  item: ResponseItem;
+  created_at: number;
+}
+
+export interface StoredQuestion {
+  request: QuestionRequest;
+  outcome: QuestionOutcome | null;
+}
+
+export interface Store {
+  createThread(thread: ThreadRecord): void;
+  updateThread(id: string, patch: Partial<Omit<ThreadRecord, "id">>): void;
+  getThread(id: string): ThreadRecord | undefined;
+  /** Most recently updated first. */
+  listThreads(opts?: { limit?: number }): ThreadRecord[];
+
+  /** Appends one history item; returns its seq (1-based, per thread). */
+  appendItem(threadId: string, turnId: string | null, item: ResponseItem): number;
+  loadItems(threadId: string): StoredItem[];
+  countItems(threadId: string): number;
+
+  putTurn(turn: TurnRecord): void;
+  updateTurn(id: string, patch: Partial<Omit<TurnRecord, "id" | "thread_id">>): void;
+  listTurns(threadId: string): TurnRecord[];
+
+  /** Persists a pending question with its call (Q11). Idempotent by request_id. */
+  saveQuestion(request: QuestionRequest): void;
+  /** Records the outcome (already redacted by the caller). No-op if already settled. */
+  settleQuestion(requestId: string, outcome: QuestionOutcome): void;
+  updateQuestionDeadline(requestId: string, deadline: number | null): void;
+  getQuestion(requestId: string): StoredQuestion | undefined;
+  pendingQuestions(threadId?: string): QuestionRequest[];
+
+  getMeta(key: string): string | undefined;
+  setMeta(key: string, value: string): void;
+
+  close(): void;
+}

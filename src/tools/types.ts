@@ -1,0 +1,89 @@
+/**
+ * Tool contract (SPEC T4, STYLE habit 8). A tool is declarative: a name, a model-facing
+ * description and parameter schema, and `execute(args, ctx)`.
+ *
+ * Contract for `execute`:
+ * - `args` is already parsed and validated against `parameters` by the registry; a parse or
+ *   schema failure never reaches the tool (the registry answers the model instead).
+ * - It must honour `ctx.signal`: on abort, stop work (kill processes, settle questions) and
+ *   return or throw promptly. Whatever it does, the registry records exactly one output.
+ * - Throwing is allowed: the registry turns a thrown error into an error output for the call.
+ * - `output` is what the model sees; `display` patches what surfaces show (never the model).
+ */
+import type { z } from "zod";
+import type { TurnItem } from "../protocol/events.js";
+import type { ToolOutputPayload } from "../protocol/items.js";
+import type { Question, QuestionOutcome, QuestionPolicy } from "../protocol/questions.js";
+import type { PauseClock } from "../util/pause-clock.js";
+
+export interface ToolUpdate {
+  /** Live output chunk of a command, for surfaces. */
+  stream: "stdout" | "stderr";
+  chunk: string;
+}
+
+/** Secrets of one thread (Q10): expand handles into a child env; mask known values in text. */
+export interface SecretView {
+  /** Environment entries `TANDEM_SECRET_<id>=value` for every secret the thread holds. */
+  env(): Record<string, string>;
+  /** Replaces every known secret value in `text` with a redaction marker. */
+  mask(text: string): string;
+}
+
+export interface AskOptions {
+  source: "model" | "internal";
+  policy?: QuestionPolicy;
+}
+
+export interface ToolContext {
+  signal: AbortSignal;
+  callId: string;
+  threadId: string;
+  turnId: string;
+  cwd: string;
+  /** Collaboration mode of the current turn. */
+  mode: "default" | "plan";
+  /** True when this thread is a sub-agent (not the root thread). */
+  isSubAgent: boolean;
+  /** Asks the user through the broker; settles on reply, decline, timeout or abort. */
+  ask(questions: Question[], opts: AskOptions): Promise<QuestionOutcome>;
+  onUpdate(update: ToolUpdate): void;
+  secrets: SecretView;
+  pause: PauseClock;
+}
+
+export interface ToolResult {
+  output: ToolOutputPayload;
+  /** false marks an error output (shown as failed; the model sees the text either way). */
+  success: boolean;
+  /** Patch for the display item (e.g. exit_code, status for command_execution). */
+  display?: Partial<TurnItem> & Record<string, unknown>;
+}
+
+interface ToolBase {
+  name: string;
+  description: string;
+  /** Surfaces show the call with this item while it runs (default: a generic tool_call item). */
+  displayStart?(args: unknown, callId: string): TurnItem;
+}
+
+export interface FunctionTool<A = any> extends ToolBase {
+  kind: "function";
+  parameters: z.ZodType<A>;
+  /** Exact JSON Schema sent to the model; default derives it from `parameters`. */
+  wireParameters?: Record<string, unknown>;
+  execute(args: A, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export interface CustomTool extends ToolBase {
+  kind: "custom";
+  /** Freeform input format (e.g. a Lark grammar) sent with the tool definition. */
+  format?: { type: "grammar"; syntax: "lark" | "regex"; definition: string } | { type: "text" };
+  execute(input: string, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export type Tool = FunctionTool | CustomTool;
+
+export function defineTool<A>(tool: FunctionTool<A>): FunctionTool<A> {
+  return tool;
+}

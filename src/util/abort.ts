@@ -1,0 +1,46 @@
+/** Abort helpers. Listeners are registered `{once:true}` and removed in `finally` (STYLE 4). */
+
+export class AbortError extends Error {
+  override name = "AbortError";
+  constructor(message = "aborted") {
+    super(message);
+  }
+  static isInstance(e: unknown): e is AbortError {
+    return e instanceof Error && e.name === "AbortError";
+  }
+}
+
+/** Resolves after `ms`, or rejects with AbortError when `signal` aborts first. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new AbortError());
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(new AbortError());
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Runs `fn` with a promise that rejects when `signal` aborts; cleans the listener up. */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new AbortError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new AbortError());
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
