@@ -50,6 +50,21 @@ export interface ToolContext {
   onUpdate(update: ToolUpdate): void;
   secrets: SecretView;
   pause: PauseClock;
+  /** Facts the question tool's availability gate (Q3) checks, in order. */
+  questions: QuestionGate;
+}
+
+export interface QuestionGate {
+  /** Tool enabled in config. */
+  enabled: boolean;
+  /** Sub-agent questions: `relay` to the parent's surfaces, or `deny`. */
+  subAgentPolicy: "relay" | "deny";
+  /** Whether `default` mode allows questions (plan always does). */
+  defaultModeAllowed: boolean;
+  /** True when a responder is attached to this thread, or the run defers questions. */
+  hasResponder(): boolean;
+  /** Effective policy for this turn (thread/turn/config), used when the tool asks. */
+  policy: QuestionPolicy;
 }
 
 export interface ToolResult {
