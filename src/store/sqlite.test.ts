@@ -1,0 +1,412 @@
+/** The SQLite store against real files in a temp dir: every method, reopen, two instances. */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ResponseItem } from "../protocol/items.js";
+import type { QuestionOutcome, QuestionRequest } from "../protocol/questions.js";
+import { defaultStorePath, openStore, SCHEMA_VERSION, type Store, StoreError, tandemHome } from "./index.js";
+import type { ThreadRecord, TurnRecord } from "./types.js";
+
+let dir: string;
+let dbPath: string;
+const open: Store[] = [];
+
+function store(path = dbPath): Store {
+  const s = openStore(path);
+  open.push(s);
+  return s;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "tandem-store-"));
+  dbPath = join(dir, "nested", "home", "state.db");
+});
+
+afterEach(() => {
+  for (const s of open.splice(0)) s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function thread(id: string, over: Partial<ThreadRecord> = {}): ThreadRecord {
+  return {
+    id,
+    session_id: id,
+    parent_id: null,
+    created_at: 1000,
+    updated_at: 1000,
+    cwd: "/work",
+    model: "gpt-test",
+    mode: "default",
+    title: `thread ${id}`,
+    status: "idle",
+    settings: { effort: "high", nested: { policies: ["a", "b"] } },
+    ...over,
+  };
+}
+
+function question(id: string, threadId: string, createdAt: number): QuestionRequest {
+  return {
+    request_id: id,
+    thread_id: threadId,
+    turn_id: "turn_1",
+    call_id: `call_${id}`,
+    source: "model",
+    questions: [
+      {
+        id: "color",
+        header: "Color",
+        prompt: "Which color?",
+        kind: "single",
+        options: [
+          { label: "Red (Recommended)", description: "warm" },
+          { label: "Blue", description: "cool" },
+        ],
+        allow_other: true,
+        secret: false,
+      },
+    ],
+    policy: { type: "timeout", ms: 5000, on_timeout: "recommended" },
+    deadline: createdAt + 5000,
+    created_at: createdAt,
+  };
+}
+
+const answered: QuestionOutcome = {
+  status: "answered",
+  answers: { color: { selected: ["Blue"], note: "fine" } },
+  unanswered: [],
+  responder: { kind: "tui" },
+};
+
+const msg = (text: string): ResponseItem => ({
+  type: "message",
+  role: "user",
+  content: [{ type: "input_text", text }],
+});
+
+describe("paths", () => {
+  it("uses $TANDEM_HOME, else ~/.tandem", () => {
+    const saved = process.env.TANDEM_HOME;
+    try {
+      process.env.TANDEM_HOME = "/tmp/th";
+      expect(tandemHome()).toBe("/tmp/th");
+      expect(defaultStorePath()).toBe("/tmp/th/state.db");
+      process.env.TANDEM_HOME = "";
+      expect(tandemHome()).toBe(join(homedir(), ".tandem"));
+      expect(defaultStorePath("/x")).toBe("/x/state.db");
+    } finally {
+      if (saved === undefined) delete process.env.TANDEM_HOME;
+      else process.env.TANDEM_HOME = saved;
+    }
+  });
+});
+
+describe("openStore", () => {
+  it("creates private dirs and file, WAL, foreign keys and the current schema version", () => {
+    store();
+    expect(statSync(join(dir, "nested")).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, "nested", "home")).mode & 0o777).toBe(0o700);
+    expect(statSync(dbPath).mode & 0o777).toBe(0o600);
+    const db = new Database(dbPath);
+    try {
+      expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+      expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+      const tables = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .pluck()
+        .all();
+      expect(tables).toEqual(["items", "meta", "questions", "threads", "turns"]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("refuses a file written by a newer schema", () => {
+    store().close();
+    const db = new Database(dbPath);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    let caught: unknown;
+    try {
+      openStore(dbPath);
+    } catch (e) {
+      caught = e;
+    }
+    expect(StoreError.isInstance(caught) && caught.code).toBe("schema");
+    expect(String(caught)).toMatch(/upgrade Tandem/);
+  });
+
+  it("supports :memory: and an idempotent close", () => {
+    const s = openStore(":memory:");
+    s.createThread(thread("m"));
+    expect(s.appendItem("m", null, msg("hi"))).toBe(1);
+    s.close();
+    s.close();
+  });
+});
+
+describe("threads", () => {
+  it("round-trips a record, including settings JSON", () => {
+    const s = store();
+    const t = thread("t1", { parent_id: "t0", mode: "plan", status: "running" });
+    s.createThread(t);
+    expect(s.getThread("t1")).toEqual(t);
+    expect(s.getThread("nope")).toBeUndefined();
+  });
+
+  it("refuses a duplicate id with a conflict error", () => {
+    const s = store();
+    s.createThread(thread("t1"));
+    expect(() => s.createThread(thread("t1"))).toThrowError(/already exists/);
+    try {
+      s.createThread(thread("t1"));
+    } catch (e) {
+      expect(StoreError.isInstance(e) && e.code).toBe("conflict");
+    }
+  });
+
+  it("patches fields, ignores undefined, bumps updated_at unless given", () => {
+    const s = store();
+    s.createThread(thread("t1"));
+    const before = Date.now();
+    s.updateThread("t1", {
+      title: "renamed",
+      status: "waiting_on_user",
+      model: undefined,
+      settings: { a: 1 },
+    });
+    const got = s.getThread("t1")!;
+    expect(got).toMatchObject({
+      title: "renamed",
+      status: "waiting_on_user",
+      model: "gpt-test",
+      settings: { a: 1 },
+    });
+    expect(got.updated_at).toBeGreaterThanOrEqual(before);
+    s.updateThread("t1", { updated_at: 5 });
+    expect(s.getThread("t1")!.updated_at).toBe(5);
+    expect(() => s.updateThread("ghost", { title: "x" })).toThrowError(/ghost does not exist/);
+  });
+
+  it("lists most recently updated first, with a limit", () => {
+    const s = store();
+    s.createThread(thread("a", { updated_at: 10 }));
+    s.createThread(thread("b", { updated_at: 30 }));
+    s.createThread(thread("c", { updated_at: 20 }));
+    expect(s.listThreads().map((t) => t.id)).toEqual(["b", "c", "a"]);
+    expect(s.listThreads({ limit: 2 }).map((t) => t.id)).toEqual(["b", "c"]);
+    s.appendItem("a", null, msg("bump")); // appending touches the thread
+    expect(s.listThreads({ limit: 1 })[0].id).toBe("a");
+  });
+});
+
+describe("items", () => {
+  it("assigns contiguous 1-based seqs per thread and loads them in order", () => {
+    const s = store();
+    s.createThread(thread("t1", { updated_at: 0 }));
+    s.createThread(thread("t2"));
+    const items: ResponseItem[] = [
+      msg("hello"),
+      { type: "reasoning", summary: [{ type: "summary_text", text: "thinking" }], encrypted_content: "enc" },
+      { type: "function_call", name: "exec_command", arguments: '{"cmd":"ls"}', call_id: "c1" },
+      { type: "function_call_output", call_id: "c1", output: [{ type: "input_text", text: "out" }] },
+      { type: "custom_tool_call", name: "apply_patch", input: "*** Begin", call_id: "c2" },
+      { type: "custom_tool_call_output", call_id: "c2", output: "done" },
+    ];
+    const seqs = items.map((it, i) => s.appendItem("t1", i < 2 ? null : "turn_1", it));
+    expect(seqs).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(s.appendItem("t2", "turn_9", msg("other"))).toBe(1);
+
+    const loaded = s.loadItems("t1");
+    expect(loaded.map((r) => r.item)).toEqual(items);
+    expect(loaded.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(loaded[0]).toMatchObject({ thread_id: "t1", turn_id: null });
+    expect(loaded[2].turn_id).toBe("turn_1");
+    expect(loaded[5].created_at).toBeGreaterThan(0);
+    expect(s.getThread("t1")!.updated_at).toBe(loaded[5].created_at);
+    expect(s.countItems("t1")).toBe(6);
+    expect(s.countItems("t2")).toBe(1);
+    expect(s.countItems("none")).toBe(0);
+    expect(s.loadItems("none")).toEqual([]);
+  });
+
+  it("refuses items for an unknown thread with a not_found error", () => {
+    const s = store();
+    expect(() => s.appendItem("ghost", null, msg("x"))).toThrowError(/thread ghost does not exist/);
+  });
+
+  it("appends and loads 10,000 items quickly", () => {
+    const s = store();
+    s.createThread(thread("big"));
+    const item: ResponseItem = { type: "function_call_output", call_id: "c", output: "y".repeat(300) };
+    const t0 = performance.now();
+    for (let i = 1; i <= 10_000; i++) expect(s.appendItem("big", "turn", item)).toBe(i);
+    const t1 = performance.now();
+    const loaded = s.loadItems("big");
+    const t2 = performance.now();
+    expect(loaded).toHaveLength(10_000);
+    expect(loaded[9_999].seq).toBe(10_000);
+    console.log(
+      `[store perf] append 10k: ${(t1 - t0).toFixed(0)} ms (${(((t1 - t0) / 10_000) * 1000).toFixed(1)} µs/item), ` +
+        `load 10k: ${(t2 - t1).toFixed(0)} ms`,
+    );
+  });
+});
+
+describe("turns", () => {
+  const turn = (id: string, startedAt: number): TurnRecord => ({
+    id,
+    thread_id: "t1",
+    started_at: startedAt,
+    ended_at: null,
+    status: "running",
+    usage: null,
+    error: null,
+  });
+
+  it("puts (upserts), patches and lists turns in start order", () => {
+    const s = store();
+    s.createThread(thread("t1"));
+    s.putTurn(turn("u2", 200));
+    s.putTurn(turn("u1", 100));
+    expect(s.listTurns("t1").map((t) => t.id)).toEqual(["u1", "u2"]);
+
+    const usage = {
+      input_tokens: 10,
+      cached_input_tokens: 2,
+      output_tokens: 5,
+      reasoning_output_tokens: 1,
+      total_tokens: 15,
+    };
+    s.updateTurn("u1", { status: "completed", ended_at: 150, usage, error: undefined });
+    expect(s.listTurns("t1")[0]).toEqual({ ...turn("u1", 100), status: "completed", ended_at: 150, usage });
+
+    s.putTurn({ ...turn("u2", 200), status: "failed", error: "boom" });
+    expect(s.listTurns("t1")[1]).toMatchObject({ status: "failed", error: "boom" });
+    expect(s.listTurns("other")).toEqual([]);
+    expect(() => s.updateTurn("ghost", { status: "failed" })).toThrowError(/ghost does not exist/);
+    expect(() => s.putTurn({ ...turn("u3", 1), thread_id: "ghost" })).toThrowError(/ghost does not exist/);
+  });
+});
+
+describe("questions", () => {
+  it("saves idempotently, keeping the first request", () => {
+    const s = store();
+    s.createThread(thread("t1"));
+    const q = question("r1", "t1", 100);
+    s.saveQuestion(q);
+    s.saveQuestion({ ...q, call_id: "changed", created_at: 999 });
+    expect(s.getQuestion("r1")).toEqual({ request: q, outcome: null });
+    expect(s.getQuestion("nope")).toBeUndefined();
+  });
+
+  it("settles once; the first outcome wins and leaves the pending list", () => {
+    const s = store();
+    s.createThread(thread("t1"));
+    s.saveQuestion(question("r1", "t1", 100));
+    s.settleQuestion("r1", answered);
+    s.settleQuestion("r1", { status: "cancelled", reason: "late" });
+    s.settleQuestion("unknown", answered); // no-op
+    expect(s.getQuestion("r1")!.outcome).toEqual(answered);
+    expect(s.pendingQuestions()).toEqual([]);
+  });
+
+  it("lists pending questions by created_at, optionally for one thread", () => {
+    const s = store();
+    s.createThread(thread("t1"));
+    s.createThread(thread("t2"));
+    s.saveQuestion(question("late", "t1", 300));
+    s.saveQuestion(question("early", "t2", 100));
+    s.saveQuestion(question("mid", "t1", 200));
+    s.saveQuestion(question("done", "t1", 50));
+    s.settleQuestion("done", { status: "declined", responder: { kind: "web", id: "phone" } });
+    expect(s.pendingQuestions().map((q) => q.request_id)).toEqual(["early", "mid", "late"]);
+    expect(s.pendingQuestions("t1").map((q) => q.request_id)).toEqual(["mid", "late"]);
+    expect(s.pendingQuestions("t3")).toEqual([]);
+  });
+
+  it("moves the deadline of a pending request only", () => {
+    const s = store();
+    s.createThread(thread("t1"));
+    s.saveQuestion(question("r1", "t1", 100));
+    s.updateQuestionDeadline("r1", 1_700_000_000_123);
+    expect(s.getQuestion("r1")!.request.deadline).toBe(1_700_000_000_123);
+    s.updateQuestionDeadline("r1", null);
+    expect(s.pendingQuestions()[0].deadline).toBeNull();
+    s.settleQuestion("r1", answered);
+    s.updateQuestionDeadline("r1", 42);
+    expect(s.getQuestion("r1")!.request.deadline).toBeNull();
+  });
+
+  it("refuses a question for an unknown thread", () => {
+    const s = store();
+    expect(() => s.saveQuestion(question("r1", "ghost", 1))).toThrowError(/ghost does not exist/);
+  });
+});
+
+describe("meta", () => {
+  it("gets, sets and overwrites", () => {
+    const s = store();
+    expect(s.getMeta("k")).toBeUndefined();
+    s.setMeta("k", "v1");
+    s.setMeta("k", "v2");
+    expect(s.getMeta("k")).toBe("v2");
+  });
+});
+
+describe("durability and sharing", () => {
+  it("sees the same data after close and reopen", () => {
+    const a = store();
+    a.createThread(thread("t1"));
+    a.appendItem("t1", "turn_1", msg("one"));
+    a.appendItem("t1", "turn_1", msg("two"));
+    a.putTurn({
+      id: "turn_1",
+      thread_id: "t1",
+      started_at: 1,
+      ended_at: null,
+      status: "running",
+      usage: null,
+      error: null,
+    });
+    a.saveQuestion(question("r1", "t1", 10));
+    a.setMeta("schema_note", "x");
+    const snapshot = {
+      thread: a.getThread("t1"),
+      items: a.loadItems("t1"),
+      turns: a.listTurns("t1"),
+      pending: a.pendingQuestions(),
+    };
+    a.close();
+
+    const b = store();
+    expect(b.getThread("t1")).toEqual(snapshot.thread);
+    expect(b.loadItems("t1")).toEqual(snapshot.items);
+    expect(b.listTurns("t1")).toEqual(snapshot.turns);
+    expect(b.pendingQuestions()).toEqual(snapshot.pending);
+    expect(b.getMeta("schema_note")).toBe("x");
+    expect(b.appendItem("t1", null, msg("three"))).toBe(3); // seq continues
+  });
+
+  it("lets two open instances share one file", () => {
+    const a = store();
+    const b = store();
+    a.createThread(thread("t1"));
+    expect(b.getThread("t1")?.id).toBe("t1");
+    const seqs: number[] = [];
+    for (let i = 0; i < 50; i++) seqs.push((i % 2 ? a : b).appendItem("t1", null, msg(`m${i}`)));
+    expect(seqs).toEqual(Array.from({ length: 50 }, (_, k) => k + 1));
+    expect(a.loadItems("t1").map((r) => r.item)).toEqual(b.loadItems("t1").map((r) => r.item));
+
+    // The same request saved and settled from both: one row, first outcome wins.
+    a.saveQuestion(question("r1", "t1", 1));
+    b.saveQuestion(question("r1", "t1", 2));
+    b.settleQuestion("r1", answered);
+    a.settleQuestion("r1", { status: "cancelled", reason: "shutdown" });
+    expect(a.getQuestion("r1")).toEqual({ request: question("r1", "t1", 1), outcome: answered });
+    b.updateThread("t1", { title: "from b" });
+    expect(a.getThread("t1")!.title).toBe("from b");
+  });
+});

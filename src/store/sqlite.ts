@@ -1,0 +1,440 @@
+/**
+ * The embedded SQLite store (SPEC P1): the default `Store`, one file per Tandem home.
+ *
+ * Contracts (beyond those on `Store` in ./types.ts):
+ * - Every method is synchronous and returns only after its write is committed. Single-row
+ *   writes are one autocommit statement; read-modify-write patches run in one IMMEDIATE
+ *   transaction, so several processes may share the file (WAL + `busy_timeout`).
+ * - `appendItem` computes `seq` and inserts the row in ONE statement, and a trigger bumps
+ *   `threads.updated_at` inside that same statement, so seqs are contiguous 1..N per thread
+ *   even with concurrent writers, and a `kill -9` never leaves a gap or a half-written item.
+ * - `updateThread`/`updateTurn` ignore `undefined` patch fields. `updateThread` bumps
+ *   `updated_at` to now unless the patch sets it.
+ * - Failures throw `StoreError` with a `code`: `not_found` (unknown thread/turn), `conflict`
+ *   (id already exists), `schema` (the file was written by a newer Tandem).
+ * - Stored JSON is ours and is trusted on read (validated at the boundaries, not here).
+ */
+import { closeSync, mkdirSync, openSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
+import type { ResponseItem } from "../protocol/items.js";
+import type { QuestionOutcome, QuestionRequest } from "../protocol/questions.js";
+import type { Store, StoredItem, StoredQuestion, ThreadRecord, TurnRecord } from "./types.js";
+
+/** `$TANDEM_HOME` when set and non-empty, else `~/.tandem`. */
+export function tandemHome(): string {
+  const env = process.env.TANDEM_HOME;
+  return env ? env : join(homedir(), ".tandem");
+}
+
+/** `<home>/state.db`. */
+export function defaultStorePath(home = tandemHome()): string {
+  return join(home, "state.db");
+}
+
+export type StoreErrorCode = "not_found" | "conflict" | "schema";
+
+const STORE_ERROR = Symbol.for("tandem.store.error");
+
+/** A local (non-wire) store failure. `isInstance` survives duplicate copies of this module. */
+export class StoreError extends Error {
+  readonly [STORE_ERROR] = true;
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "StoreError";
+  }
+  static isInstance(e: unknown): e is StoreError {
+    return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[STORE_ERROR] === true;
+  }
+}
+
+/**
+ * Schema migrations; `PRAGMA user_version` = number applied. Append only: never edit a
+ * shipped entry, add a new one.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE threads (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    parent_id TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    cwd TEXT NOT NULL,
+    model TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    title TEXT NOT NULL,
+    status TEXT NOT NULL,
+    settings TEXT NOT NULL
+  );
+  CREATE INDEX threads_by_updated ON threads (updated_at DESC);
+
+  CREATE TABLE items (
+    thread_id TEXT NOT NULL REFERENCES threads (id),
+    seq INTEGER NOT NULL,
+    turn_id TEXT,
+    type TEXT NOT NULL,
+    call_id TEXT,
+    json TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (thread_id, seq)
+  );
+  CREATE TRIGGER items_touch_thread AFTER INSERT ON items BEGIN
+    UPDATE threads SET updated_at = MAX(updated_at, NEW.created_at) WHERE id = NEW.thread_id;
+  END;
+
+  CREATE TABLE turns (
+    id TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL REFERENCES threads (id),
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    status TEXT NOT NULL,
+    usage TEXT,
+    error TEXT
+  );
+  CREATE INDEX turns_by_thread ON turns (thread_id, started_at);
+
+  CREATE TABLE questions (
+    request_id TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL REFERENCES threads (id),
+    turn_id TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    request TEXT NOT NULL,
+    outcome TEXT,
+    created_at INTEGER NOT NULL,
+    settled_at INTEGER
+  );
+  CREATE INDEX questions_pending ON questions (thread_id, created_at) WHERE outcome IS NULL;
+  CREATE INDEX questions_pending_all ON questions (created_at) WHERE outcome IS NULL;
+
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  `,
+];
+
+/** The schema version this build writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Opens (creating if needed) the store at `path`; `":memory:"` gives a private in-memory
+ * store. New directories are created 0700 and a new file 0600 (SQLite gives the -wal/-shm
+ * files the same mode). Throws `StoreError("schema")` if the file is from a newer Tandem.
+ */
+export function openStore(path: string): Store {
+  if (path !== ":memory:") {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    closeSync(openSync(path, "a", 0o600)); // mode applies only when the file is created
+  }
+  const db = new Database(path);
+  try {
+    // Set first: the pragmas and migration below may wait on another process's lock.
+    db.pragma("busy_timeout = 5000");
+    db.pragma("journal_mode = WAL");
+    // In WAL mode NORMAL syncs only at checkpoints: every commit survives a process crash
+    // (kill -9); only an OS crash or power loss may roll back the last commits, never corrupt.
+    db.pragma("synchronous = NORMAL");
+    db.pragma("foreign_keys = ON");
+    migrate(db);
+    return new SqliteStore(db);
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+}
+
+function migrate(db: Database.Database): void {
+  // IMMEDIATE takes the write lock before reading the version, so two processes opening a
+  // fresh file at once apply each migration exactly once.
+  db.transaction(() => {
+    const version = db.pragma("user_version", { simple: true }) as number;
+    if (version > MIGRATIONS.length) {
+      throw new StoreError(
+        "schema",
+        `the store file is at schema version ${version} but this Tandem supports up to ` +
+          `${MIGRATIONS.length}; upgrade Tandem or point TANDEM_HOME elsewhere`,
+      );
+    }
+    for (let v = version; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]);
+    if (version !== MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+  }).immediate();
+}
+
+interface ThreadRow {
+  id: string;
+  session_id: string;
+  parent_id: string | null;
+  created_at: number;
+  updated_at: number;
+  cwd: string;
+  model: string;
+  mode: string;
+  title: string;
+  status: string;
+  settings: string;
+}
+
+interface TurnRow {
+  id: string;
+  thread_id: string;
+  started_at: number;
+  ended_at: number | null;
+  status: string;
+  usage: string | null;
+  error: string | null;
+}
+
+interface ItemRow {
+  seq: number;
+  turn_id: string | null;
+  json: string;
+  created_at: number;
+}
+
+const threadToRow = (t: ThreadRecord): ThreadRow => ({ ...t, settings: JSON.stringify(t.settings) });
+const rowToThread = (r: ThreadRow): ThreadRecord => ({
+  ...r,
+  mode: r.mode as ThreadRecord["mode"],
+  status: r.status as ThreadRecord["status"],
+  settings: JSON.parse(r.settings),
+});
+const turnToRow = (t: TurnRecord): TurnRow => ({ ...t, usage: t.usage ? JSON.stringify(t.usage) : null });
+const rowToTurn = (r: TurnRow): TurnRecord => ({
+  ...r,
+  status: r.status as TurnRecord["status"],
+  usage: r.usage === null ? null : JSON.parse(r.usage),
+});
+
+/** `{...base, ...patch}` without letting `undefined` patch fields erase values. */
+function merge<T extends object>(base: T, patch: Partial<T>): T {
+  const out = { ...base };
+  for (const [k, v] of Object.entries(patch)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+/** Maps SQLite constraint failures to `StoreError`s that say what to do. */
+function rethrow(e: unknown, what: string, id: string): never {
+  const code = (e as { code?: string }).code;
+  if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
+    throw new StoreError(
+      "not_found",
+      `${what}: thread ${id} does not exist; create it with createThread first`,
+    );
+  }
+  if (code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE") {
+    throw new StoreError("conflict", `${what}: ${id} already exists; use the update method instead`);
+  }
+  throw e;
+}
+
+class SqliteStore implements Store {
+  readonly #db: Database.Database;
+  readonly #s;
+  readonly #updateThread;
+  readonly #updateTurn;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    const p = (sql: string) => db.prepare(sql);
+    const threadCols =
+      "id, session_id, parent_id, created_at, updated_at, cwd, model, mode, title, status, settings";
+    this.#s = {
+      insertThread: p(
+        `INSERT INTO threads (${threadCols}) VALUES (@id, @session_id, @parent_id, @created_at, ` +
+          "@updated_at, @cwd, @model, @mode, @title, @status, @settings)",
+      ),
+      writeThread: p(
+        "UPDATE threads SET session_id = @session_id, parent_id = @parent_id, created_at = @created_at, " +
+          "updated_at = @updated_at, cwd = @cwd, model = @model, mode = @mode, title = @title, " +
+          "status = @status, settings = @settings WHERE id = @id",
+      ),
+      getThread: p(`SELECT ${threadCols} FROM threads WHERE id = ?`),
+      listThreads: p(`SELECT ${threadCols} FROM threads ORDER BY updated_at DESC, id DESC LIMIT ?`),
+      // One statement: seq = max + 1 is read under the write lock the INSERT already holds.
+      appendItem: p(
+        "INSERT INTO items (thread_id, seq, turn_id, type, call_id, json, created_at) " +
+          "SELECT @thread_id, COALESCE(MAX(seq), 0) + 1, @turn_id, @type, @call_id, @json, @created_at " +
+          "FROM items WHERE thread_id = @thread_id RETURNING seq",
+      ),
+      loadItems: p(
+        // thread_id is the argument; not selecting it saves a string per row on long histories.
+        "SELECT seq, turn_id, json, created_at FROM items WHERE thread_id = ? ORDER BY seq",
+      ),
+      // Items are append-only and contiguous from 1, so the last seq is the count (O(log n)).
+      countItems: p("SELECT COALESCE(MAX(seq), 0) AS n FROM items WHERE thread_id = ?"),
+      putTurn: p(
+        "INSERT INTO turns (id, thread_id, started_at, ended_at, status, usage, error) " +
+          "VALUES (@id, @thread_id, @started_at, @ended_at, @status, @usage, @error) " +
+          "ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, " +
+          "ended_at = excluded.ended_at, status = excluded.status, usage = excluded.usage, error = excluded.error",
+      ),
+      getTurn: p("SELECT * FROM turns WHERE id = ?"),
+      writeTurn: p(
+        "UPDATE turns SET started_at = @started_at, ended_at = @ended_at, status = @status, " +
+          "usage = @usage, error = @error WHERE id = @id",
+      ),
+      listTurns: p("SELECT * FROM turns WHERE thread_id = ? ORDER BY started_at, rowid"),
+      saveQuestion: p(
+        "INSERT INTO questions (request_id, thread_id, turn_id, call_id, request, created_at) " +
+          "VALUES (@request_id, @thread_id, @turn_id, @call_id, @request, @created_at) " +
+          "ON CONFLICT (request_id) DO NOTHING",
+      ),
+      settleQuestion: p(
+        "UPDATE questions SET outcome = ?, settled_at = ? WHERE request_id = ? AND outcome IS NULL",
+      ),
+      questionDeadline: p(
+        "UPDATE questions SET request = json_set(request, '$.deadline', ?) " +
+          "WHERE request_id = ? AND outcome IS NULL",
+      ),
+      getQuestion: p("SELECT request, outcome FROM questions WHERE request_id = ?"),
+      pendingAll: p("SELECT request FROM questions WHERE outcome IS NULL ORDER BY created_at, rowid"),
+      pendingByThread: p(
+        "SELECT request FROM questions WHERE thread_id = ? AND outcome IS NULL ORDER BY created_at, rowid",
+      ),
+      getMeta: p("SELECT value FROM meta WHERE key = ?"),
+      setMeta: p(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      ),
+    };
+    const s = this.#s;
+    this.#updateThread = db.transaction((id: string, patch: Partial<Omit<ThreadRecord, "id">>) => {
+      const row = s.getThread.get(id) as ThreadRow | undefined;
+      if (!row) throw new StoreError("not_found", `updateThread: thread ${id} does not exist`);
+      const current = rowToThread(row);
+      const next = merge(current, patch);
+      if (patch.updated_at === undefined) next.updated_at = Math.max(current.updated_at, Date.now());
+      s.writeThread.run(threadToRow({ ...next, id }));
+    });
+    this.#updateTurn = db.transaction((id: string, patch: Partial<Omit<TurnRecord, "id" | "thread_id">>) => {
+      const row = s.getTurn.get(id) as TurnRow | undefined;
+      if (!row)
+        throw new StoreError("not_found", `updateTurn: turn ${id} does not exist; call putTurn first`);
+      const current = rowToTurn(row);
+      s.writeTurn.run(turnToRow({ ...merge(current, patch), id, thread_id: current.thread_id }));
+    });
+  }
+
+  createThread(thread: ThreadRecord): void {
+    try {
+      this.#s.insertThread.run(threadToRow(thread));
+    } catch (e) {
+      rethrow(e, "createThread", thread.id);
+    }
+  }
+
+  updateThread(id: string, patch: Partial<Omit<ThreadRecord, "id">>): void {
+    this.#updateThread.immediate(id, patch);
+  }
+
+  getThread(id: string): ThreadRecord | undefined {
+    const row = this.#s.getThread.get(id) as ThreadRow | undefined;
+    return row && rowToThread(row);
+  }
+
+  listThreads(opts: { limit?: number } = {}): ThreadRecord[] {
+    const rows = this.#s.listThreads.all(opts.limit ?? -1) as ThreadRow[];
+    return rows.map(rowToThread);
+  }
+
+  appendItem(threadId: string, turnId: string | null, item: ResponseItem): number {
+    try {
+      const row = this.#s.appendItem.get({
+        thread_id: threadId,
+        turn_id: turnId,
+        type: item.type,
+        call_id: "call_id" in item ? item.call_id : null,
+        json: JSON.stringify(item),
+        created_at: Date.now(),
+      }) as { seq: number };
+      return row.seq;
+    } catch (e) {
+      rethrow(e, "appendItem", threadId);
+    }
+  }
+
+  loadItems(threadId: string): StoredItem[] {
+    const rows = this.#s.loadItems.all(threadId) as ItemRow[];
+    return rows.map((r) => ({
+      seq: r.seq,
+      thread_id: threadId,
+      turn_id: r.turn_id,
+      item: JSON.parse(r.json) as ResponseItem,
+      created_at: r.created_at,
+    }));
+  }
+
+  countItems(threadId: string): number {
+    return (this.#s.countItems.get(threadId) as { n: number }).n;
+  }
+
+  putTurn(turn: TurnRecord): void {
+    try {
+      this.#s.putTurn.run(turnToRow(turn));
+    } catch (e) {
+      rethrow(e, "putTurn", turn.thread_id);
+    }
+  }
+
+  updateTurn(id: string, patch: Partial<Omit<TurnRecord, "id" | "thread_id">>): void {
+    this.#updateTurn.immediate(id, patch);
+  }
+
+  listTurns(threadId: string): TurnRecord[] {
+    return (this.#s.listTurns.all(threadId) as TurnRow[]).map(rowToTurn);
+  }
+
+  saveQuestion(request: QuestionRequest): void {
+    try {
+      this.#s.saveQuestion.run({
+        request_id: request.request_id,
+        thread_id: request.thread_id,
+        turn_id: request.turn_id,
+        call_id: request.call_id,
+        request: JSON.stringify(request),
+        created_at: request.created_at,
+      });
+    } catch (e) {
+      rethrow(e, "saveQuestion", request.thread_id);
+    }
+  }
+
+  settleQuestion(requestId: string, outcome: QuestionOutcome): void {
+    this.#s.settleQuestion.run(JSON.stringify(outcome), Date.now(), requestId);
+  }
+
+  /** Rewrites `request.deadline` of a pending request; no-op if unknown or settled. */
+  updateQuestionDeadline(requestId: string, deadline: number | null): void {
+    this.#s.questionDeadline.run(deadline, requestId);
+  }
+
+  getQuestion(requestId: string): StoredQuestion | undefined {
+    const row = this.#s.getQuestion.get(requestId) as { request: string; outcome: string | null } | undefined;
+    if (!row) return undefined;
+    return {
+      request: JSON.parse(row.request) as QuestionRequest,
+      outcome: row.outcome === null ? null : (JSON.parse(row.outcome) as QuestionOutcome),
+    };
+  }
+
+  pendingQuestions(threadId?: string): QuestionRequest[] {
+    const rows = (
+      threadId === undefined ? this.#s.pendingAll.all() : this.#s.pendingByThread.all(threadId)
+    ) as { request: string }[];
+    return rows.map((r) => JSON.parse(r.request) as QuestionRequest);
+  }
+
+  getMeta(key: string): string | undefined {
+    return (this.#s.getMeta.get(key) as { value: string } | undefined)?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.#s.setMeta.run(key, value);
+  }
+
+  /** Idempotent. Later calls on a closed store throw. */
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+}
