@@ -1,0 +1,137 @@
+/**
+ * The one parser for text channels (SPEC Q13): a TTY prompt, `tandem resume --answer id=value`,
+ * a chat-style reply. Every text surface turns a line into a `QuestionAnswer` here, so "2" means
+ * the same thing everywhere.
+ *
+ * Grammar for a question with options (whitespace around the answer is ignored):
+ *   2                      option number, 1-based
+ *   1,3   or   1 3         several numbers (multi-select questions only)
+ *   Postgres               a label: exact, case-insensitive, with or without " (Recommended)"
+ *   Postgres, SQLite       several labels separated by "," (multi-select questions only)
+ *   other: my own answer   explicit free text (the question must allow "Other")
+ *   anything else          free text, when the question allows "Other"; otherwise an error
+ *   <answer> -- <note>     a note after " -- " (whitespace around the dashes) goes in `note`
+ * A number always means an option; to answer the literal text "2", write "other: 2".
+ *
+ * Free-text questions take any non-empty text verbatim (trimmed, no note syntax). Secret questions
+ * take the text exactly as typed (only a trailing line break is removed) and never echo it in errors.
+ */
+import type { Question, QuestionAnswer } from "../protocol/questions.js";
+import { stripRecommended } from "./model.js";
+
+export type ParsedReply = { ok: true; answer: QuestionAnswer } | { ok: false; error: string };
+
+const NOTE_RE = /(?:^|\s+)--(?:\s+|$)/;
+const OTHER_RE = /^other\s*:\s*/i;
+const NUMBERS_RE = /^\d+[.)]?(?:\s*[,\s]\s*\d+[.)]?)*$/;
+
+/** What a reply to `question` may look like, for prompts and error messages. */
+export function expectedInput(question: Question): string {
+  if (question.secret) return "the secret value";
+  const n = question.options.length;
+  if (question.kind === "text" || n === 0) return "any non-empty text";
+  const range = n === 1 ? "1" : `1-${n}`;
+  if (question.kind === "multi")
+    return question.allow_other
+      ? `numbers ${range} (e.g. "1,3"), labels separated by ",", or "other: <text>"`
+      : `numbers ${range} (e.g. "1,3") or labels separated by ","`;
+  return question.allow_other
+    ? `a number ${range}, a label, or "other: <text>"`
+    : `a number ${range} or a label`;
+}
+
+/** Parses one text reply to `question`. Never throws; errors say what was expected. */
+export function parseTextReply(question: Question, text: string): ParsedReply {
+  const q = question;
+  const fail = (why: string): ParsedReply => ({ ok: false, error: `question "${q.id}": ${why}` });
+
+  if (q.secret) {
+    const value = text.replace(/\r?\n$/, "");
+    if (value.trim() === "") return fail("needs an answer; expected the secret value");
+    return { ok: true, answer: { selected: [], other: value } };
+  }
+  const trimmed = text.trim();
+  if (trimmed === "") return fail(`needs an answer; expected ${expectedInput(q)}`);
+  if (q.kind === "text" || q.options.length === 0)
+    return { ok: true, answer: { selected: [], other: trimmed } };
+
+  let body = trimmed;
+  let note: string | undefined;
+  const m = NOTE_RE.exec(trimmed);
+  if (m) {
+    body = trimmed.slice(0, m.index).trim();
+    note = trimmed.slice(m.index + m[0].length).trim() || undefined;
+  }
+  if (body === "") return fail(`the answer before " -- " is empty; expected ${expectedInput(q)}`);
+  const answer = (selected: string[], other?: string): ParsedReply => {
+    const a: QuestionAnswer = { selected };
+    if (other !== undefined) a.other = other;
+    if (note !== undefined) a.note = note;
+    return { ok: true, answer: a };
+  };
+
+  const other = OTHER_RE.exec(body);
+  if (other) {
+    if (!q.allow_other) return fail(`does not accept free text; expected ${expectedInput(q)}`);
+    const rest = body.slice(other[0].length).trim();
+    if (rest === "") return fail('"other:" needs text after it, e.g. "other: use MySQL"');
+    return answer([], rest);
+  }
+
+  if (NUMBERS_RE.test(body)) {
+    const numbers = body.split(/[\s,]+/).map((s) => Number.parseInt(s, 10));
+    const missing = numbers.find((n) => n < 1 || n > q.options.length);
+    if (missing !== undefined) return fail(`there is no option ${missing}; expected ${expectedInput(q)}`);
+    const picked = inOptionOrder(q, new Set(numbers.map((n) => n - 1)));
+    if (q.kind === "single" && picked.length > 1) return fail(`takes one option; got ${picked.length}`);
+    return answer(picked);
+  }
+
+  const label = matchLabel(q, body);
+  if (label !== undefined) return answer([q.options[label].label]);
+
+  if (q.kind === "multi" && body.includes(",")) {
+    const parts = body
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "");
+    const indexes = parts.map((p) => (/^\d+$/.test(p) ? Number(p) - 1 : matchLabel(q, p)));
+    if (indexes.every((i) => i !== undefined && i >= 0 && i < q.options.length))
+      return answer(inOptionOrder(q, new Set(indexes as number[])));
+  }
+
+  if (q.allow_other) return answer([], body);
+  return fail(`"${body}" matches no option; expected ${expectedInput(q)}`);
+}
+
+/** Index of the option whose label matches `text`: exact, then case-insensitive, then without "(Recommended)". */
+function matchLabel(q: Question, text: string): number | undefined {
+  const exact = q.options.findIndex((o) => o.label === text);
+  if (exact >= 0) return exact;
+  const lower = text.toLowerCase();
+  const loose = q.options.findIndex((o) => o.label.toLowerCase() === lower);
+  if (loose >= 0) return loose;
+  const bare = stripRecommended(lower).trim();
+  const stripped = q.options.findIndex((o) => stripRecommended(o.label).trim().toLowerCase() === bare);
+  return stripped >= 0 ? stripped : undefined;
+}
+
+function inOptionOrder(q: Question, indexes: Set<number>): string[] {
+  return q.options.filter((_, i) => indexes.has(i)).map((o) => o.label);
+}
+
+export type ParsedAnswerArg = { ok: true; id: string; text: string } | { ok: false; error: string };
+
+/**
+ * Splits a CLI `--answer id=value` on the first "=". The value is returned verbatim (it may
+ * contain "=" and may be a secret); feed it to `parseTextReply` for that question.
+ */
+export function parseAnswerArg(arg: string): ParsedAnswerArg {
+  // Errors never echo the argument: without "=" it may be a bare secret value.
+  const i = arg.indexOf("=");
+  if (i < 0) return { ok: false, error: 'expected --answer <question_id>=<answer>; the "=" is missing' };
+  const id = arg.slice(0, i).trim();
+  if (id === "")
+    return { ok: false, error: 'expected --answer <question_id>=<answer>; the id before "=" is empty' };
+  return { ok: true, id, text: arg.slice(i + 1) };
+}
