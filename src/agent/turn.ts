@@ -1,0 +1,285 @@
+/**
+ * The turn loop (SPEC L1, L4, L6–L9). One call runs one turn to its end:
+ *
+ *   drain steer input → build prompt from history → stream one sampling request (retrying
+ *   transient failures, rebuilt from history) → record the response's items → run its tool
+ *   calls (concurrently when parallel) → record outputs in call order → repeat until a
+ *   response has no tool calls and no input is pending.
+ *
+ * Contract: `runTurn` never throws; it returns a stop reason. Whatever happens — failure,
+ * interrupt, a tool that throws — every call_id recorded in this turn gets exactly one output.
+ * Interrupt is `env.signal`: it reaches the HTTP stream and every running tool.
+ */
+import type { ErrorInfo, Event, TurnItem, Usage } from "../protocol/events.js";
+import { emptyUsage } from "../protocol/events.js";
+import {
+  isToolCall,
+  type MessageItem,
+  messageText,
+  outputFor,
+  type ResponseItem,
+  type ToolCallItem,
+} from "../protocol/items.js";
+import { AbortError, sleep } from "../util/abort.js";
+import type { ModelClient, ModelError, Prompt } from "../model/types.js";
+import type { DispatchResult, ToolRegistry } from "../tools/registry.js";
+import type { ToolContext } from "../tools/types.js";
+import { ABORTED_OUTPUT } from "./history.js";
+
+export interface PendingInput {
+  id: string;
+  item: MessageItem;
+}
+
+/** A call carried over from an earlier run (e.g. a question pending across a restart). */
+export interface ResumedCall {
+  call: ToolCallItem;
+  run(signal: AbortSignal): Promise<DispatchResult>;
+}
+
+export interface TurnEnv {
+  threadId: string;
+  turnId: string;
+  signal: AbortSignal;
+  model: ModelClient;
+  registry: ToolRegistry;
+  parallelToolCalls: boolean;
+  maxRetries: number;
+  retryBaseMs: number;
+  /** Current history (already recorded items). */
+  items(): ResponseItem[];
+  /** Records one item durably and in memory. */
+  record(item: ResponseItem): void;
+  takePendingInput(): PendingInput[];
+  prompt(history: ResponseItem[]): Prompt;
+  toolContext(call: ToolCallItem, signal: AbortSignal): ToolContext;
+  emit(event: Event): void;
+  onUsage?(last: Usage): void;
+  resumed?: ResumedCall[];
+}
+
+export interface TurnOutcome {
+  status: "completed" | "interrupted" | "failed";
+  usage: Usage;
+  error?: ErrorInfo;
+  lastMessage?: string;
+}
+
+function addUsage(total: Usage, u: Usage): void {
+  total.input_tokens += u.input_tokens;
+  total.cached_input_tokens += u.cached_input_tokens;
+  total.output_tokens += u.output_tokens;
+  total.reasoning_output_tokens += u.reasoning_output_tokens;
+  total.total_tokens += u.total_tokens;
+}
+
+type SampleResult = { ok: true; items: ResponseItem[]; usage?: Usage } | { ok: false; error: ModelError };
+
+export async function runTurn(env: TurnEnv): Promise<TurnOutcome> {
+  const usage = emptyUsage();
+  const base = { thread_id: env.threadId, turn_id: env.turnId };
+  let lastMessage: string | undefined;
+  const interrupted = (): TurnOutcome => ({ status: "interrupted", usage, lastMessage });
+
+  try {
+    if (env.resumed?.length) {
+      await runCalls(
+        env,
+        env.resumed.map((r) => r.call),
+        env.resumed.map((r) => () => r.run(env.signal)),
+      );
+      if (env.signal.aborted) return interrupted();
+    }
+    while (true) {
+      for (const p of env.takePendingInput()) {
+        env.record(p.item);
+        env.emit({ type: "item.completed", ...base, item: { id: p.id, type: "user_message", text: messageText(p.item) } });
+      }
+      if (env.signal.aborted) return interrupted();
+
+      const sampled = await sampleWithRetry(env);
+      if (!sampled.ok) {
+        if (sampled.error.kind === "interrupted" || env.signal.aborted) return interrupted();
+        const error: ErrorInfo = { kind: sampled.error.kind, message: sampled.error.message };
+        env.emit({ type: "error", ...base, error, will_retry: false });
+        return { status: "failed", usage, error, lastMessage };
+      }
+      if (sampled.usage) {
+        addUsage(usage, sampled.usage);
+        env.onUsage?.(sampled.usage);
+      }
+      const calls: ToolCallItem[] = [];
+      for (const item of sampled.items) {
+        env.record(item);
+        if (isToolCall(item)) calls.push(item);
+        else if (item.type === "message" && item.role === "assistant") lastMessage = messageText(item);
+      }
+      if (calls.length) {
+        await runCalls(
+          env,
+          calls,
+          calls.map((c) => (signal: AbortSignal) => env.registry.dispatch(c, env.toolContext(c, signal))),
+        );
+        if (env.signal.aborted) return interrupted();
+        continue;
+      }
+      const pending = env.takePendingInput();
+      if (pending.length === 0) return { status: "completed", usage, lastMessage };
+      for (const p of pending) {
+        env.record(p.item);
+        env.emit({ type: "item.completed", ...base, item: { id: p.id, type: "user_message", text: messageText(p.item) } });
+      }
+    }
+  } catch (err) {
+    // Defensive: runTurn's contract is to never throw. Anything here is a bug in the loop.
+    if (env.signal.aborted || AbortError.isInstance(err)) return interrupted();
+    const error: ErrorInfo = { kind: "other", message: `internal error: ${(err as Error)?.message ?? err}` };
+    env.emit({ type: "error", ...base, error, will_retry: false });
+    return { status: "failed", usage, error, lastMessage };
+  }
+}
+
+/** Backoff for attempt n (0-based): retry-after when given, else base·2ⁿ with ±20% jitter. */
+function backoffMs(env: TurnEnv, attempt: number, error: ModelError): number {
+  if (error.retryAfterMs !== undefined) return error.retryAfterMs;
+  const raw = env.retryBaseMs * 2 ** attempt;
+  return Math.round(raw * (0.8 + Math.random() * 0.4));
+}
+
+async function sampleWithRetry(env: TurnEnv): Promise<SampleResult> {
+  for (let attempt = 0; ; attempt++) {
+    const r = await sampleOnce(env);
+    if (r.ok || !r.error.retryable || attempt >= env.maxRetries || env.signal.aborted) return r;
+    const delay = backoffMs(env, attempt, r.error);
+    env.emit({
+      type: "error",
+      thread_id: env.threadId,
+      turn_id: env.turnId,
+      error: { kind: r.error.kind, message: `${r.error.message}; retrying in ${delay} ms` },
+      will_retry: true,
+      attempt: attempt + 1,
+    });
+    try {
+      await sleep(delay, env.signal);
+    } catch {
+      return { ok: false, error: { kind: "interrupted", message: "interrupted", retryable: false } };
+    }
+  }
+}
+
+/** Streams one request; buffers output items so a failed attempt records nothing. */
+async function sampleOnce(env: TurnEnv): Promise<SampleResult> {
+  const base = { thread_id: env.threadId, turn_id: env.turnId };
+  const prompt = env.prompt(env.items());
+  const items: ResponseItem[] = [];
+  const started = new Set<string>();
+  for await (const ev of env.model.stream(prompt, env.signal)) {
+    switch (ev.type) {
+      case "text_delta":
+        if (!started.has(ev.itemId)) {
+          started.add(ev.itemId);
+          env.emit({ type: "item.started", ...base, item: { id: ev.itemId, type: "agent_message", text: "" } });
+        }
+        env.emit({ type: "agent_message.delta", ...base, item_id: ev.itemId, delta: ev.delta });
+        break;
+      case "reasoning_delta":
+        env.emit({ type: "reasoning.delta", ...base, item_id: ev.itemId, delta: ev.delta });
+        break;
+      case "item_done": {
+        items.push(ev.item);
+        const display = displayOf(ev.item, items.length);
+        if (display) env.emit({ type: "item.completed", ...base, item: display });
+        break;
+      }
+      case "completed":
+        return { ok: true, items, usage: ev.usage };
+      case "failed":
+        return { ok: false, error: ev.error };
+    }
+  }
+  return { ok: false, error: { kind: "stream", message: "model stream ended without a result", retryable: true } };
+}
+
+function displayOf(item: ResponseItem, n: number): TurnItem | undefined {
+  if (item.type === "message" && item.role === "assistant")
+    return { id: item.id ?? `msg_${n}`, type: "agent_message", text: messageText(item) };
+  if (item.type === "reasoning") {
+    const text = item.summary.map((s) => s.text).join("\n\n");
+    return text ? { id: item.id ?? `rs_${n}`, type: "reasoning", text } : undefined;
+  }
+  return undefined;
+}
+
+function parseArgsForDisplay(call: ToolCallItem): unknown {
+  if (call.type === "custom_tool_call") return call.input;
+  try {
+    return JSON.parse(call.arguments);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs calls (concurrently when parallel tool calls are on) and records their outputs in
+ * call order, each as soon as it and all earlier ones are done. Each call gets its own
+ * abort scope tied to the turn signal.
+ */
+async function runCalls(
+  env: TurnEnv,
+  calls: ToolCallItem[],
+  runners: Array<(signal: AbortSignal) => Promise<DispatchResult>>,
+): Promise<void> {
+  const base = { thread_id: env.threadId, turn_id: env.turnId };
+  const starts: TurnItem[] = calls.map((call) => {
+    const tool = env.registry.get(call.name);
+    const args = parseArgsForDisplay(call);
+    if (tool?.displayStart && args !== undefined) {
+      try {
+        return tool.displayStart(args, call.call_id);
+      } catch {
+        /* fall through to the generic item */
+      }
+    }
+    const argText = call.type === "function_call" ? call.arguments : call.input;
+    return { id: call.call_id, type: "tool_call", tool: call.name, arguments: argText, status: "in_progress" };
+  });
+  const launch = (i: number) => {
+    env.emit({ type: "item.started", ...base, item: starts[i] });
+    return runners[i](env.signal).catch((): DispatchResult => ({ aborted: true }));
+  };
+  let results: Array<Promise<DispatchResult>>;
+  if (env.parallelToolCalls) results = calls.map((_, i) => launch(i));
+  else {
+    results = [];
+    let prev: Promise<unknown> = Promise.resolve();
+    for (let i = 0; i < calls.length; i++) {
+      const p = prev.then(() => (env.signal.aborted ? ({ aborted: true } as DispatchResult) : launch(i)));
+      results.push(p);
+      prev = p;
+    }
+  }
+  for (let i = 0; i < calls.length; i++) {
+    const r = await results[i];
+    const call = calls[i];
+    if (r.aborted) {
+      env.record(outputFor(call, ABORTED_OUTPUT));
+      env.emit({ type: "item.completed", ...base, item: finishDisplay(starts[i], { status: "failed" }, ABORTED_OUTPUT) });
+      continue;
+    }
+    env.record(outputFor(call, r.result.output));
+    const text = typeof r.result.output === "string" ? r.result.output : JSON.stringify(r.result.output);
+    const patch = { status: r.result.success ? "completed" : "failed", ...(r.result.display ?? {}) };
+    env.emit({ type: "item.completed", ...base, item: finishDisplay(starts[i], patch, text) });
+  }
+}
+
+function finishDisplay(start: TurnItem, patch: Record<string, unknown>, output: string): TurnItem {
+  if (start.type === "tool_call") return { ...start, output, ...patch } as TurnItem;
+  if (start.type === "command_execution") {
+    const known = ["aggregated_output", "exit_code", "status", "session_id"];
+    const picked: Record<string, unknown> = {};
+    for (const k of known) if (k in patch) picked[k] = patch[k];
+    return { ...start, ...picked } as TurnItem;
+  }
+  return start;
+}

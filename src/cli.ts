@@ -1,0 +1,120 @@
+/**
+ * Tandem's command line. Parses the subcommand and loads only that surface (dynamic import),
+ * so `tandem --version` and `tandem --help` touch nothing heavy.
+ */
+import { createRequire } from "node:module";
+
+const HELP = `tandem — a coding agent runtime with a durable question protocol
+
+Usage:
+  tandem demo [--json]                 run the whole loop offline on the built-in SCRIPTED model
+  tandem exec [options] PROMPT         run one headless turn (see \`tandem exec --help\`)
+  tandem exec resume ID [PROMPT]       continue a thread (answer deferred questions with --answer)
+  tandem resume ID [options]           same as \`tandem exec resume\`
+  tandem threads                       list threads
+  tandem export ID                     print a thread's history as JSONL
+  tandem mock-model --script FILE [--port N] [--log FILE]
+                                       serve a scripted model over HTTP (Responses + Chat Completions)
+  tandem --version
+
+Every subcommand accepts -c/--config key=value and -m/--model.
+State lives in $TANDEM_HOME (default ~/.tandem).`;
+
+function version(): string {
+  try {
+    const require = createRequire(import.meta.url);
+    return (require("../package.json") as { version: string }).version;
+  } catch {
+    return "0.0.0";
+  }
+}
+
+async function mockModel(argv: string[]): Promise<number> {
+  const { parseArgs } = await import("node:util");
+  let v: { script?: string; port?: string; log?: string; host?: string };
+  try {
+    v = parseArgs({
+      args: argv,
+      options: {
+        script: { type: "string" },
+        port: { type: "string" },
+        log: { type: "string" },
+        host: { type: "string" },
+        config: { type: "string", short: "c", multiple: true },
+        model: { type: "string", short: "m" },
+      },
+    }).values;
+  } catch (err) {
+    process.stderr.write(`tandem mock-model: ${(err as Error).message}\n`);
+    return 2;
+  }
+  if (!v.script) {
+    process.stderr.write("tandem mock-model: --script FILE is required (format: docs/mock-model.md)\n");
+    return 2;
+  }
+  const port = v.port === undefined ? 0 : Number(v.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`tandem mock-model: --port must be 0-65535, got "${v.port}"\n`);
+    return 2;
+  }
+  const { runMockModelCommand, MockModelScriptError } = await import("./mock-model/index.js");
+  try {
+    await runMockModelCommand({ script: v.script, port, log: v.log, host: v.host });
+    return 0;
+  } catch (err) {
+    process.stderr.write(`tandem mock-model: ${(err as Error).message}\n`);
+    return err instanceof MockModelScriptError ? 2 : 1;
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  switch (cmd) {
+    case "--version":
+    case "-V":
+      process.stdout.write(`tandem ${version()}\n`);
+      return 0;
+    case "--help":
+    case "-h":
+    case "help":
+      process.stdout.write(`${HELP}\n`);
+      return 0;
+    case "exec": {
+      if (rest.includes("--help") || rest.includes("-h")) {
+        const { EXEC_USAGE } = await import("./surfaces/exec/args.js");
+        process.stdout.write(`${EXEC_USAGE}\n`);
+        return 0;
+      }
+      const { runExec } = await import("./surfaces/exec/index.js");
+      return runExec(rest);
+    }
+    case "resume": {
+      const { runExec } = await import("./surfaces/exec/index.js");
+      return runExec(["resume", ...rest]);
+    }
+    case "threads":
+    case "export": {
+      const { runThreadsCommand } = await import("./surfaces/exec/threads.js");
+      return runThreadsCommand(cmd, rest);
+    }
+    case "mock-model":
+      return mockModel(rest);
+    case "demo": {
+      const { runDemo } = await import("./surfaces/exec/demo.js");
+      return runDemo(rest);
+    }
+    default:
+      process.stderr.write(`tandem: unknown command "${cmd ?? ""}"\n\n${HELP}\n`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`tandem: ${(err as Error)?.stack ?? err}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,125 @@
+/**
+ * Loads settings: defaults ← `$TANDEM_HOME/config.toml` ← `--config key=value` overrides.
+ *
+ * `--config` values are TOML values (`model="o3"`, `questions.enabled=false`, `x=[1,2]`); a value
+ * that is not valid TOML is taken as a plain string, as Codex does. Dotted keys address tables.
+ * Unknown keys produce warnings (returned, for the caller to print) and are dropped.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { parse as parseToml } from "smol-toml";
+import { Settings } from "./schema.js";
+
+export function tandemHome(): string {
+  return process.env.TANDEM_HOME || join(homedir(), ".tandem");
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export interface LoadedConfig {
+  settings: Settings;
+  warnings: string[];
+  home: string;
+}
+
+/** Parses one `key=value` override into a nested object. */
+export function parseOverride(spec: string): Record<string, unknown> {
+  const eq = spec.indexOf("=");
+  if (eq <= 0) throw new ConfigError(`--config expects key=value, got "${spec}"`);
+  const key = spec.slice(0, eq).trim();
+  const raw = spec.slice(eq + 1).trim();
+  let value: unknown;
+  try {
+    value = (parseToml(`v = ${raw}`) as { v: unknown }).v;
+  } catch {
+    value = raw;
+  }
+  const out: Record<string, unknown> = {};
+  let cur = out;
+  const parts = key.split(".");
+  for (const p of parts.slice(0, -1)) {
+    const next: Record<string, unknown> = {};
+    cur[p] = next;
+    cur = next;
+  }
+  cur[parts[parts.length - 1]] = value;
+  return out;
+}
+
+function isPlain(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = isPlain(v) && isPlain(out[k]) ? deepMerge(out[k], v) : v;
+  return out;
+}
+
+/** Drops keys the schema does not know, collecting a warning for each. */
+function pruneUnknown(raw: Record<string, unknown>, warnings: string[]): Record<string, unknown> {
+  const known = Settings.shape as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (k in known) out[k] = v;
+    else warnings.push(`unknown config key "${k}" ignored`);
+  }
+  if (isPlain(out.questions)) {
+    const qk = ["enabled", "default_mode", "policy", "sub_agents"];
+    for (const k of Object.keys(out.questions)) {
+      if (!qk.includes(k)) {
+        warnings.push(`unknown config key "questions.${k}" ignored`);
+        delete (out.questions as Record<string, unknown>)[k];
+      }
+    }
+  }
+  return out;
+}
+
+export function loadConfig(opts: { overrides?: string[]; home?: string; file?: string } = {}): LoadedConfig {
+  const home = opts.home ?? tandemHome();
+  const warnings: string[] = [];
+  const file = opts.file ?? join(home, "config.toml");
+  let raw: Record<string, unknown> = {};
+  if (existsSync(file)) {
+    try {
+      raw = parseToml(readFileSync(file, "utf8")) as Record<string, unknown>;
+    } catch (err) {
+      throw new ConfigError(`cannot parse ${file}: ${(err as Error).message}`);
+    }
+  }
+  for (const spec of opts.overrides ?? []) raw = deepMerge(raw, parseOverride(spec));
+  const result = Settings.safeParse(pruneUnknown(raw, warnings));
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+    throw new ConfigError(`invalid configuration: ${issues.join("; ")}`);
+  }
+  return { settings: result.data, warnings, home };
+}
+
+/** Resolved provider: base URL, API key and wire, from settings and the environment. */
+export interface ResolvedProvider {
+  id: string;
+  baseUrl: string;
+  apiKey: string | undefined;
+  envKey: string;
+  wire: "responses" | "chat";
+  lite: boolean;
+}
+
+export function resolveProvider(settings: Settings, env = process.env): ResolvedProvider {
+  const id = settings.model_provider;
+  const p = settings.model_providers[id] ?? {};
+  const isOpenAI = id === "openai";
+  const envKey = p.env_key ?? "OPENAI_API_KEY";
+  const apiKey = env[envKey] || (isOpenAI || envKey === "OPENAI_API_KEY" ? env.CODEX_API_KEY : undefined) || undefined;
+  const baseUrl =
+    p.base_url ??
+    (isOpenAI ? (settings.openai_base_url ?? env.OPENAI_BASE_URL) : undefined) ??
+    env.OPENAI_BASE_URL ??
+    "https://api.openai.com/v1";
+  return { id, baseUrl, apiKey, envKey, wire: p.wire ?? "responses", lite: p.lite ?? false };
+}

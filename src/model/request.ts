@@ -1,0 +1,55 @@
+/**
+ * Builds the Responses request body from a Prompt (SPEC L2, L3, L12). We own the body field
+ * for field: key order follows the seed's R1 fixture, absent options are omitted (never null),
+ * and base instructions become a developer message at the front of `input`.
+ */
+import type { ResponseItem } from "../protocol/items.js";
+import type { Prompt, WireTool } from "./types.js";
+
+export function baseInstructionsItem(base: NonNullable<Prompt["baseInstructions"]>): ResponseItem {
+  const item: Record<string, unknown> = { type: "message" };
+  if (base.id) item.id = base.id;
+  item.role = "developer";
+  item.content = [{ type: "input_text", text: base.text }];
+  return item as ResponseItem;
+}
+
+export function buildResponsesBody(prompt: Prompt): Record<string, unknown> {
+  const input: unknown[] = [];
+  if (prompt.lite) {
+    input.push({
+      type: "additional_tools",
+      role: "developer",
+      tools: [{ type: "namespace", name: "functions", description: "", tools: prompt.tools }],
+    });
+  }
+  if (prompt.baseInstructions?.text) input.push(baseInstructionsItem(prompt.baseInstructions));
+  for (const item of prompt.input) input.push(item);
+
+  const body: Record<string, unknown> = { model: prompt.model, stream: true };
+  if (prompt.serviceTier) body.service_tier = prompt.serviceTier;
+  body.input = input;
+  if (!prompt.lite) body.tools = prompt.tools;
+  body.tool_choice = "auto";
+  body.parallel_tool_calls = prompt.lite ? false : prompt.parallelToolCalls;
+  if (prompt.effort || prompt.summary || prompt.lite) {
+    const reasoning: Record<string, unknown> = {};
+    if (prompt.effort) reasoning.effort = prompt.effort;
+    if (prompt.summary) reasoning.summary = prompt.summary;
+    if (prompt.lite) reasoning.context = "all_turns";
+    body.reasoning = reasoning;
+  }
+  body.store = false;
+  body.include = ["reasoning.encrypted_content"];
+  body.prompt_cache_key = prompt.promptCacheKey;
+  body.client_metadata = prompt.clientMetadata;
+  if (prompt.outputSchema) {
+    body.text = { format: { type: "json_schema", name: "output", strict: true, schema: prompt.outputSchema } };
+  }
+  return body;
+}
+
+/** The wire definition of a tool list, preserving each tool's exact parameters. */
+export function wireTools(tools: WireTool[]): WireTool[] {
+  return tools;
+}

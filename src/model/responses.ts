@@ -1,0 +1,144 @@
+/**
+ * Responses-wire client over the `openai` SDK (SPEC L2, L5). We build the body; the SDK
+ * owns HTTP, SSE parsing and abort. SDK retries are off (`maxRetries: 0`): the turn loop
+ * retries itself so that every retry is visible as an event and rebuilt from history (L9).
+ *
+ * Contract: `stream()` never throws. It yields model events and ends with exactly one
+ * `completed` or `failed`. An idle stream (no event for `idleTimeoutMs`) fails as `timeout`.
+ */
+import OpenAI from "openai";
+import { emptyUsage, type Usage } from "../protocol/events.js";
+import { ResponseItem } from "../protocol/items.js";
+import { classifyCode, classifyThrown } from "./errors.js";
+import { buildResponsesBody } from "./request.js";
+import type { ModelClient, ModelError, ModelEvent, Prompt } from "./types.js";
+
+export interface ResponsesClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  idleTimeoutMs?: number;
+  headers?: Record<string, string>;
+  /** Observes each body right before it is sent (benchmarks, debugging). */
+  onRequest?: (body: Record<string, unknown>) => void;
+}
+
+export function toUsage(u: any): Usage | undefined {
+  if (!u) return undefined;
+  const usage = emptyUsage();
+  usage.input_tokens = u.input_tokens ?? u.prompt_tokens ?? 0;
+  usage.cached_input_tokens = u.input_tokens_details?.cached_tokens ?? u.prompt_tokens_details?.cached_tokens ?? 0;
+  usage.output_tokens = u.output_tokens ?? u.completion_tokens ?? 0;
+  usage.reasoning_output_tokens =
+    u.output_tokens_details?.reasoning_tokens ?? u.completion_tokens_details?.reasoning_tokens ?? 0;
+  usage.total_tokens = u.total_tokens ?? usage.input_tokens + usage.output_tokens;
+  return usage;
+}
+
+/** Pulls the next value of an iterator, or reports idleness after `ms`. */
+async function nextOrIdle<T>(it: AsyncIterator<T>, ms: number): Promise<IteratorResult<T> | "idle"> {
+  let timer: NodeJS.Timeout | undefined;
+  const idle = new Promise<"idle">((resolve) => {
+    timer = setTimeout(() => resolve("idle"), ms);
+  });
+  try {
+    return await Promise.race([it.next(), idle]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function createResponsesClient(opts: ResponsesClientOptions): ModelClient {
+  const client = new OpenAI({
+    baseURL: opts.baseUrl,
+    apiKey: opts.apiKey,
+    maxRetries: 0,
+    defaultHeaders: opts.headers,
+  });
+  const idleMs = opts.idleTimeoutMs ?? 300_000;
+
+  return {
+    async *stream(prompt: Prompt, signal: AbortSignal): AsyncIterable<ModelEvent> {
+      const body = buildResponsesBody(prompt);
+      opts.onRequest?.(body);
+      const ctrl = new AbortController();
+      const onAbort = () => ctrl.abort(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      let it: AsyncIterator<any> | undefined;
+      const fail = (error: ModelError): ModelEvent => ({ type: "failed", error });
+      try {
+        if (signal.aborted) {
+          yield fail({ kind: "interrupted", message: "interrupted", retryable: false });
+          return;
+        }
+        let stream: AsyncIterable<any>;
+        try {
+          stream = (await client.responses.create(body as any, { signal: ctrl.signal })) as any;
+        } catch (err) {
+          yield fail(signal.aborted ? { kind: "interrupted", message: "interrupted", retryable: false } : classifyThrown(err));
+          return;
+        }
+        it = stream[Symbol.asyncIterator]();
+        while (true) {
+          let r: IteratorResult<any> | "idle";
+          try {
+            r = await nextOrIdle(it, idleMs);
+          } catch (err) {
+            yield fail(
+              signal.aborted ? { kind: "interrupted", message: "interrupted", retryable: false } : classifyThrown(err),
+            );
+            return;
+          }
+          if (r === "idle") {
+            ctrl.abort();
+            yield fail({ kind: "timeout", message: `stream idle for ${idleMs} ms`, retryable: true });
+            return;
+          }
+          if (r.done) break;
+          const ev = r.value;
+          switch (ev?.type) {
+            case "response.created":
+              yield { type: "created", responseId: ev.response?.id };
+              break;
+            case "response.output_text.delta":
+              yield { type: "text_delta", itemId: ev.item_id ?? "", delta: ev.delta ?? "" };
+              break;
+            case "response.reasoning_summary_text.delta":
+            case "response.reasoning_text.delta":
+              yield { type: "reasoning_delta", itemId: ev.item_id ?? "", delta: ev.delta ?? "" };
+              break;
+            case "response.output_item.done": {
+              const parsed = ResponseItem.safeParse(ev.item);
+              if (parsed.success) yield { type: "item_done", item: parsed.data };
+              break;
+            }
+            case "response.completed":
+              yield { type: "completed", responseId: ev.response?.id, usage: toUsage(ev.response?.usage) };
+              return;
+            case "response.failed": {
+              const e = ev.response?.error ?? {};
+              yield fail(classifyCode(e.code, e.message ?? "response failed"));
+              return;
+            }
+            case "response.incomplete": {
+              const reason = ev.response?.incomplete_details?.reason ?? "unknown";
+              yield fail({ kind: "other", message: `response incomplete: ${reason}`, retryable: false });
+              return;
+            }
+            case "error":
+              yield fail(classifyCode(ev.code ?? ev.error?.code, ev.message ?? ev.error?.message ?? "stream error"));
+              return;
+          }
+        }
+        yield fail(
+          signal.aborted
+            ? { kind: "interrupted", message: "interrupted", retryable: false }
+            : { kind: "stream", message: "stream closed before response.completed", retryable: true },
+        );
+      } finally {
+        signal.removeEventListener("abort", onAbort);
+        if (!ctrl.signal.aborted) ctrl.abort();
+        await it?.return?.().catch(() => {});
+      }
+    },
+  };
+}

@@ -1,0 +1,311 @@
+/**
+ * Runtime: wires store, bus, model client, question broker, secrets and tools into one
+ * facade that every surface uses (STYLE: surfaces are thin). All pending-request
+ * bookkeeping lives here and in the broker, never in a surface.
+ *
+ * Contract: `shutdown()` interrupts every running turn, cancels every pending question of this
+ * process (they stay pending in the store for the next process, Q11), kills every exec
+ * session's process tree, then closes the store.
+ */
+import type { Settings } from "../config/schema.js";
+import type { ResolvedProvider } from "../config/load.js";
+import type { CollaborationMode, Event } from "../protocol/events.js";
+import { isToolCall, type ResponseItem, type ToolCallItem } from "../protocol/items.js";
+import type { Question, QuestionPolicy, QuestionRequest, Responder } from "../protocol/questions.js";
+import type { TurnOptions } from "../protocol/ops.js";
+import type { Store, ThreadRecord } from "../store/types.js";
+import { createBus, type Bus } from "../util/bus.js";
+import { type IdSource, randomIds, shortId } from "../util/ids.js";
+import type { ModelClient, WireTool } from "../model/types.js";
+import { createBroker, type Broker, requestIdFor } from "../questions/broker.js";
+import { createResponders, type Responders } from "../questions/responders.js";
+import { createSecretStore } from "../questions/secrets.js";
+import { toModelResult } from "../questions/model.js";
+import { ToolRegistry, type DispatchResult } from "../tools/registry.js";
+import { createExecTools, ExecSessions } from "../tools/exec/index.js";
+import { createRequestUserInputTool } from "../tools/request-user-input.js";
+import type { ToolContext } from "../tools/types.js";
+import { AbortError } from "../util/abort.js";
+import { orphanCalls } from "../agent/history.js";
+import { ABORTED_OUTPUT } from "../agent/history.js";
+import { outputFor } from "../protocol/items.js";
+import { type ActiveTurn, Thread } from "./thread.js";
+import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from "./context.js";
+
+export interface RuntimeOptions {
+  settings: Settings;
+  store: Store;
+  model: ModelClient;
+  provider: ResolvedProvider;
+  ids?: IdSource;
+  bus?: Bus;
+  /** Identifies this process's window in client_metadata. */
+  windowId?: string;
+  installationId?: string;
+}
+
+export interface StartThreadOptions {
+  cwd: string;
+  model?: string;
+  mode?: CollaborationMode;
+  effort?: string;
+  questionPolicy?: QuestionPolicy;
+  /** Offer request_user_input to the model in this thread (headless runs opt in). */
+  offerQuestions?: boolean;
+  outputSchema?: Record<string, unknown>;
+  sessionId?: string;
+  parentId?: string;
+}
+
+export class Runtime {
+  readonly settings: Settings;
+  readonly store: Store;
+  readonly model: ModelClient;
+  readonly provider: ResolvedProvider;
+  readonly bus: Bus;
+  readonly ids: IdSource;
+  readonly broker: Broker;
+  readonly responders: Responders;
+  readonly secrets = createSecretStore();
+  readonly windowId: string;
+  readonly installationId: string;
+  readonly baseInstructions: string;
+  private threads = new Map<string, Thread>();
+
+  constructor(opts: RuntimeOptions) {
+    this.settings = opts.settings;
+    this.store = opts.store;
+    this.model = opts.model;
+    this.provider = opts.provider;
+    this.ids = opts.ids ?? randomIds;
+    this.bus = opts.bus ?? createBus();
+    this.windowId = opts.windowId ?? shortId("window", 4);
+    this.installationId = opts.installationId ?? this.ensureInstallationId();
+    this.baseInstructions = opts.settings.base_instructions ?? DEFAULT_BASE_INSTRUCTIONS;
+    this.responders = createResponders();
+    this.broker = createBroker({
+      bus: this.bus,
+      store: this.store,
+      onPendingChange: (threadId, count) => this.threads.get(threadId)?.onPendingQuestions(count),
+    });
+  }
+
+  private ensureInstallationId(): string {
+    let id = this.store.getMeta("installation_id");
+    if (!id) {
+      id = shortId("install", 8);
+      this.store.setMeta("installation_id", id);
+    }
+    return id;
+  }
+
+  subscribe(listener: (e: { seq: number; event: Event }) => void, opts?: { threadId?: string; since?: number }) {
+    return this.bus.subscribe(listener, opts);
+  }
+
+  thread(id: string): Thread | undefined {
+    return this.threads.get(id);
+  }
+
+  loadedThreads(): Thread[] {
+    return [...this.threads.values()];
+  }
+
+  startThread(opts: StartThreadOptions): Thread {
+    const id = this.ids.thread();
+    const now = Date.now();
+    const record: ThreadRecord = {
+      id,
+      session_id: opts.sessionId ?? id,
+      parent_id: opts.parentId ?? null,
+      created_at: now,
+      updated_at: now,
+      cwd: opts.cwd,
+      model: opts.model ?? this.settings.model,
+      mode: opts.mode ?? "default",
+      title: "",
+      status: "idle",
+      settings: {
+        base_id: this.ids.item("msg_base"),
+        ...(opts.effort ? { effort: opts.effort } : {}),
+        ...(opts.questionPolicy ? { question_policy: opts.questionPolicy } : {}),
+        ...(opts.outputSchema ? { output_schema: opts.outputSchema } : {}),
+        offer_questions: opts.offerQuestions ?? true,
+      },
+    };
+    this.store.createThread(record);
+    const thread = this.attach(record, []);
+    this.bus.publish({ type: "thread.started", thread_id: id, cwd: record.cwd, model: record.model, mode: record.mode });
+    if (this.settings.include_environment_context) thread.recordItem(environmentContextItem(record.cwd), null);
+    if (this.settings.include_agents_md) {
+      const agents = agentsMdItem(record.cwd);
+      if (agents) thread.recordItem(agents, null);
+    }
+    return thread;
+  }
+
+  /**
+   * Opens a stored thread (resume). Repairs calls left without output by a crash, and
+   * re-asks questions that were pending (Q11): the returned thread then has a running turn
+   * that completes when they are answered.
+   */
+  openThread(id: string, patch: Partial<Pick<StartThreadOptions, "offerQuestions" | "questionPolicy" | "mode" | "model" | "effort">> = {}): Thread {
+    const existing = this.threads.get(id);
+    if (existing) return existing;
+    const record = this.store.getThread(id);
+    if (!record) throw new Error(`no thread with id ${id}; run \`tandem threads\` to list threads`);
+    const settings = { ...record.settings };
+    if (patch.offerQuestions !== undefined) settings.offer_questions = patch.offerQuestions;
+    if (patch.questionPolicy) settings.question_policy = patch.questionPolicy;
+    if (patch.effort) settings.effort = patch.effort;
+    record.settings = settings;
+    if (patch.mode) record.mode = patch.mode;
+    if (patch.model) record.model = patch.model;
+    record.status = "idle";
+    this.store.updateThread(id, { settings, mode: record.mode, model: record.model, status: "idle" });
+    const stored = this.store.loadItems(id);
+    const history = stored.map((s) => s.item);
+    const thread = this.attach(record, history);
+
+    const pending = this.store.pendingQuestions(id);
+    const pendingCalls = new Set(pending.map((q) => q.call_id));
+    for (const call of orphanCalls(history)) {
+      if (!pendingCalls.has(call.call_id)) thread.recordItem(outputFor(call, ABORTED_OUTPUT), null);
+    }
+    if (pending.length) {
+      const calls = new Map(history.filter(isToolCall).map((c) => [c.call_id, c]));
+      const resumed = pending
+        .filter((q) => calls.has(q.call_id))
+        .map((q) => ({ call: calls.get(q.call_id)!, run: (signal: AbortSignal) => this.reask(thread, q, signal) }));
+      if (resumed.length) thread.resumeTurn(pending[0].turn_id, resumed);
+    }
+    return thread;
+  }
+
+  private attach(record: ThreadRecord, history: ResponseItem[]): Thread {
+    const sessions = new ExecSessions();
+    const registry = new ToolRegistry();
+    const exec = createExecTools({ sessions, chunkId: () => this.ids.chunk() });
+    registry.register(exec.execCommand);
+    registry.register(exec.writeStdin);
+    if (this.settings.questions.enabled) {
+      const modes: Array<"plan" | "default"> = this.settings.questions.default_mode ? ["plan", "default"] : ["plan"];
+      registry.register(
+        createRequestUserInputTool({
+          availableModes: modes,
+          storeSecret: (questionId, value, ctx) => this.secrets.put(ctx.threadId, questionId, value),
+        }),
+      );
+    }
+    const thread = new Thread(this, record, history, registry, () => sessions.closeAll());
+    this.threads.set(record.id, thread);
+    return thread;
+  }
+
+  /** Wire tools offered to the model for this thread and mode. */
+  toolsFor(thread: Thread, _mode: CollaborationMode): WireTool[] {
+    const offer = (thread.record.settings as { offer_questions?: boolean }).offer_questions !== false;
+    const enabled = this.settings.enabled_tools;
+    return thread.registry
+      .wire()
+      .filter((t) => (t.name === "request_user_input" ? offer : true))
+      .filter((t) => !enabled || enabled.includes(t.name));
+  }
+
+  toolContext(thread: Thread, turn: ActiveTurn, call: ToolCallItem, signal: AbortSignal): ToolContext {
+    const offer = (thread.record.settings as { offer_questions?: boolean }).offer_questions !== false;
+    return {
+      signal,
+      callId: call.call_id,
+      threadId: thread.id,
+      turnId: turn.id,
+      cwd: turn.options.cwd ?? thread.record.cwd,
+      mode: turn.mode,
+      isSubAgent: thread.record.parent_id !== null,
+      ask: (questions, opts) => this.ask(thread, turn.id, call.call_id, questions, opts.policy ?? thread.questionPolicy(turn), opts.source, signal),
+      onUpdate: (u) =>
+        thread.emit({
+          type: "exec.output_delta",
+          thread_id: thread.id,
+          turn_id: turn.id,
+          item_id: call.call_id,
+          stream: u.stream,
+          chunk: u.chunk,
+        }),
+      secrets: this.secrets.view(thread.id),
+      pause: thread.pause,
+      questions: {
+        enabled: this.settings.questions.enabled && offer,
+        subAgentPolicy: this.settings.questions.sub_agents,
+        defaultModeAllowed: this.settings.questions.default_mode,
+        hasResponder: () => this.responders.has(thread.id),
+        policy: thread.questionPolicy(turn),
+      },
+    };
+  }
+
+  /** Builds a request for one call and waits on the broker. */
+  ask(
+    thread: Thread,
+    turnId: string,
+    callId: string,
+    questions: Question[],
+    policy: QuestionPolicy,
+    source: "model" | "internal",
+    signal: AbortSignal,
+  ) {
+    const request: QuestionRequest = {
+      request_id: requestIdFor(thread.id, callId),
+      thread_id: thread.id,
+      turn_id: turnId,
+      call_id: callId,
+      source,
+      questions,
+      policy,
+      deadline: null,
+      created_at: Date.now(),
+    };
+    return this.broker.ask(request, signal);
+  }
+
+  /** Re-asks a question persisted by an earlier process and maps its outcome for the model. */
+  private async reask(thread: Thread, request: QuestionRequest, signal: AbortSignal): Promise<DispatchResult> {
+    const outcome = await this.broker.ask(request, signal);
+    if (outcome.status === "cancelled") return { aborted: true };
+    const output = toModelResult(outcome, request, (qid: string) => {
+      const answer = outcome.status === "answered" || outcome.status === "timed_out" ? outcome.answers[qid] : undefined;
+      return this.secrets.put(thread.id, qid, answer?.other ?? "");
+    });
+    return { aborted: false, args: undefined, result: { output, success: true } };
+  }
+
+  /** Replies through the broker on behalf of a surface. */
+  reply(threadId: string, requestId: string, reply: Parameters<Broker["reply"]>[2], responder: Responder) {
+    return this.broker.reply(threadId, requestId, reply, responder);
+  }
+
+  async startTurn(threadId: string, text: string, opts: { images?: string[]; options?: TurnOptions } = {}) {
+    const thread = this.threads.get(threadId) ?? this.openThread(threadId);
+    return thread.startTurn(text, opts);
+  }
+
+  /**
+   * Process shutdown (Q8 + Q11). Every in-memory waiter settles as cancelled ("shutdown") so
+   * handlers return promptly, but nothing more is written: questions stay pending in the
+   * store with their calls unanswered, exactly as after a crash, so the next process that
+   * opens the thread re-asks them. Running turns are aborted, exec process trees killed.
+   */
+  async shutdown(): Promise<void> {
+    const threads = [...this.threads.values()];
+    for (const t of threads) t.suspended = true;
+    this.broker.cancelAll("all", "shutdown", { persist: false });
+    for (const t of threads) t.interrupt("shutdown");
+    await Promise.all(threads.map((t) => t.active?.done.catch(() => {})));
+    await Promise.all(threads.map((t) => t.disposeTools().catch(() => {})));
+    this.threads.clear();
+    this.store.close();
+  }
+}
+
+export type RuntimeCore = Runtime;
+export { AbortError };

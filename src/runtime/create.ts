@@ -1,0 +1,45 @@
+/**
+ * Builds a Runtime from configuration: settings (config.toml ← --config), the SQLite store
+ * at `$TANDEM_HOME/state.db`, and the provider's model client. Surfaces call this once.
+ */
+import { ConfigError, loadConfig, resolveProvider, type ResolvedProvider } from "../config/load.js";
+import type { Settings } from "../config/schema.js";
+import { openStore } from "../store/index.js";
+import { createResponsesClient } from "../model/responses.js";
+import type { ModelClient } from "../model/types.js";
+import type { IdSource } from "../util/ids.js";
+import { join } from "node:path";
+import { Runtime } from "./core.js";
+
+export interface CreateRuntimeOptions {
+  overrides?: string[];
+  home?: string;
+  /** Require an API key (exec, TUI); mock/demo runs pass their own. */
+  requireKey?: boolean;
+  ids?: IdSource;
+  model?: ModelClient;
+  env?: NodeJS.ProcessEnv;
+}
+
+export class MissingKeyError extends ConfigError {}
+
+export function createRuntime(opts: CreateRuntimeOptions = {}): { runtime: Runtime; warnings: string[]; settings: Settings; provider: ResolvedProvider } {
+  const { settings, warnings, home } = loadConfig({ overrides: opts.overrides, home: opts.home });
+  const provider = resolveProvider(settings, opts.env ?? process.env);
+  if (!opts.model && !provider.apiKey && opts.requireKey !== false) {
+    throw new MissingKeyError(
+      `no API key: set ${provider.envKey} (or CODEX_API_KEY) for provider "${provider.id}" at ${provider.baseUrl}.\n` +
+        "To try Tandem offline on the built-in scripted model, run `tandem demo`.",
+    );
+  }
+  const model =
+    opts.model ??
+    createResponsesClient({
+      baseUrl: provider.baseUrl,
+      apiKey: provider.apiKey ?? "unset",
+      idleTimeoutMs: settings.stream_idle_timeout_ms,
+    });
+  const store = openStore(join(home, "state.db"));
+  const runtime = new Runtime({ settings, store, model, provider, ids: opts.ids });
+  return { runtime, warnings, settings, provider };
+}

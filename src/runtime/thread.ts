@@ -1,0 +1,248 @@
+/**
+ * Thread: one conversation's live state over the store. Owns the steer queue, the active
+ * turn's AbortController, its tool registry (exec sessions die with the thread) and its
+ * pause clock. Surfaces talk to it only through the Runtime facade's methods and events.
+ *
+ * Contract: at most one turn runs at a time; `startTurn` while one runs is refused (use
+ * `steer`). `interrupt()` aborts through one signal; the turn ends `interrupted` with
+ * history paired. Items are persisted before they are visible in `items()`.
+ */
+import type { CollaborationMode, Event, ThreadStatus, Usage } from "../protocol/events.js";
+import { emptyUsage } from "../protocol/events.js";
+import { type ResponseItem, type ToolCallItem, userMessage } from "../protocol/items.js";
+import type { QuestionPolicy } from "../protocol/questions.js";
+import type { TurnOptions } from "../protocol/ops.js";
+import type { ThreadRecord } from "../store/types.js";
+import { type PendingInput, type ResumedCall, runTurn, type TurnOutcome } from "../agent/turn.js";
+import { normalizeForPrompt } from "../agent/history.js";
+import type { Prompt } from "../model/types.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { ToolContext } from "../tools/types.js";
+import { PauseClock } from "../util/pause-clock.js";
+import type { RuntimeCore } from "./core.js";
+
+export interface ActiveTurn {
+  id: string;
+  ctrl: AbortController;
+  mode: CollaborationMode;
+  options: TurnOptions;
+  pending: PendingInput[];
+  done: Promise<TurnOutcome>;
+}
+
+export class TurnBusyError extends Error {
+  override name = "TurnBusyError";
+}
+
+export class Thread {
+  readonly pause = new PauseClock();
+  private history: ResponseItem[];
+  active: ActiveTurn | undefined;
+  status: ThreadStatus = "idle";
+  totalUsage: Usage = emptyUsage();
+  lastOutcome: TurnOutcome | undefined;
+  private closed = false;
+  /** Set by Runtime.suspend(): the process is going away; nothing more is written (see there). */
+  suspended = false;
+
+  constructor(
+    readonly core: RuntimeCore,
+    public record: ThreadRecord,
+    history: ResponseItem[],
+    readonly registry: ToolRegistry,
+    readonly disposeTools: () => Promise<void>,
+  ) {
+    this.history = history;
+  }
+
+  get id(): string {
+    return this.record.id;
+  }
+
+  items(): ResponseItem[] {
+    return this.history;
+  }
+
+  /** Persists then appends one item. */
+  recordItem(item: ResponseItem, turnId: string | null): void {
+    if (this.suspended) return;
+    this.core.store.appendItem(this.id, turnId, item);
+    this.history.push(item);
+  }
+
+  setStatus(status: ThreadStatus): void {
+    if (this.status === status || this.closed) return;
+    this.status = status;
+    if (!this.suspended) this.core.store.updateThread(this.id, { status, updated_at: Date.now() });
+    this.emit({ type: "thread.status_changed", thread_id: this.id, status });
+  }
+
+  /** Called by the broker hook when this thread's pending question count changes (Q9). */
+  onPendingQuestions(count: number): void {
+    if (count > 0) {
+      if (!this.pause.paused) this.pause.pause();
+      this.setStatus("waiting_on_user");
+    } else {
+      if (this.pause.paused) this.pause.resume();
+      this.setStatus(this.active ? "running" : "idle");
+    }
+  }
+
+  emit(event: Event): void {
+    this.core.bus.publish(event);
+  }
+
+  /** Starts a turn with user input. Throws TurnBusyError while another turn runs. */
+  startTurn(text: string, opts: { images?: string[]; options?: TurnOptions } = {}): ActiveTurn {
+    if (this.closed) throw new Error(`thread ${this.id} is closed`);
+    if (this.active) throw new TurnBusyError(`thread ${this.id} already has a running turn (${this.active.id}); steer it or interrupt it`);
+    const turnId = this.core.ids.turn();
+    const item = userMessage(text, opts.images ?? []);
+    const pending: PendingInput[] = [{ id: this.core.ids.item("user"), item }];
+    return this.launch(turnId, opts.options ?? {}, pending, []);
+  }
+
+  /** Continues a turn whose calls were left waiting (e.g. a question pending across a restart). */
+  resumeTurn(turnId: string, resumed: ResumedCall[], options: TurnOptions = {}): ActiveTurn {
+    if (this.active) throw new TurnBusyError(`thread ${this.id} already has a running turn`);
+    return this.launch(turnId, options, [], resumed);
+  }
+
+  /** Queues input for the running turn (L7); recorded before its next sampling request. */
+  steer(text: string): { inputId: string; turnId: string } {
+    const turn = this.active;
+    if (!turn) throw new TurnBusyError(`thread ${this.id} has no running turn to steer; start a turn instead`);
+    const inputId = this.core.ids.item("user");
+    turn.pending.push({ id: inputId, item: userMessage(text) });
+    this.emit({ type: "input.queued", thread_id: this.id, turn_id: turn.id, input_id: inputId, text });
+    return { inputId, turnId: turn.id };
+  }
+
+  interrupt(reason = "interrupted"): boolean {
+    if (!this.active) return false;
+    this.active.ctrl.abort(reason);
+    return true;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.interrupt("thread closed");
+    await this.active?.done.catch(() => {});
+    this.core.broker.cancelAll({ threadId: this.id }, "thread closed");
+    await this.disposeTools();
+    this.core.secrets.dropThread(this.id);
+    this.setStatus("closed");
+    this.closed = true;
+  }
+
+  private launch(turnId: string, options: TurnOptions, pending: PendingInput[], resumed: ResumedCall[]): ActiveTurn {
+    const ctrl = new AbortController();
+    const mode = options.mode ?? this.record.mode;
+    const turn: ActiveTurn = { id: turnId, ctrl, mode, options, pending, done: Promise.resolve() as any };
+    this.active = turn;
+    const now = Date.now();
+    this.core.store.putTurn({
+      id: turnId,
+      thread_id: this.id,
+      started_at: now,
+      ended_at: null,
+      status: "running",
+      usage: null,
+      error: null,
+    });
+    this.setStatus(this.core.broker.pendingCount(this.id) > 0 ? "waiting_on_user" : "running");
+    this.emit({ type: "turn.started", thread_id: this.id, turn_id: turnId, mode });
+    turn.done = this.run(turn, resumed);
+    return turn;
+  }
+
+  private async run(turn: ActiveTurn, resumed: ResumedCall[]): Promise<TurnOutcome> {
+    const s = this.core.settings;
+    const outcome = await runTurn({
+      threadId: this.id,
+      turnId: turn.id,
+      signal: turn.ctrl.signal,
+      model: this.core.model,
+      registry: this.registry,
+      parallelToolCalls: s.parallel_tool_calls,
+      maxRetries: s.stream_max_retries,
+      retryBaseMs: s.retry_base_ms,
+      items: () => this.history,
+      record: (item) => this.recordItem(item, turn.id),
+      takePendingInput: () => turn.pending.splice(0),
+      prompt: (h) => this.prompt(h, turn),
+      toolContext: (call, signal) => this.toolContext(call, signal, turn),
+      emit: (e) => this.emit(e),
+      onUsage: (last) => {
+        addInto(this.totalUsage, last);
+        this.emit({ type: "token.usage", thread_id: this.id, turn_id: turn.id, last, total: { ...this.totalUsage } });
+      },
+      resumed,
+    });
+    // Questions of an interrupted turn are settled by the tools' abort; make sure of it (Q8).
+    if (outcome.status !== "completed" && !this.suspended) this.core.broker.cancelAll({ threadId: this.id, turnId: turn.id }, outcome.status);
+    // Input queued after the last request was built is not lost: it is recorded now.
+    for (const p of turn.pending.splice(0)) this.recordItem(p.item, turn.id);
+    if (!this.suspended) this.core.store.updateTurn(turn.id, {
+      status: outcome.status,
+      ended_at: Date.now(),
+      usage: outcome.usage,
+      error: outcome.error?.message ?? null,
+    });
+    this.active = undefined;
+    this.lastOutcome = outcome;
+    this.setStatus(this.core.broker.pendingCount(this.id) > 0 ? "waiting_on_user" : "idle");
+    this.emit({
+      type: "turn.completed",
+      thread_id: this.id,
+      turn_id: turn.id,
+      status: outcome.status,
+      usage: outcome.usage,
+      ...(outcome.error ? { error: outcome.error } : {}),
+    });
+    return outcome;
+  }
+
+  prompt(history: ResponseItem[], turn: ActiveTurn): Prompt {
+    const s = this.core.settings;
+    const settings = this.record.settings as { effort?: string; base_id?: string; output_schema?: Record<string, unknown> };
+    return {
+      model: turn.options.model ?? this.record.model,
+      input: normalizeForPrompt(history),
+      tools: this.core.toolsFor(this, turn.mode),
+      parallelToolCalls: s.parallel_tool_calls,
+      baseInstructions: { text: this.core.baseInstructions, id: settings.base_id },
+      effort: turn.options.effort ?? settings.effort ?? s.model_reasoning_effort,
+      summary: s.model_reasoning_summary && s.model_reasoning_summary !== "none" ? s.model_reasoning_summary : undefined,
+      serviceTier: s.service_tier,
+      outputSchema: turn.options.output_schema ?? settings.output_schema,
+      promptCacheKey: this.record.session_id,
+      clientMetadata: {
+        "x-tandem-installation-id": this.core.installationId,
+        session_id: this.record.session_id,
+        thread_id: this.id,
+        "x-tandem-window-id": this.core.windowId,
+        turn_id: turn.id,
+      },
+      lite: this.core.provider.lite,
+    };
+  }
+
+  /** The question policy in force: turn ← thread ← config (Q7). */
+  questionPolicy(turn?: ActiveTurn): QuestionPolicy {
+    const threadPolicy = (this.record.settings as { question_policy?: QuestionPolicy }).question_policy;
+    return turn?.options.question_policy ?? threadPolicy ?? this.core.settings.questions.policy;
+  }
+
+  private toolContext(call: ToolCallItem, signal: AbortSignal, turn: ActiveTurn): ToolContext {
+    return this.core.toolContext(this, turn, call, signal);
+  }
+}
+
+function addInto(total: Usage, u: Usage): void {
+  total.input_tokens += u.input_tokens;
+  total.cached_input_tokens += u.cached_input_tokens;
+  total.output_tokens += u.output_tokens;
+  total.reasoning_output_tokens += u.reasoning_output_tokens;
+  total.total_tokens += u.total_tokens;
+}

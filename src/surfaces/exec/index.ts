@@ -1,0 +1,247 @@
+/**
+ * `tandem exec` (SPEC S2, Q12): one headless turn. Human output or Codex-compatible JSONL.
+ *
+ * Questions: none are offered unless `--questions` is given. `defer` stops at the first
+ * question (printed as text or a `question.requested` JSON line), keeps it pending in the
+ * store and exits 3; `tandem exec resume <thread> --answer id=value` answers it and the turn
+ * continues. `stdin` asks inline when stdin is a TTY (otherwise no responder is attached and
+ * the model is told no one can answer — it never waits).
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline/promises";
+import type { Event } from "../../protocol/events.js";
+import { type QuestionAnswer, type QuestionReply, QuestionReply as QuestionReplySchema, type QuestionRequest } from "../../protocol/questions.js";
+import type { Runtime } from "../../runtime/core.js";
+import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { ConfigError } from "../../config/load.js";
+import { parseAnswerArg, parseTextReply } from "../../questions/text-reply.js";
+import { type ExecArgs, EXEC_USAGE, parseExecArgs, UsageError } from "./args.js";
+import { formatQuestion, HumanPrinter } from "./human.js";
+import { JsonlMapper, questionLine } from "./jsonl.js";
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, needsInput: 3 } as const;
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function imageUrl(path: string): string {
+  const data = readFileSync(path);
+  const ext = path.toLowerCase().split(".").pop();
+  const mime = ext === "png" ? "image/png" : ext === "gif" ? "image/gif" : ext === "webp" ? "image/webp" : "image/jpeg";
+  return `data:${mime};base64,${data.toString("base64")}`;
+}
+
+/** Builds the reply for one pending request from `--answer`/`--answer-json` values. */
+export function replyFromAnswers(request: QuestionRequest, answers: string[], answerJson?: string): { reply?: QuestionReply; errors: string[] } {
+  const errors: string[] = [];
+  const out: Record<string, QuestionAnswer> = {};
+  if (answerJson) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(answerJson);
+    } catch (err) {
+      return { errors: [`--answer-json is not valid JSON: ${(err as Error).message}`] };
+    }
+    const parsed = QuestionReplySchema.safeParse({ answers: raw });
+    if (!parsed.success) return { errors: [`--answer-json: ${parsed.error.issues.map((i) => i.message).join("; ")}`] };
+    for (const [id, a] of Object.entries(parsed.data.answers)) {
+      if (request.questions.some((q) => q.id === id)) out[id] = a;
+    }
+  }
+  for (const spec of answers) {
+    const arg = parseAnswerArg(spec);
+    if (!arg.ok) {
+      errors.push(arg.error);
+      continue;
+    }
+    const q = request.questions.find((x) => x.id === arg.id);
+    if (!q) continue;
+    const r = parseTextReply(q, arg.text);
+    if (r.ok) out[q.id] = r.answer;
+    else errors.push(`--answer ${q.id}: ${r.error}`);
+  }
+  if (!Object.keys(out).length && !errors.length) return { errors };
+  return { reply: { answers: out }, errors };
+}
+
+async function askInline(request: QuestionRequest): Promise<QuestionReply | undefined> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    process.stderr.write(formatQuestion(request));
+    const answers: Record<string, QuestionAnswer> = {};
+    for (const q of request.questions) {
+      while (true) {
+        const text = (await rl.question(`${q.id}> `)).trim();
+        if (!text) break;
+        const r = parseTextReply(q, text);
+        if (r.ok) {
+          answers[q.id] = r.answer;
+          break;
+        }
+        process.stderr.write(`  ${r.error}\n`);
+      }
+    }
+    return Object.keys(answers).length ? { answers } : undefined;
+  } finally {
+    rl.close();
+  }
+}
+
+export async function runExec(argv: string[]): Promise<number> {
+  let args: ExecArgs;
+  try {
+    args = parseExecArgs(argv);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`tandem exec: ${err.message}\n\n${EXEC_USAGE}\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
+  let prompt = args.prompt;
+  const answering = args.answers.length > 0 || !!args.answerJson;
+  if ((prompt === undefined && !args.resumeId) || prompt === "-") {
+    if (process.stdin.isTTY && prompt !== "-") {
+      process.stderr.write(`tandem exec: no prompt given\n\n${EXEC_USAGE}\n`);
+      return EXIT.usage;
+    }
+    prompt = (await readStdin()).trim();
+    if (!prompt) {
+      process.stderr.write("tandem exec: the prompt read from stdin is empty\n");
+      return EXIT.usage;
+    }
+  } else if (prompt === undefined && args.resumeId && !answering && !process.stdin.isTTY) {
+    const text = (await readStdin()).trim();
+    if (text) prompt = text;
+  }
+
+  const overrides = [...args.config];
+  if (args.model) overrides.push(`model=${JSON.stringify(args.model)}`);
+  let runtime: Runtime;
+  try {
+    const created = createRuntime({ overrides });
+    runtime = created.runtime;
+    for (const w of created.warnings) process.stderr.write(`tandem: warning: ${w}\n`);
+  } catch (err) {
+    if (err instanceof MissingKeyError || err instanceof ConfigError) {
+      process.stderr.write(`tandem exec: ${err.message}\n`);
+      return err instanceof MissingKeyError ? EXIT.failed : EXIT.usage;
+    }
+    throw err;
+  }
+
+  let outputSchema: Record<string, unknown> | undefined;
+  try {
+    if (args.outputSchema) outputSchema = JSON.parse(readFileSync(args.outputSchema, "utf8"));
+  } catch (err) {
+    process.stderr.write(`tandem exec: cannot read --output-schema ${args.outputSchema}: ${(err as Error).message}\n`);
+    await runtime.shutdown();
+    return EXIT.usage;
+  }
+
+  const write = (obj: unknown) => process.stdout.write(`${JSON.stringify(obj)}\n`);
+  const mapper = new JsonlMapper(write);
+  const printer = new HumanPrinter(process.stdout, process.stderr, Boolean(process.stderr.isTTY) && !process.env.NO_COLOR);
+  const interactive = args.questions === "stdin" && Boolean(process.stdin.isTTY);
+  const offerQuestions = args.questions !== undefined;
+
+  let deferred: QuestionRequest | undefined;
+  let deferResolve: (() => void) | undefined;
+  const deferredSignal = new Promise<void>((r) => {
+    deferResolve = r;
+  });
+  let threadId = "";
+  // Questions re-asked while a resumed thread opens are answered from --answer first; only
+  // questions that remain (or arrive later) are deferred.
+  let ready = !args.resumeId;
+  const onEvent = (event: Event) => {
+    if ("thread_id" in event && threadId && event.thread_id !== threadId) return;
+    if (event.type === "question.requested" && args.questions === "defer") {
+      if (ready && !deferred) {
+        deferred = event.request;
+        deferResolve?.();
+      }
+      return;
+    }
+    if (event.type === "question.requested" && interactive) {
+      void askInline(event.request).then((reply) => {
+        const r = reply
+          ? runtime.reply(event.thread_id, event.request.request_id, reply, { kind: "exec" })
+          : runtime.broker.decline(event.thread_id, event.request.request_id, { kind: "exec" }, "no answer typed");
+        if (!r.ok) process.stderr.write(`tandem exec: ${r.message}\n`);
+      });
+    }
+    if (args.json) mapper.handle(event);
+    else printer.handle(event);
+  };
+  const sub = runtime.subscribe((s) => onEvent(s.event));
+
+  const cwd = resolve(args.cd ?? process.cwd());
+  let code: number = EXIT.ok;
+  try {
+    const thread = args.resumeId
+      ? runtime.openThread(args.resumeId, { offerQuestions, mode: args.mode, model: args.model })
+      : runtime.startThread({ cwd, mode: args.mode, offerQuestions, outputSchema, model: args.model });
+    threadId = thread.id;
+    if (args.questions === "defer" || interactive) runtime.responders.attach({ threadId: thread.id }, { kind: "exec" });
+
+    if (args.resumeId) {
+      if (args.json) write({ type: "thread.started", thread_id: thread.id });
+      const pending = runtime.broker.list({ threadId: thread.id });
+      for (const request of pending) {
+        const { reply, errors } = replyFromAnswers(request, args.answers, args.answerJson);
+        for (const e of errors) process.stderr.write(`tandem exec: ${e}\n`);
+        if (errors.length) {
+          await runtime.shutdown();
+          return EXIT.usage;
+        }
+        if (!reply) continue;
+        const r = runtime.reply(thread.id, request.request_id, reply, { kind: "exec" });
+        if (!r.ok) {
+          process.stderr.write(`tandem exec: ${r.message}\n`);
+          await runtime.shutdown();
+          return EXIT.usage;
+        }
+      }
+      ready = true;
+      const still = runtime.broker.list({ threadId: thread.id });
+      if (still.length && !interactive) {
+        deferred = still[0];
+      } else if (answering && !pending.length) {
+        process.stderr.write(`tandem exec: thread ${thread.id} has no pending question to answer\n`);
+        await runtime.shutdown();
+        return EXIT.usage;
+      }
+    }
+
+    const runTurnAndWait = async (turnDone: Promise<unknown>) => {
+      await Promise.race([turnDone, deferredSignal]);
+    };
+    if (!deferred && thread.active) await runTurnAndWait(thread.active.done);
+    if (!deferred && prompt) {
+      const images = args.images.map(imageUrl);
+      const turn = thread.startTurn(prompt, { images, options: { mode: args.mode, output_schema: outputSchema } });
+      await runTurnAndWait(turn.done);
+    }
+    if (deferred) {
+      const hint = `answer with: tandem exec resume ${thread.id} ${deferred.questions.map((q) => `--answer ${q.id}=…`).join(" ")}`;
+      if (args.json) write(questionLine(deferred));
+      else printer.question(deferred, hint);
+      code = EXIT.needsInput;
+    } else {
+      const outcome = thread.lastOutcome;
+      code = !outcome || outcome.status === "completed" ? EXIT.ok : EXIT.failed;
+    }
+  } catch (err) {
+    process.stderr.write(`tandem exec: ${(err as Error).message}\n`);
+    code = EXIT.failed;
+  } finally {
+    sub.unsubscribe();
+    await runtime.shutdown();
+  }
+  return code;
+}

@@ -1,0 +1,115 @@
+/**
+ * Maps Tandem events to `codex exec --json` JSONL (SPEC S2), so Codex SDK clients can drive
+ * Tandem unchanged. Item ids are `item_N` in order of first appearance, as Codex prints them.
+ * Tandem additions (`question.requested`) use their own type names; Codex clients ignore them.
+ */
+import type { Event, TurnItem } from "../../protocol/events.js";
+import type { QuestionRequest } from "../../protocol/questions.js";
+
+export class JsonlMapper {
+  private ids = new Map<string, string>();
+  private outputs = new Map<string, string>();
+  private lastUpdate = new Map<string, number>();
+
+  constructor(private readonly write: (obj: unknown) => void) {}
+
+  private itemId(id: string): string {
+    let mapped = this.ids.get(id);
+    if (!mapped) {
+      mapped = `item_${this.ids.size}`;
+      this.ids.set(id, mapped);
+    }
+    return mapped;
+  }
+
+  private item(item: TurnItem): Record<string, unknown> | undefined {
+    const id = this.itemId(item.id);
+    switch (item.type) {
+      case "agent_message":
+        return { id, type: "agent_message", text: item.text };
+      case "reasoning":
+        return { id, type: "reasoning", text: item.text };
+      case "command_execution":
+        return {
+          id,
+          type: "command_execution",
+          command: item.command,
+          aggregated_output: item.aggregated_output,
+          exit_code: item.exit_code,
+          status: item.status,
+        };
+      case "error":
+        return { id, type: "error", message: item.message };
+      default:
+        return undefined;
+    }
+  }
+
+  handle(event: Event): void {
+    switch (event.type) {
+      case "thread.started":
+        this.write({ type: "thread.started", thread_id: event.thread_id });
+        break;
+      case "turn.started":
+        this.write({ type: "turn.started" });
+        break;
+      case "item.started":
+      case "item.completed": {
+        if (event.item.type === "agent_message" && event.type === "item.started") break;
+        const item = this.item(event.item);
+        if (item) this.write({ type: event.type, item });
+        break;
+      }
+      case "exec.output_delta": {
+        const prev = this.outputs.get(event.item_id) ?? "";
+        const text = prev + event.chunk;
+        this.outputs.set(event.item_id, text);
+        const now = Date.now();
+        if (now - (this.lastUpdate.get(event.item_id) ?? 0) < 100) break;
+        this.lastUpdate.set(event.item_id, now);
+        this.write({
+          type: "item.updated",
+          item: { id: this.itemId(event.item_id), type: "command_execution", aggregated_output: text, status: "in_progress" },
+        });
+        break;
+      }
+      case "error":
+        this.write({ type: "error", message: event.error.message });
+        break;
+      case "turn.completed": {
+        const u = event.usage;
+        if (event.status === "completed") {
+          this.write({
+            type: "turn.completed",
+            usage: {
+              input_tokens: u.input_tokens,
+              cached_input_tokens: u.cached_input_tokens,
+              output_tokens: u.output_tokens,
+              reasoning_output_tokens: u.reasoning_output_tokens,
+            },
+          });
+        } else {
+          const message = event.error?.message ?? (event.status === "interrupted" ? "turn interrupted" : "turn failed");
+          this.write({ type: "turn.failed", error: { message } });
+        }
+        break;
+      }
+      case "question.requested":
+        this.write(questionLine(event.request));
+        break;
+    }
+  }
+}
+
+export function questionLine(request: QuestionRequest): Record<string, unknown> {
+  return {
+    type: "question.requested",
+    thread_id: request.thread_id,
+    turn_id: request.turn_id,
+    request_id: request.request_id,
+    call_id: request.call_id,
+    policy: request.policy,
+    deadline: request.deadline,
+    questions: request.questions,
+  };
+}

@@ -1,0 +1,196 @@
+/**
+ * The turn loop end to end over real HTTP against the scripted model: interrupt, retries,
+ * malformed arguments, parallel calls, pairing. Real processes, real SQLite.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ResponseItem } from "../src/protocol/items.js";
+import { type Harness, harness } from "./helpers.js";
+
+const exec = (cmd: string, extra: Record<string, unknown> = {}) => ({
+  type: "function_call" as const,
+  name: "exec_command",
+  arguments: { cmd, yield_time_ms: 10_000, ...extra },
+});
+const say = (text: string) => ({ type: "message" as const, text });
+
+/** Every call has exactly one output, after it. */
+function expectPaired(items: ResponseItem[]): void {
+  const calls = new Map<string, number>();
+  const outputs = new Map<string, number>();
+  items.forEach((it, i) => {
+    if (it.type === "function_call" || it.type === "custom_tool_call") calls.set(it.call_id, i);
+    if (it.type === "function_call_output" || it.type === "custom_tool_call_output") {
+      expect(outputs.has(it.call_id), `duplicate output for ${it.call_id}`).toBe(false);
+      outputs.set(it.call_id, i);
+    }
+  });
+  for (const [id, i] of calls) {
+    expect(outputs.has(id), `call ${id} has no output`).toBe(true);
+    expect(outputs.get(id)!).toBeGreaterThan(i);
+  }
+  for (const id of outputs.keys()) expect(calls.has(id), `output ${id} has no call`).toBe(true);
+}
+
+/** Each logged request pairs every call it carries. */
+function expectRequestsPaired(bodies: any[]): void {
+  for (const b of bodies) expectPaired(b.input.filter((i: any) => i.type !== "message" || i.role !== "developer"));
+}
+
+/** Alive and not a zombie (a container's init may not reap orphans promptly). */
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+};
+
+describe("turn loop over HTTP", () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it("interrupt mid-command kills the process tree and leaves history paired", async () => {
+    h = await harness({
+      script: { steps: [{ output: [exec("echo $$ > pids; (sleep 300 & echo $! >> pids; wait) ; sleep 300")] }] },
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const turn = thread.startTurn("run something long");
+    await h.waitFor((e) => e.type === "item.started" && e.item.type === "command_execution");
+    const pidsFile = `${h.cwd}/pids`;
+    for (let i = 0; i < 100 && !existsSync(pidsFile); i++) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100));
+    const pids = readFileSync(pidsFile, "utf8").trim().split("\n").map(Number);
+    expect(pids.length).toBeGreaterThanOrEqual(2);
+    expect(pids.every(alive)).toBe(true);
+    const t0 = Date.now();
+    thread.interrupt();
+    const outcome = await turn.done;
+    expect(outcome.status).toBe("interrupted");
+    expect(Date.now() - t0).toBeLessThan(5000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(pids.filter(alive)).toEqual([]);
+    const stored = h.runtime.store.loadItems(thread.id).map((s) => s.item);
+    expectPaired(stored);
+    const out = stored.find((i) => i.type === "function_call_output") as any;
+    expect(out.output).toBe("aborted");
+    const done = h.events.find((e) => e.event.type === "turn.completed")!.event as any;
+    expect(done.status).toBe("interrupted");
+  });
+
+  it("retries a 429 (honouring retry-after) and a cut stream, then completes", async () => {
+    h = await harness({
+      script: {
+        steps: [
+          { fault: { type: "http", status: 429, retry_after_ms: 50, message: "slow down" } },
+          { fault: { type: "cut", after_events: 3 }, output: [say("partial answer that never completes")] },
+          { fault: { type: "http", status: 500 } },
+          { output: [say("done after retries")] },
+        ],
+      },
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const outcome = await thread.startTurn("hello").done;
+    expect(outcome.status).toBe("completed");
+    expect(outcome.lastMessage).toBe("done after retries");
+    const retries = h.events.filter((e) => e.event.type === "error" && (e.event as any).will_retry);
+    expect(retries.map((e) => (e.event as any).error.kind)).toEqual(["rate_limit", "stream", "server"]);
+    // Every attempt was rebuilt from the same history: identical inputs.
+    const inputs = (h.model.requests as any[]).map((b) => JSON.stringify(b.input));
+    expect(new Set(inputs).size).toBe(1);
+    // The partial answer of the cut stream never entered history.
+    const stored = h.runtime.store.loadItems(thread.id).map((s) => JSON.stringify(s.item));
+    expect(stored.some((s) => s.includes("partial answer"))).toBe(false);
+  });
+
+  it("fails the turn with a clear message on a non-retryable error", async () => {
+    h = await harness({ script: { steps: [{ fault: { type: "failed", code: "insufficient_quota", message: "You exceeded your quota" } }] } });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const outcome = await thread.startTurn("hello").done;
+    expect(outcome.status).toBe("failed");
+    expect(outcome.error).toEqual({ kind: "quota", message: "You exceeded your quota" });
+    expect(h.model.requests).toHaveLength(1);
+  });
+
+  it("returns malformed arguments to the model as an error output and goes on", async () => {
+    h = await harness({
+      script: {
+        steps: [
+          { output: [{ type: "function_call", name: "exec_command", arguments: '{"cmd": "echo hi"', call_id: "bad_1" }] },
+          { output: [{ type: "function_call", name: "exec_command", arguments: { command: "echo hi" }, call_id: "bad_2" }] },
+          { output: [{ type: "function_call", name: "no_such_tool", arguments: {}, call_id: "bad_3" }] },
+          {
+            expect: { input_contains: ["failed to parse function arguments", "invalid arguments for exec_command", "unknown tool"] },
+            output: [say("recovered")],
+          },
+        ],
+      },
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const outcome = await thread.startTurn("go").done;
+    expect(outcome.status).toBe("completed");
+    expect(outcome.lastMessage).toBe("recovered");
+    const outputs = h.runtime.store
+      .loadItems(thread.id)
+      .map((s) => s.item)
+      .filter((i): i is Extract<ResponseItem, { type: "function_call_output" }> => i.type === "function_call_output");
+    expect(outputs.map((o) => o.call_id)).toEqual(["bad_1", "bad_2", "bad_3"]);
+    expect(outputs[0].output).toMatch(/^failed to parse function arguments/);
+    expect(outputs[1].output).toMatch(/cmd/);
+  });
+
+  it("runs parallel calls concurrently and records outputs in call order", async () => {
+    h = await harness({
+      script: {
+        steps: [
+          {
+            output: [
+              { ...exec("sleep 0.4; echo slow"), call_id: "p1" },
+              { ...exec("echo fast"), call_id: "p2" },
+              { ...exec("sleep 0.2; echo middle"), call_id: "p3" },
+            ],
+          },
+          { output: [say("all three done")] },
+        ],
+      },
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const t0 = Date.now();
+    const outcome = await thread.startTurn("parallel").done;
+    expect(outcome.status).toBe("completed");
+    expect(Date.now() - t0).toBeLessThan(2000); // concurrent: not 0.6 s of sleeps in series plus overhead x3
+    const items = h.runtime.store.loadItems(thread.id).map((s) => s.item);
+    const outs = items.filter((i) => i.type === "function_call_output") as any[];
+    expect(outs.map((o) => o.call_id)).toEqual(["p1", "p2", "p3"]);
+    expect(outs.map((o) => o.output.split("Output:\n")[1])).toEqual(["slow", "fast", "middle"]);
+    expectPaired(items);
+    expectRequestsPaired(h.model.requests as any[]);
+  });
+
+  it("steer submitted while a tool runs lands before the next request, never altering the running call", async () => {
+    h = await harness({
+      script: {
+        steps: [{ output: [{ ...exec("sleep 0.3; echo original"), call_id: "s1" }] }, { output: [say("ok")] }],
+      },
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const turn = thread.startTurn("first");
+    await h.waitFor((e) => e.type === "item.started" && e.item.type === "command_execution");
+    thread.steer("also: be brief");
+    await turn.done;
+    const second = (h.model.requests as any[])[1].input as any[];
+    const last = second[second.length - 1];
+    expect(last).toEqual({ type: "message", role: "user", content: [{ type: "input_text", text: "also: be brief" }] });
+    expect(second[second.length - 2].type).toBe("function_call_output");
+    expect(second[second.length - 2].output).toContain("original");
+  });
+});
