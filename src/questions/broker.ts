@@ -1,0 +1,524 @@
+/**
+ * The question broker (SPEC Q4, Q5, Q7, Q8, Q9, Q11): the one place in the core that owns pending
+ * questions. Surfaces and tools never keep their own bookkeeping; they call this and render events.
+ *
+ * Contract:
+ * - Waiters are keyed by request id (`requestIdFor(thread, call)`), so any number may be pending in
+ *   one turn and across threads. A reply names the thread and the request id.
+ * - `ask` registers the waiter, persists the request, THEN publishes `question.requested` (Q5).
+ *   It never rejects: every ask resolves with exactly one outcome.
+ * - Settling is remove-then-resolve: the waiter leaves the map (and its timer and abort listener are
+ *   dropped) before anything is published or resolved, so exactly one of reply / decline / timeout /
+ *   abort / cancelAll wins a race; the losers get `already_settled` or nothing.
+ * - Settled ids are remembered in a bounded LRU (falling back to the store) and never revive: a late
+ *   reply is refused, except an identical one, which is acknowledged as a duplicate (Q11 idempotence).
+ * - Secrets (Q10): for `secret:true` questions, `other`/`note` are replaced by REDACTED in every event,
+ *   store row and reply result. Only the promise returned by `ask` carries the real value.
+ * - Nothing is retained per request after settling except the LRU entry (no timers, no listeners).
+ */
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import type { Event } from "../protocol/events.js";
+import {
+  type Question,
+  type QuestionAnswer,
+  type QuestionOutcome,
+  QuestionReply,
+  type QuestionRequest,
+  REDACTED,
+  type Responder,
+} from "../protocol/questions.js";
+import type { Store } from "../store/types.js";
+import type { Bus } from "../util/bus.js";
+
+export type BrokerStore = Pick<
+  Store,
+  "saveQuestion" | "settleQuestion" | "updateQuestionDeadline" | "pendingQuestions" | "getQuestion"
+>;
+
+export interface BrokerDeps {
+  bus: Bus;
+  /** Durability (Q11). Without it questions live only as long as the process. */
+  store?: BrokerStore;
+  /** Clock for deadlines (epoch ms). Timers still run on real (or faked) time. */
+  now?: () => number;
+  /** Called whenever a thread's pending count changes (Q9: `waiting_on_user`, pause clocks). */
+  onPendingChange?: (threadId: string, pendingCount: number) => void;
+  /** How many settled request ids to remember in memory (default 10,000). */
+  settledCapacity?: number;
+  /** Store or hook failures that must not break settling (default: process warning). */
+  onError?: (err: unknown) => void;
+}
+
+export type ReplyErrorCode =
+  | "unknown_request"
+  | "already_settled"
+  | "cancelled"
+  | "wrong_thread"
+  | "invalid_reply";
+export type ReplyFailure = { ok: false; code: ReplyErrorCode; message: string };
+/** `outcome` is always the redacted one: a replier never gets secret values back. */
+export type ReplyResult = { ok: true; outcome: QuestionOutcome; duplicate?: boolean } | ReplyFailure;
+/** `deadline` is the new deadline (null for a `wait` request, which has nothing to snooze). */
+export type TouchResult = { ok: true; deadline: number | null } | ReplyFailure;
+
+export interface Broker {
+  /**
+   * Asks and waits. Resolves with the outcome (secret values included); never rejects.
+   * - `signal` aborted before or while pending → `cancelled` ("interrupted").
+   * - A request id already pending in this broker → `unavailable` (ask each id once at a time).
+   * - A request id already settled (memory or store) → that recorded (redacted) outcome, no events.
+   * - A request pending in the store (re-ask after restart) keeps its created_at and deadline.
+   * - The store failing to persist → `unavailable`, nothing published.
+   */
+  ask(request: QuestionRequest, signal: AbortSignal): Promise<QuestionOutcome>;
+  /** Answers a pending request. Invalid or late replies change nothing. */
+  reply(threadId: string, requestId: string, reply: QuestionReply, responder: Responder): ReplyResult;
+  /** The user chose not to answer. A second decline is an idempotent duplicate. */
+  decline(threadId: string, requestId: string, responder: Responder, reason?: string): ReplyResult;
+  /** Any interaction on a surface: a `timeout` request's deadline becomes now + policy.ms (Q7). */
+  touch(requestId: string, responder?: Responder): TouchResult;
+  /** Pending requests, FIFO by created_at. Requests never carry answers, so they are secret-free. */
+  list(filter?: { threadId?: string }): QuestionRequest[];
+  /**
+   * Settles every pending request in scope as `cancelled` (Q8); `{}` matches all. Returns how many.
+   * `persist: false` (process shutdown) leaves the store rows pending so the next process re-asks
+   * them (Q11); the asks still resolve and `question.cancelled` is still published.
+   */
+  cancelAll(
+    scope: { threadId?: string; turnId?: string } | "all",
+    reason: string,
+    opts?: { persist?: boolean },
+  ): number;
+  pendingCount(threadId?: string): number;
+  /** Live waiters (leak tests: returns to 0 once everything settled). */
+  readonly size: number;
+}
+
+/** Deterministic, URL-safe request id for a call, so a persisted question keeps its id after restart. */
+export function requestIdFor(threadId: string, callId: string): string {
+  return `q_${createHash("sha256").update(`${threadId}\0${callId}`).digest("hex").slice(0, 20)}`;
+}
+
+interface Waiter {
+  request: QuestionRequest;
+  resolve(outcome: QuestionOutcome): void;
+  signal: AbortSignal;
+  onAbort(): void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** What is remembered of a settled request: its owner, its redacted outcome, the accepted reply's key. */
+interface Settled {
+  threadId: string;
+  outcome: QuestionOutcome;
+  replyKey?: string;
+}
+
+/** setTimeout's largest delay; longer deadlines are re-checked when it fires. */
+const MAX_DELAY = 2_147_483_647;
+
+export function createBroker(deps: BrokerDeps): Broker {
+  const { bus, store } = deps;
+  const now = deps.now ?? Date.now;
+  const capacity = deps.settledCapacity ?? 10_000;
+  const report = deps.onError ?? ((err) => process.emitWarning(`question broker: ${String(err)}`));
+  const waiters = new Map<string, Waiter>();
+  const perThread = new Map<string, number>();
+  const settled = new Map<string, Settled>();
+  /** Keys accepted replies so duplicates can be recognised without keeping secret values. */
+  const keySalt = randomBytes(32);
+
+  const attempt = <T>(fn: () => T): T | undefined => {
+    try {
+      return fn();
+    } catch (err) {
+      report(err);
+      return undefined;
+    }
+  };
+
+  const replyKey = (answers: Record<string, QuestionAnswer>) => {
+    const canonical = Object.keys(answers)
+      .sort()
+      .map((id) => [id, answers[id].selected, answers[id].other ?? null, answers[id].note ?? null]);
+    return createHmac("sha256", keySalt).update(JSON.stringify(canonical)).digest("hex");
+  };
+
+  const changeCount = (threadId: string, delta: number) => {
+    const n = (perThread.get(threadId) ?? 0) + delta;
+    if (n > 0) perThread.set(threadId, n);
+    else perThread.delete(threadId);
+    attempt(() => deps.onPendingChange?.(threadId, n));
+  };
+
+  const remember = (id: string, entry: Settled) => {
+    settled.delete(id);
+    settled.set(id, entry);
+    if (settled.size > capacity) settled.delete(settled.keys().next().value!);
+  };
+
+  /** A settled request from memory, else from the store (then cached). */
+  const recall = (id: string): Settled | undefined => {
+    const hit = settled.get(id);
+    if (hit) {
+      remember(id, hit);
+      return hit;
+    }
+    const row = store && attempt(() => store.getQuestion(id));
+    if (!row?.outcome) return undefined;
+    const entry = fromRow(row.request, row.outcome);
+    remember(id, entry);
+    return entry;
+  };
+
+  const settle = (w: Waiter, outcome: QuestionOutcome, key?: string, persist = true) => {
+    const { request } = w;
+    if (waiters.get(request.request_id) !== w) return undefined; // lost the race: already settled
+    waiters.delete(request.request_id);
+    if (w.timer) clearTimeout(w.timer);
+    w.signal.removeEventListener("abort", w.onAbort);
+    const shown = redactOutcome(request, outcome);
+    remember(request.request_id, { threadId: request.thread_id, outcome: shown, replyKey: key });
+    if (store && persist) attempt(() => store.settleQuestion(request.request_id, shown));
+    bus.publish(terminalEvent(request, shown));
+    changeCount(request.thread_id, -1);
+    w.resolve(outcome);
+    return shown;
+  };
+
+  const schedule = (w: Waiter) => {
+    if (w.timer) clearTimeout(w.timer);
+    w.timer = undefined;
+    const { deadline, policy } = w.request;
+    if (deadline === null || policy.type !== "timeout") return;
+    // A wake-up before the deadline (clamped delay, clock skew) just re-arms the timer.
+    const fire = () => (now() < deadline ? schedule(w) : settle(w, timeoutOutcome(w.request)));
+    w.timer = setTimeout(fire, Math.min(Math.max(0, deadline - now()), MAX_DELAY));
+    w.timer.unref?.();
+  };
+
+  /** Refusal for a request that is not pending: unknown, wrong thread, cancelled or settled. */
+  const refuse = (threadId: string | undefined, id: string, prior: Settled | undefined): ReplyFailure => {
+    if (!prior) {
+      const row = store && attempt(() => store.getQuestion(id));
+      if (row && !row.outcome)
+        return fail(
+          "unknown_request",
+          `request ${id} is saved but no turn is waiting for it yet; resume thread ${row.request.thread_id} and reply again`,
+        );
+      return fail(
+        "unknown_request",
+        `no question with request id ${id} is pending; list pending questions for current ids`,
+      );
+    }
+    if (threadId !== undefined && prior.threadId !== threadId) return wrongThread(id, threadId);
+    if (prior.outcome.status === "cancelled")
+      return fail(
+        "cancelled",
+        `request ${id} was cancelled (${prior.outcome.reason}); nothing can answer it now`,
+      );
+    return fail(
+      "already_settled",
+      `request ${id} was already ${describe(prior.outcome)}; this reply was not used`,
+    );
+  };
+
+  return {
+    get size() {
+      return waiters.size;
+    },
+
+    ask(request, signal) {
+      return new Promise<QuestionOutcome>((resolve) => {
+        const id = request.request_id;
+        if (waiters.has(id))
+          return resolve({
+            status: "unavailable",
+            reason: `request ${id} is already pending; ask it once at a time`,
+          });
+        const prior = settled.get(id);
+        if (prior) return resolve(prior.outcome); // a settled id never revives
+        const row = store && attempt(() => store.getQuestion(id));
+        if (row?.outcome) {
+          remember(id, fromRow(row.request, row.outcome));
+          return resolve(row.outcome);
+        }
+        const stored = row?.request;
+        const created_at = stored?.created_at ?? request.created_at;
+        const policy = request.policy;
+        const deadline = policy.type === "timeout" ? (stored?.deadline ?? created_at + policy.ms) : null;
+        const live: QuestionRequest = { ...request, created_at, deadline };
+
+        if (signal.aborted) {
+          const outcome: QuestionOutcome = { status: "cancelled", reason: "interrupted" };
+          remember(id, { threadId: request.thread_id, outcome });
+          if (stored && store) attempt(() => store.settleQuestion(id, outcome));
+          return resolve(outcome);
+        }
+
+        const w: Waiter = { request: live, resolve, signal, timer: undefined, onAbort: () => {} };
+        w.onAbort = () => settle(w, { status: "cancelled", reason: "interrupted" });
+        waiters.set(id, w);
+        if (store && !stored) {
+          try {
+            store.saveQuestion(live);
+          } catch (err) {
+            waiters.delete(id);
+            return resolve({
+              status: "unavailable",
+              reason: `could not save the question: ${errorText(err)}`,
+            });
+          }
+        }
+        changeCount(request.thread_id, +1);
+        signal.addEventListener("abort", w.onAbort, { once: true });
+        schedule(w);
+        bus.publish({
+          type: "question.requested",
+          thread_id: live.thread_id,
+          turn_id: live.turn_id,
+          request: live,
+        });
+      });
+    },
+
+    reply(threadId, requestId, reply, responder) {
+      const w = waiters.get(requestId);
+      if (!w) {
+        const prior = recall(requestId);
+        if (prior?.threadId === threadId && prior.outcome.status === "answered" && prior.replyKey) {
+          const parsed = QuestionReply.safeParse(reply);
+          if (parsed.success && replyKey(normalizeAnswers(parsed.data.answers)) === prior.replyKey)
+            return { ok: true, outcome: prior.outcome, duplicate: true };
+        }
+        return refuse(threadId, requestId, prior);
+      }
+      if (w.request.thread_id !== threadId) return wrongThread(requestId, threadId);
+      const checked = validateReply(w.request.questions, reply);
+      if (!checked.ok) return fail("invalid_reply", checked.message);
+      const outcome: QuestionOutcome = {
+        status: "answered",
+        answers: checked.answers,
+        unanswered: checked.unanswered,
+        responder,
+      };
+      return { ok: true, outcome: settle(w, outcome, replyKey(checked.answers))! };
+    },
+
+    decline(threadId, requestId, responder, reason) {
+      const w = waiters.get(requestId);
+      if (!w) {
+        const prior = recall(requestId);
+        if (prior?.threadId === threadId && prior.outcome.status === "declined")
+          return { ok: true, outcome: prior.outcome, duplicate: true };
+        return refuse(threadId, requestId, prior);
+      }
+      if (w.request.thread_id !== threadId) return wrongThread(requestId, threadId);
+      const outcome: QuestionOutcome =
+        reason === undefined ? { status: "declined", responder } : { status: "declined", responder, reason };
+      return { ok: true, outcome: settle(w, outcome)! };
+    },
+
+    touch(requestId) {
+      const w = waiters.get(requestId);
+      if (!w) return refuse(undefined, requestId, recall(requestId));
+      const { policy } = w.request;
+      if (policy.type !== "timeout") return { ok: true, deadline: null };
+      const deadline = now() + policy.ms;
+      w.request = { ...w.request, deadline };
+      if (store) attempt(() => store.updateQuestionDeadline(requestId, deadline));
+      schedule(w);
+      const { thread_id, turn_id } = w.request;
+      bus.publish({ type: "question.deadline_changed", thread_id, turn_id, request_id: requestId, deadline });
+      return { ok: true, deadline };
+    },
+
+    list(filter = {}) {
+      return [...waiters.values()]
+        .filter((w) => filter.threadId === undefined || w.request.thread_id === filter.threadId)
+        .map((w) => ({ ...w.request }))
+        .sort((a, b) => a.created_at - b.created_at);
+    },
+
+    cancelAll(scope, reason, opts = {}) {
+      const match = (r: QuestionRequest) =>
+        scope === "all" ||
+        ((scope.threadId === undefined || r.thread_id === scope.threadId) &&
+          (scope.turnId === undefined || r.turn_id === scope.turnId));
+      const doomed = [...waiters.values()].filter((w) => match(w.request));
+      let n = 0;
+      for (const w of doomed)
+        if (settle(w, { status: "cancelled", reason }, undefined, opts.persist ?? true)) n++;
+      return n;
+    },
+
+    pendingCount(threadId) {
+      return threadId === undefined ? waiters.size : (perThread.get(threadId) ?? 0);
+    },
+  };
+
+  /** A store row as an LRU entry; duplicates are recognisable only when no answer was redacted. */
+  function fromRow(request: QuestionRequest, outcome: QuestionOutcome): Settled {
+    const clear = !request.questions.some((q) => q.secret);
+    const key = outcome.status === "answered" && clear ? replyKey(outcome.answers) : undefined;
+    return { threadId: request.thread_id, outcome, replyKey: key };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reply validation (pure; exported so surfaces can pre-check input with the same messages)
+// ---------------------------------------------------------------------------------------------
+
+export type CheckedReply =
+  | { ok: true; answers: Record<string, QuestionAnswer>; unanswered: string[] }
+  | { ok: false; message: string };
+
+/**
+ * Checks a reply against its questions and normalises it: `selected` de-duplicated, blank
+ * `other`/`note` dropped. Rules: at least one question answered (to give no answer, decline);
+ * only known question ids; every present answer must answer (an option or an "other" text — a note
+ * alone does not); labels must be options; `single` takes one option; `text` needs a non-empty
+ * `other` and no options; `other` only where `allow_other`. Left-out questions are `unanswered`.
+ */
+export function validateReply(questions: Question[], reply: QuestionReply): CheckedReply {
+  const parsed = QuestionReply.safeParse(reply);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "reply"}: ${i.message}`);
+    return { ok: false, message: `reply is malformed: ${issues.join("; ")}` };
+  }
+  const answers = normalizeAnswers(parsed.data.answers);
+  const ids = questions.map((q) => q.id);
+  const given = Object.keys(answers);
+  if (given.length === 0)
+    return {
+      ok: false,
+      message: `reply answers no question; expected an answer for ${quoteList(ids, "and/or")} (to give no answer, decline)`,
+    };
+  for (const id of given) {
+    const q = questions.find((x) => x.id === id);
+    if (!q)
+      return { ok: false, message: `unknown question "${id}"; expected one of ${quoteList(ids, "or")}` };
+    const problem = checkAnswer(q, answers[id]);
+    if (problem) return { ok: false, message: `question "${id}": ${problem}` };
+  }
+  return { ok: true, answers, unanswered: ids.filter((id) => !Object.hasOwn(answers, id)) };
+}
+
+function checkAnswer(q: Question, a: QuestionAnswer): string | undefined {
+  if (q.kind === "text") {
+    if (a.selected.length > 0)
+      return `this is a free-text question; put the answer in "other", not "selected"`;
+    if (a.other === undefined) return `expected a non-empty "other" text`;
+    return undefined;
+  }
+  const labels = q.options.map((o) => o.label);
+  const expected = q.allow_other ? `${quoteList(labels, ",")} or an "other" text` : quoteList(labels, "or");
+  const stray = a.selected.find((label) => !labels.includes(label));
+  if (stray !== undefined) return `"${stray}" is not an option; expected one of ${expected}`;
+  if (q.kind === "single" && a.selected.length > 1)
+    return `takes one option; got ${a.selected.length} (${quoteList(a.selected, "and")})`;
+  if (a.other !== undefined && !q.allow_other)
+    return `does not accept free text; expected one of ${expected}`;
+  if (a.selected.length === 0 && a.other === undefined)
+    return `nothing chosen; expected one of ${expected} (a note alone does not answer; leave the question out to skip it)`;
+  return undefined;
+}
+
+/** Structural normalisation, the same for accepted and duplicate replies. */
+function normalizeAnswers(answers: Record<string, QuestionAnswer>): Record<string, QuestionAnswer> {
+  const out: Record<string, QuestionAnswer> = {};
+  for (const [id, a] of Object.entries(answers)) {
+    const n: QuestionAnswer = { selected: [...new Set(a.selected ?? [])] };
+    if (a.other !== undefined && a.other.trim() !== "") n.other = a.other;
+    if (a.note !== undefined && a.note.trim() !== "") n.note = a.note;
+    out[id] = n;
+  }
+  return out;
+}
+
+/** `"a", "b" or "c"` (joiner "or"/"and"), or `"a", "b", "c"` (joiner ","). */
+function quoteList(items: string[], joiner: string): string {
+  const q = items.map((s) => `"${s}"`);
+  if (joiner === "," || q.length < 2) return q.join(", ");
+  return `${q.slice(0, -1).join(", ")} ${joiner} ${q[q.length - 1]}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outcomes and events
+// ---------------------------------------------------------------------------------------------
+
+const RECOMMENDED = /\(recommended\)\s*$/i;
+
+/** Q7: `recommended` picks each question's recommended option (else unanswered); `empty`/`decline` none. */
+export function timeoutOutcome(request: QuestionRequest): QuestionOutcome {
+  const policy = request.policy;
+  const answers: Record<string, QuestionAnswer> = {};
+  const unanswered: string[] = [];
+  const pick = policy.type === "timeout" && policy.on_timeout === "recommended";
+  for (const q of request.questions) {
+    const rec = pick ? q.options.find((o) => RECOMMENDED.test(o.label)) : undefined;
+    if (rec) answers[q.id] = { selected: [rec.label] };
+    else unanswered.push(q.id);
+  }
+  return { status: "timed_out", policy, answers, unanswered };
+}
+
+/** The outcome with `other`/`note` of secret questions replaced by REDACTED (Q10). */
+export function redactOutcome(request: QuestionRequest, outcome: QuestionOutcome): QuestionOutcome {
+  if (outcome.status !== "answered" && outcome.status !== "timed_out") return outcome;
+  const secret = new Set(request.questions.filter((q) => q.secret).map((q) => q.id));
+  if (!Object.keys(outcome.answers).some((id) => secret.has(id))) return outcome;
+  const answers: Record<string, QuestionAnswer> = {};
+  for (const [id, a] of Object.entries(outcome.answers)) {
+    if (!secret.has(id)) answers[id] = a;
+    else
+      answers[id] = {
+        ...a,
+        ...(a.other !== undefined && { other: REDACTED }),
+        ...(a.note !== undefined && { note: REDACTED }),
+      };
+  }
+  return { ...outcome, answers };
+}
+
+function terminalEvent(request: QuestionRequest, outcome: QuestionOutcome): Event {
+  const base = { thread_id: request.thread_id, turn_id: request.turn_id, request_id: request.request_id };
+  switch (outcome.status) {
+    case "answered":
+      return { type: "question.answered", ...base, outcome, responder: outcome.responder };
+    case "declined":
+      return { type: "question.declined", ...base, outcome, responder: outcome.responder };
+    case "timed_out":
+      return { type: "question.timed_out", ...base, outcome };
+    default:
+      return { type: "question.cancelled", ...base, outcome };
+  }
+}
+
+function describe(outcome: QuestionOutcome): string {
+  switch (outcome.status) {
+    case "answered":
+      return `answered (by ${outcome.responder.kind})`;
+    case "declined":
+      return `declined (by ${outcome.responder.kind})`;
+    case "timed_out":
+      return "timed out";
+    default:
+      return outcome.status;
+  }
+}
+
+function fail(code: ReplyErrorCode, message: string): ReplyFailure {
+  return { ok: false, code, message };
+}
+
+function wrongThread(id: string, threadId: string): ReplyFailure {
+  return fail(
+    "wrong_thread",
+    `request ${id} does not belong to thread ${threadId}; reply on the thread that asked it`,
+  );
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { REDACTED } from "../protocol/questions.js";
+import type { SecretView as ToolSecretView } from "../tools/types.js";
+import { createSecretStore, MIN_MASK_LENGTH, secretEnvName, secretHandle } from "./secrets.js";
+
+describe("secret store (Q10)", () => {
+  it("returns a handle with a sanitised name and expands it only into env", () => {
+    const secrets = createSecretStore();
+    expect(secrets.put("t1", "api-key", "sk-123456")).toBe("$TANDEM_SECRET_API_KEY");
+    expect(secrets.put("t1", "db.password", "hunter22")).toBe("$TANDEM_SECRET_DB_PASSWORD");
+    const view: ToolSecretView = secrets.view("t1");
+    expect(view.env()).toEqual({ TANDEM_SECRET_API_KEY: "sk-123456", TANDEM_SECRET_DB_PASSWORD: "hunter22" });
+    expect(secrets.has("t1", "API_KEY")).toBe(true);
+    expect(secretHandle("token 2")).toBe("$TANDEM_SECRET_TOKEN_2");
+    expect(secretEnvName("Ünïcode")).toBe("TANDEM_SECRET__N_CODE");
+    expect(() => secrets.put("t1", "--", "x")).toThrow(/letter or digit/);
+  });
+
+  it("keeps threads apart, and a view is live", () => {
+    const secrets = createSecretStore();
+    const view = secrets.view("t1");
+    expect(view.env()).toEqual({});
+    secrets.put("t1", "a", "value-one");
+    secrets.put("t2", "a", "value-two");
+    expect(view.env()).toEqual({ TANDEM_SECRET_A: "value-one" });
+    expect(view.mask("value-one value-two")).toBe(`${REDACTED} value-two`);
+  });
+
+  it("masks every known value, longest first, including replaced ones", () => {
+    const secrets = createSecretStore();
+    secrets.put("t1", "short", "abcd");
+    secrets.put("t1", "long", "abcdefgh");
+    secrets.put("t1", "rotated", "old-secret");
+    secrets.put("t1", "rotated", "new-secret");
+    const { mask, env } = secrets.view("t1");
+    expect(env().TANDEM_SECRET_ROTATED).toBe("new-secret");
+    expect(mask("x=abcdefgh y=abcd z=old-secret w=new-secret")).toBe(
+      `x=${REDACTED} y=${REDACTED} z=${REDACTED} w=${REDACTED}`,
+    );
+  });
+
+  it(`does not mask values shorter than ${MIN_MASK_LENGTH} characters (they would mangle output)`, () => {
+    const secrets = createSecretStore();
+    secrets.put("t1", "pin", "123");
+    expect(secrets.view("t1").mask("exit code 123")).toBe("exit code 123");
+    expect(secrets.view("t1").env()).toEqual({ TANDEM_SECRET_PIN: "123" });
+  });
+
+  it("forgets a thread on dropThread", () => {
+    const secrets = createSecretStore();
+    secrets.put("t1", "a", "value-one");
+    const view = secrets.view("t1");
+    secrets.dropThread("t1");
+    expect(secrets.threadCount).toBe(0);
+    expect(view.env()).toEqual({});
+    expect(view.mask("value-one")).toBe("value-one");
+  });
+});
