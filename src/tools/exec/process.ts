@@ -1,0 +1,258 @@
+/**
+ * One running command: a shell started with pipes (default) or under a PTY, its bounded
+ * output buffer, and its exit.
+ *
+ * Contract:
+ * - `spawnProcess` resolves once the process runs, or rejects with an Error whose message
+ *   says what to fix (shell missing, bad cwd). The shell runs as `shell -c cmd` in its own
+ *   process group (pipes: `detached`; PTY: the pty makes it a session leader), so `kill()`
+ *   reaches the whole tree.
+ * - Output arrives in `output` (merged stdout+stderr, arrival order) and, while a `listener`
+ *   is set, is also handed to it raw; callers mask secrets.
+ * - `exited` resolves with the exit code (128+n for signal n) once the process has exited and
+ *   its output has drained (pipes: stdio closed, or 100 ms after exit when a background job
+ *   still holds them — they are then closed, so such jobs should redirect their output).
+ * - Every live process is SIGKILLed with its group on `process.on("exit")`, a safety net for
+ *   owners that never called `kill()`.
+ */
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { constants } from "node:os";
+import type { Readable, Writable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
+import { killTree, killTreeSync } from "../../util/process-tree.js";
+import { OutputBuffer } from "./buffer.js";
+
+export type OutputStream = "stdout" | "stderr";
+export type OutputListener = (stream: OutputStream, chunk: string) => void;
+
+export interface SpawnOptions {
+  command: string;
+  shell: string;
+  cwd: string;
+  env: Record<string, string>;
+  tty: boolean;
+}
+
+/** How long after exit we keep reading output a process left in flight. */
+const DRAIN_MS = 100;
+/** PTY size: wide enough that tools rarely wrap. */
+const PTY_COLS = 160;
+const PTY_ROWS = 48;
+
+const live = new Set<ExecProcess>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const p of live) killTreeSync(p.pid);
+  });
+}
+
+/** Low-level handle of one backend (pipes or PTY). */
+interface Backend {
+  write(chars: string): Promise<void>;
+  /** Releases fds once the process is gone. */
+  dispose(): void;
+}
+
+export class ExecProcess {
+  readonly output = new OutputBuffer();
+  /** Receives every chunk as it arrives (raw, unmasked); at most one listener at a time. */
+  listener: OutputListener | undefined;
+  /** Exit code, set as soon as the process exited (output may still be draining). */
+  exitCode: number | null = null;
+  /** True once `exited` has resolved: the exit code is final and all output is in `output`. */
+  finished = false;
+  readonly exited: Promise<number>;
+  readonly startedAt = Date.now();
+  private resolveExited!: (code: number) => void;
+  private backend!: Backend;
+
+  constructor(
+    readonly pid: number,
+    readonly command: string,
+    readonly tty: boolean,
+  ) {
+    this.exited = new Promise((resolve) => {
+      this.resolveExited = resolve;
+    });
+    live.add(this);
+    installExitHook();
+  }
+
+  /** @internal Wiring used by the spawn functions below. */
+  attach(backend: Backend): void {
+    this.backend = backend;
+  }
+
+  /** @internal */
+  push(stream: OutputStream, chunk: string): void {
+    if (chunk.length === 0) return;
+    this.output.append(chunk);
+    try {
+      this.listener?.(stream, chunk);
+    } catch {
+      // A failing listener never breaks output collection.
+    }
+  }
+
+  /** @internal Records the exit; resolves `exited` after `drain`. */
+  markExited(code: number, drain: Promise<unknown>): void {
+    if (this.exitCode !== null) return;
+    this.exitCode = code;
+    live.delete(this);
+    const timer = new Promise((r) => setTimeout(r, DRAIN_MS));
+    Promise.race([drain, timer]).then(() => {
+      this.backend.dispose();
+      this.finished = true;
+      this.resolveExited(code);
+    });
+  }
+
+  /** Writes `chars` to stdin. Rejects when the process has exited or stdin is closed. */
+  async write(chars: string): Promise<void> {
+    if (this.exitCode !== null) throw new Error(`process exited with code ${this.exitCode}`);
+    await this.backend.write(chars);
+  }
+
+  /**
+   * Kills the whole process tree (SIGTERM, SIGKILL after a grace) and waits for `exited`.
+   * After the shell exited, still kills what is left of its process group (background jobs).
+   */
+  async kill(graceMs = 500): Promise<void> {
+    await killTree(this.pid, { graceMs, leaderGone: this.exitCode !== null });
+    await Promise.race([this.exited, new Promise((r) => setTimeout(r, 1000))]);
+  }
+}
+
+const signalExitCode = (signal: NodeJS.Signals | number | null | undefined): number => {
+  const n = typeof signal === "number" ? signal : signal ? constants.signals[signal] : 0;
+  return 128 + (n ?? 0);
+};
+
+export function spawnProcess(opts: SpawnOptions): Promise<ExecProcess> {
+  return opts.tty ? spawnPty(opts) : spawnPipes(opts);
+}
+
+async function spawnPipes(opts: SpawnOptions): Promise<ExecProcess> {
+  const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn(opts.shell, ["-c", opts.command], {
+    cwd: opts.cwd,
+    env: opts.env,
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: Error) => {
+      child.off("spawn", onSpawn);
+      reject(new Error(`failed to start ${opts.shell}: ${err.message}`));
+    };
+    const onSpawn = () => {
+      child.off("error", onError);
+      resolve();
+    };
+    child.once("spawn", onSpawn);
+    child.once("error", onError);
+  });
+  child.on("error", () => {}); // Later errors (e.g. kill races) surface as exit instead.
+  child.stdin.on("error", () => {}); // EPIPE when the command stopped reading.
+
+  const proc = new ExecProcess(child.pid!, opts.command, false);
+  for (const stream of ["stdout", "stderr"] as const) {
+    const decoder = new StringDecoder("utf8");
+    child[stream].on("data", (buf: Buffer) => proc.push(stream, decoder.write(buf)));
+    child[stream].on("end", () => proc.push(stream, decoder.end()));
+  }
+  const closed = new Promise((resolve) => child.once("close", resolve));
+  child.once("exit", (code, signal) => proc.markExited(code ?? signalExitCode(signal), closed));
+
+  proc.attach({
+    write: (chars) => writePipe(child, chars),
+    dispose: () => {
+      child.stdout.destroy();
+      child.stderr.destroy();
+      child.stdin.destroy();
+    },
+  });
+  return proc;
+}
+
+/**
+ * Pipe stdin has no line discipline, so two control characters are interpreted here:
+ * \u0003 (Ctrl-C) sends SIGINT to the process group, \u0004 (Ctrl-D) closes stdin.
+ */
+async function writePipe(child: ChildProcessByStdio<Writable, Readable, Readable>, chars: string) {
+  for (const part of chars.split(/([\u0003\u0004])/)) {
+    if (part === "\u0003") {
+      try {
+        process.kill(-child.pid!, "SIGINT");
+      } catch {
+        // Group already gone.
+      }
+    } else if (part === "\u0004") {
+      child.stdin.end();
+    } else if (part.length > 0) {
+      if (!child.stdin.writable) throw new Error("stdin is closed");
+      await new Promise<void>((resolve, reject) =>
+        child.stdin.write(part, (err) =>
+          err ? reject(new Error(`write failed: ${err.message}`)) : resolve(),
+        ),
+      );
+    }
+  }
+}
+
+type PtyModule = typeof import("@lydell/node-pty");
+let ptyModule: Promise<PtyModule> | undefined;
+
+/** node-pty is a native addon: loaded on first tty use only. */
+function loadPty(): Promise<PtyModule> {
+  ptyModule ??= import("@lydell/node-pty").catch((err) => {
+    ptyModule = undefined;
+    throw new Error(`tty:true needs @lydell/node-pty, which failed to load: ${(err as Error).message}`);
+  });
+  return ptyModule;
+}
+
+async function spawnPty(opts: SpawnOptions): Promise<ExecProcess> {
+  const pty = await loadPty();
+  let term: ReturnType<PtyModule["spawn"]>;
+  try {
+    term = pty.spawn(opts.shell, ["-c", opts.command], {
+      name: opts.env.TERM ?? "dumb",
+      cols: PTY_COLS,
+      rows: PTY_ROWS,
+      cwd: opts.cwd,
+      env: opts.env,
+    });
+  } catch (err) {
+    throw new Error(`failed to start ${opts.shell} under a PTY: ${(err as Error).message}`);
+  }
+  const proc = new ExecProcess(term.pid, opts.command, true);
+  // The terminal turns "\n" into "\r\n"; the model reads plain "\n". A trailing "\r" is held
+  // back until the next chunk shows whether it starts a "\r\n" pair.
+  let heldCR = "";
+  const data = term.onData((d) => {
+    let text = heldCR + d;
+    heldCR = text.endsWith("\r") ? "\r" : "";
+    if (heldCR) text = text.slice(0, -1);
+    proc.push("stdout", text.replace(/\r\n/g, "\n"));
+  });
+  const exit = term.onExit(({ exitCode, signal }) => {
+    const code = signal ? signalExitCode(signal) : exitCode;
+    proc.markExited(
+      code,
+      new Promise((r) => setTimeout(r, 20)).then(() => proc.push("stdout", heldCR)),
+    );
+  });
+  proc.attach({
+    write: async (chars) => term.write(chars),
+    // No term.kill() here: after exit the pid may already belong to another process.
+    dispose: () => {
+      data.dispose();
+      exit.dispose();
+    },
+  });
+  return proc;
+}

@@ -1,0 +1,52 @@
+/**
+ * Test-only helpers for the exec tool tests: a plain ToolContext with recorded updates.
+ * Not imported by production code.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PauseClock } from "../../util/pause-clock.js";
+import type { ToolContext, ToolUpdate } from "../types.js";
+
+export interface TestContext extends ToolContext {
+  updates: ToolUpdate[];
+  controller: AbortController;
+}
+
+export const scratchDir = (): string => mkdtempSync(join(tmpdir(), "tandem-exec-"));
+
+export function makeCtx(over: Partial<ToolContext> = {}): TestContext {
+  const controller = new AbortController();
+  const updates: ToolUpdate[] = [];
+  return {
+    signal: controller.signal,
+    callId: "call_1",
+    threadId: "thread_1",
+    turnId: "turn_1",
+    cwd: process.cwd(),
+    mode: "default",
+    isSubAgent: false,
+    ask: async () => {
+      throw new Error("exec tools never ask");
+    },
+    onUpdate: (u) => updates.push(u),
+    secrets: { env: () => ({}), mask: (t) => t },
+    pause: new PauseClock(),
+    questions: {
+      enabled: false,
+      subAgentPolicy: "deny",
+      defaultModeAllowed: false,
+      hasResponder: () => false,
+      policy: { type: "wait" },
+    },
+    ...over,
+    updates,
+    controller,
+  };
+}
+
+/** Output body after the `Output:` line ("" when none). */
+export function body(text: string): string {
+  const i = text.indexOf("Output:");
+  return i < 0 ? "" : text.slice(i + "Output:".length).replace(/^\n/, "");
+}
