@@ -10,6 +10,8 @@
  * interrupt, a tool that throws — every call_id recorded in this turn gets exactly one output.
  * Interrupt is `env.signal`: it reaches the HTTP stream and every running tool.
  */
+
+import type { ModelClient, ModelError, Prompt } from "../model/types.js";
 import type { ErrorInfo, Event, TurnItem, Usage } from "../protocol/events.js";
 import { emptyUsage } from "../protocol/events.js";
 import {
@@ -20,10 +22,9 @@ import {
   type ResponseItem,
   type ToolCallItem,
 } from "../protocol/items.js";
-import { AbortError, sleep } from "../util/abort.js";
-import type { ModelClient, ModelError, Prompt } from "../model/types.js";
 import type { DispatchResult, ToolRegistry } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
+import { AbortError, sleep } from "../util/abort.js";
 import { ABORTED_OUTPUT } from "./history.js";
 
 export interface PendingInput {
@@ -93,7 +94,11 @@ export async function runTurn(env: TurnEnv): Promise<TurnOutcome> {
     while (true) {
       for (const p of env.takePendingInput()) {
         env.record(p.item);
-        env.emit({ type: "item.completed", ...base, item: { id: p.id, type: "user_message", text: messageText(p.item) } });
+        env.emit({
+          type: "item.completed",
+          ...base,
+          item: { id: p.id, type: "user_message", text: messageText(p.item) },
+        });
       }
       if (env.signal.aborted) return interrupted();
 
@@ -127,7 +132,11 @@ export async function runTurn(env: TurnEnv): Promise<TurnOutcome> {
       if (pending.length === 0) return { status: "completed", usage, lastMessage };
       for (const p of pending) {
         env.record(p.item);
-        env.emit({ type: "item.completed", ...base, item: { id: p.id, type: "user_message", text: messageText(p.item) } });
+        env.emit({
+          type: "item.completed",
+          ...base,
+          item: { id: p.id, type: "user_message", text: messageText(p.item) },
+        });
       }
     }
   } catch (err) {
@@ -178,7 +187,11 @@ async function sampleOnce(env: TurnEnv): Promise<SampleResult> {
       case "text_delta":
         if (!started.has(ev.itemId)) {
           started.add(ev.itemId);
-          env.emit({ type: "item.started", ...base, item: { id: ev.itemId, type: "agent_message", text: "" } });
+          env.emit({
+            type: "item.started",
+            ...base,
+            item: { id: ev.itemId, type: "agent_message", text: "" },
+          });
         }
         env.emit({ type: "agent_message.delta", ...base, item_id: ev.itemId, delta: ev.delta });
         break;
@@ -197,7 +210,10 @@ async function sampleOnce(env: TurnEnv): Promise<SampleResult> {
         return { ok: false, error: ev.error };
     }
   }
-  return { ok: false, error: { kind: "stream", message: "model stream ended without a result", retryable: true } };
+  return {
+    ok: false,
+    error: { kind: "stream", message: "model stream ended without a result", retryable: true },
+  };
 }
 
 function displayOf(item: ResponseItem, n: number): TurnItem | undefined {
@@ -241,7 +257,13 @@ async function runCalls(
       }
     }
     const argText = call.type === "function_call" ? call.arguments : call.input;
-    return { id: call.call_id, type: "tool_call", tool: call.name, arguments: argText, status: "in_progress" };
+    return {
+      id: call.call_id,
+      type: "tool_call",
+      tool: call.name,
+      arguments: argText,
+      status: "in_progress",
+    };
   });
   const launch = (i: number) => {
     env.emit({ type: "item.started", ...base, item: starts[i] });
@@ -263,7 +285,11 @@ async function runCalls(
     const call = calls[i];
     if (r.aborted) {
       env.record(outputFor(call, ABORTED_OUTPUT));
-      env.emit({ type: "item.completed", ...base, item: finishDisplay(starts[i], { status: "failed" }, ABORTED_OUTPUT) });
+      env.emit({
+        type: "item.completed",
+        ...base,
+        item: finishDisplay(starts[i], { status: "failed" }, ABORTED_OUTPUT),
+      });
       continue;
     }
     env.record(outputFor(call, r.result.output));

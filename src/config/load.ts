@@ -115,7 +115,8 @@ export function resolveProvider(settings: Settings, env = process.env): Resolved
   const p = settings.model_providers[id] ?? {};
   const isOpenAI = id === "openai";
   const envKey = p.env_key ?? "OPENAI_API_KEY";
-  const apiKey = env[envKey] || (isOpenAI || envKey === "OPENAI_API_KEY" ? env.CODEX_API_KEY : undefined) || undefined;
+  const apiKey =
+    env[envKey] || (isOpenAI || envKey === "OPENAI_API_KEY" ? env.CODEX_API_KEY : undefined) || undefined;
   const baseUrl =
     p.base_url ??
     (isOpenAI ? (settings.openai_base_url ?? env.OPENAI_BASE_URL) : undefined) ??

@@ -32,7 +32,13 @@ export function classifyCode(code: string | undefined, message: string, status?:
   if (c === "insufficient_quota" || c.includes("quota") || /quota/i.test(message))
     return { kind: "quota", message: msg, retryable: false, status };
   if (status === 429 || c.includes("rate_limit"))
-    return { kind: "rate_limit", message: msg, retryable: true, status, retryAfterMs: retryAfterFromMessage(msg) };
+    return {
+      kind: "rate_limit",
+      message: msg,
+      retryable: true,
+      status,
+      retryAfterMs: retryAfterFromMessage(msg),
+    };
   if (status === 503 || c.includes("overloaded") || c === "server_is_overloaded" || c === "slow_down")
     return { kind: "overloaded", message: msg, retryable: true, status };
   if (status === 401 || status === 403 || c.includes("invalid_api_key"))
@@ -68,7 +74,10 @@ export function classifyThrown(err: unknown): ModelError {
   const name = e?.name ?? "";
   const message = e?.message ?? String(err);
   if (name === "APIConnectionTimeoutError") return { kind: "timeout", message, retryable: true };
-  if (name === "APIConnectionError" || /ECONNRESET|ECONNREFUSED|socket|terminated|network|fetch failed/i.test(message))
+  if (
+    name === "APIConnectionError" ||
+    /ECONNRESET|ECONNREFUSED|socket|terminated|network|fetch failed/i.test(message)
+  )
     return { kind: "stream", message: `connection failed: ${message}`, retryable: true };
   return { kind: "other", message, retryable: false };
 }

@@ -44,7 +44,9 @@ export function buildResponsesBody(prompt: Prompt): Record<string, unknown> {
   body.prompt_cache_key = prompt.promptCacheKey;
   body.client_metadata = prompt.clientMetadata;
   if (prompt.outputSchema) {
-    body.text = { format: { type: "json_schema", name: "output", strict: true, schema: prompt.outputSchema } };
+    body.text = {
+      format: { type: "json_schema", name: "output", strict: true, schema: prompt.outputSchema },
+    };
   }
   return body;
 }

@@ -26,7 +26,8 @@ export function toUsage(u: any): Usage | undefined {
   if (!u) return undefined;
   const usage = emptyUsage();
   usage.input_tokens = u.input_tokens ?? u.prompt_tokens ?? 0;
-  usage.cached_input_tokens = u.input_tokens_details?.cached_tokens ?? u.prompt_tokens_details?.cached_tokens ?? 0;
+  usage.cached_input_tokens =
+    u.input_tokens_details?.cached_tokens ?? u.prompt_tokens_details?.cached_tokens ?? 0;
   usage.output_tokens = u.output_tokens ?? u.completion_tokens ?? 0;
   usage.reasoning_output_tokens =
     u.output_tokens_details?.reasoning_tokens ?? u.completion_tokens_details?.reasoning_tokens ?? 0;
@@ -74,7 +75,11 @@ export function createResponsesClient(opts: ResponsesClientOptions): ModelClient
         try {
           stream = (await client.responses.create(body as any, { signal: ctrl.signal })) as any;
         } catch (err) {
-          yield fail(signal.aborted ? { kind: "interrupted", message: "interrupted", retryable: false } : classifyThrown(err));
+          yield fail(
+            signal.aborted
+              ? { kind: "interrupted", message: "interrupted", retryable: false }
+              : classifyThrown(err),
+          );
           return;
         }
         it = stream[Symbol.asyncIterator]();
@@ -84,7 +89,9 @@ export function createResponsesClient(opts: ResponsesClientOptions): ModelClient
             r = await nextOrIdle(it, idleMs);
           } catch (err) {
             yield fail(
-              signal.aborted ? { kind: "interrupted", message: "interrupted", retryable: false } : classifyThrown(err),
+              signal.aborted
+                ? { kind: "interrupted", message: "interrupted", retryable: false }
+                : classifyThrown(err),
             );
             return;
           }
@@ -125,7 +132,9 @@ export function createResponsesClient(opts: ResponsesClientOptions): ModelClient
               return;
             }
             case "error":
-              yield fail(classifyCode(ev.code ?? ev.error?.code, ev.message ?? ev.error?.message ?? "stream error"));
+              yield fail(
+                classifyCode(ev.code ?? ev.error?.code, ev.message ?? ev.error?.message ?? "stream error"),
+              );
               return;
           }
         }

@@ -7,30 +7,29 @@
  * process (they stay pending in the store for the next process, Q11), kills every exec
  * session's process tree, then closes the store.
  */
-import type { Settings } from "../config/schema.js";
+
+import { ABORTED_OUTPUT, orphanCalls } from "../agent/history.js";
 import type { ResolvedProvider } from "../config/load.js";
-import type { CollaborationMode, Event } from "../protocol/events.js";
-import { isToolCall, type ResponseItem, type ToolCallItem } from "../protocol/items.js";
-import type { Question, QuestionPolicy, QuestionRequest, Responder } from "../protocol/questions.js";
-import type { TurnOptions } from "../protocol/ops.js";
-import type { Store, ThreadRecord } from "../store/types.js";
-import { createBus, type Bus } from "../util/bus.js";
-import { type IdSource, randomIds, shortId } from "../util/ids.js";
+import type { Settings } from "../config/schema.js";
 import type { ModelClient, WireTool } from "../model/types.js";
-import { createBroker, type Broker, requestIdFor } from "../questions/broker.js";
+import type { CollaborationMode, Stamped } from "../protocol/events.js";
+import { isToolCall, outputFor, type ResponseItem, type ToolCallItem } from "../protocol/items.js";
+import type { TurnOptions } from "../protocol/ops.js";
+import type { Question, QuestionPolicy, QuestionRequest, Responder } from "../protocol/questions.js";
+import { type Broker, createBroker, requestIdFor } from "../questions/broker.js";
+import { toModelResult } from "../questions/model.js";
 import { createResponders, type Responders } from "../questions/responders.js";
 import { createSecretStore } from "../questions/secrets.js";
-import { toModelResult } from "../questions/model.js";
-import { ToolRegistry, type DispatchResult } from "../tools/registry.js";
+import type { Store, ThreadRecord } from "../store/types.js";
 import { createExecTools, ExecSessions } from "../tools/exec/index.js";
+import { type DispatchResult, ToolRegistry } from "../tools/registry.js";
 import { createRequestUserInputTool } from "../tools/request-user-input.js";
 import type { ToolContext } from "../tools/types.js";
 import { AbortError } from "../util/abort.js";
-import { orphanCalls } from "../agent/history.js";
-import { ABORTED_OUTPUT } from "../agent/history.js";
-import { outputFor } from "../protocol/items.js";
-import { type ActiveTurn, Thread } from "./thread.js";
+import { type Bus, createBus } from "../util/bus.js";
+import { type IdSource, randomIds, shortId } from "../util/ids.js";
 import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from "./context.js";
+import { type ActiveTurn, Thread } from "./thread.js";
 
 export interface RuntimeOptions {
   settings: Settings;
@@ -99,7 +98,7 @@ export class Runtime {
     return id;
   }
 
-  subscribe(listener: (e: { seq: number; event: Event }) => void, opts?: { threadId?: string; since?: number }) {
+  subscribe(listener: (e: Stamped) => void, opts?: { threadId?: string; since?: number }) {
     return this.bus.subscribe(listener, opts);
   }
 
@@ -135,8 +134,15 @@ export class Runtime {
     };
     this.store.createThread(record);
     const thread = this.attach(record, []);
-    this.bus.publish({ type: "thread.started", thread_id: id, cwd: record.cwd, model: record.model, mode: record.mode });
-    if (this.settings.include_environment_context) thread.recordItem(environmentContextItem(record.cwd), null);
+    this.bus.publish({
+      type: "thread.started",
+      thread_id: id,
+      cwd: record.cwd,
+      model: record.model,
+      mode: record.mode,
+    });
+    if (this.settings.include_environment_context)
+      thread.recordItem(environmentContextItem(record.cwd), null);
     if (this.settings.include_agents_md) {
       const agents = agentsMdItem(record.cwd);
       if (agents) thread.recordItem(agents, null);
@@ -149,7 +155,12 @@ export class Runtime {
    * re-asks questions that were pending (Q11): the returned thread then has a running turn
    * that completes when they are answered.
    */
-  openThread(id: string, patch: Partial<Pick<StartThreadOptions, "offerQuestions" | "questionPolicy" | "mode" | "model" | "effort">> = {}): Thread {
+  openThread(
+    id: string,
+    patch: Partial<
+      Pick<StartThreadOptions, "offerQuestions" | "questionPolicy" | "mode" | "model" | "effort">
+    > = {},
+  ): Thread {
     const existing = this.threads.get(id);
     if (existing) return existing;
     const record = this.store.getThread(id);
@@ -176,7 +187,10 @@ export class Runtime {
       const calls = new Map(history.filter(isToolCall).map((c) => [c.call_id, c]));
       const resumed = pending
         .filter((q) => calls.has(q.call_id))
-        .map((q) => ({ call: calls.get(q.call_id)!, run: (signal: AbortSignal) => this.reask(thread, q, signal) }));
+        .map((q) => ({
+          call: calls.get(q.call_id)!,
+          run: (signal: AbortSignal) => this.reask(thread, q, signal),
+        }));
       if (resumed.length) thread.resumeTurn(pending[0].turn_id, resumed);
     }
     return thread;
@@ -189,7 +203,9 @@ export class Runtime {
     registry.register(exec.execCommand);
     registry.register(exec.writeStdin);
     if (this.settings.questions.enabled) {
-      const modes: Array<"plan" | "default"> = this.settings.questions.default_mode ? ["plan", "default"] : ["plan"];
+      const modes: Array<"plan" | "default"> = this.settings.questions.default_mode
+        ? ["plan", "default"]
+        : ["plan"];
       registry.register(
         createRequestUserInputTool({
           availableModes: modes,
@@ -222,7 +238,16 @@ export class Runtime {
       cwd: turn.options.cwd ?? thread.record.cwd,
       mode: turn.mode,
       isSubAgent: thread.record.parent_id !== null,
-      ask: (questions, opts) => this.ask(thread, turn.id, call.call_id, questions, opts.policy ?? thread.questionPolicy(turn), opts.source, signal),
+      ask: (questions, opts) =>
+        this.ask(
+          thread,
+          turn.id,
+          call.call_id,
+          questions,
+          opts.policy ?? thread.questionPolicy(turn),
+          opts.source,
+          signal,
+        ),
       onUpdate: (u) =>
         thread.emit({
           type: "exec.output_delta",
@@ -269,11 +294,16 @@ export class Runtime {
   }
 
   /** Re-asks a question persisted by an earlier process and maps its outcome for the model. */
-  private async reask(thread: Thread, request: QuestionRequest, signal: AbortSignal): Promise<DispatchResult> {
+  private async reask(
+    thread: Thread,
+    request: QuestionRequest,
+    signal: AbortSignal,
+  ): Promise<DispatchResult> {
     const outcome = await this.broker.ask(request, signal);
     if (outcome.status === "cancelled") return { aborted: true };
     const output = toModelResult(outcome, request, (qid: string) => {
-      const answer = outcome.status === "answered" || outcome.status === "timed_out" ? outcome.answers[qid] : undefined;
+      const answer =
+        outcome.status === "answered" || outcome.status === "timed_out" ? outcome.answers[qid] : undefined;
       return this.secrets.put(thread.id, qid, answer?.other ?? "");
     });
     return { aborted: false, args: undefined, result: { output, success: true } };

@@ -2,13 +2,14 @@
  * Builds a Runtime from configuration: settings (config.toml ← --config), the SQLite store
  * at `$TANDEM_HOME/state.db`, and the provider's model client. Surfaces call this once.
  */
-import { ConfigError, loadConfig, resolveProvider, type ResolvedProvider } from "../config/load.js";
+
+import { join } from "node:path";
+import { ConfigError, loadConfig, type ResolvedProvider, resolveProvider } from "../config/load.js";
 import type { Settings } from "../config/schema.js";
-import { openStore } from "../store/index.js";
 import { createResponsesClient } from "../model/responses.js";
 import type { ModelClient } from "../model/types.js";
+import { openStore } from "../store/index.js";
 import type { IdSource } from "../util/ids.js";
-import { join } from "node:path";
 import { Runtime } from "./core.js";
 
 export interface CreateRuntimeOptions {
@@ -23,7 +24,12 @@ export interface CreateRuntimeOptions {
 
 export class MissingKeyError extends ConfigError {}
 
-export function createRuntime(opts: CreateRuntimeOptions = {}): { runtime: Runtime; warnings: string[]; settings: Settings; provider: ResolvedProvider } {
+export function createRuntime(opts: CreateRuntimeOptions = {}): {
+  runtime: Runtime;
+  warnings: string[];
+  settings: Settings;
+  provider: ResolvedProvider;
+} {
   const { settings, warnings, home } = loadConfig({ overrides: opts.overrides, home: opts.home });
   const provider = resolveProvider(settings, opts.env ?? process.env);
   if (!opts.model && !provider.apiKey && opts.requireKey !== false) {

@@ -7,15 +7,16 @@
  * `steer`). `interrupt()` aborts through one signal; the turn ends `interrupted` with
  * history paired. Items are persisted before they are visible in `items()`.
  */
+
+import { normalizeForPrompt } from "../agent/history.js";
+import { type PendingInput, type ResumedCall, runTurn, type TurnOutcome } from "../agent/turn.js";
+import type { Prompt } from "../model/types.js";
 import type { CollaborationMode, Event, ThreadStatus, Usage } from "../protocol/events.js";
 import { emptyUsage } from "../protocol/events.js";
 import { type ResponseItem, type ToolCallItem, userMessage } from "../protocol/items.js";
-import type { QuestionPolicy } from "../protocol/questions.js";
 import type { TurnOptions } from "../protocol/ops.js";
+import type { QuestionPolicy } from "../protocol/questions.js";
 import type { ThreadRecord } from "../store/types.js";
-import { type PendingInput, type ResumedCall, runTurn, type TurnOutcome } from "../agent/turn.js";
-import { normalizeForPrompt } from "../agent/history.js";
-import type { Prompt } from "../model/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
 import { PauseClock } from "../util/pause-clock.js";
@@ -95,7 +96,10 @@ export class Thread {
   /** Starts a turn with user input. Throws TurnBusyError while another turn runs. */
   startTurn(text: string, opts: { images?: string[]; options?: TurnOptions } = {}): ActiveTurn {
     if (this.closed) throw new Error(`thread ${this.id} is closed`);
-    if (this.active) throw new TurnBusyError(`thread ${this.id} already has a running turn (${this.active.id}); steer it or interrupt it`);
+    if (this.active)
+      throw new TurnBusyError(
+        `thread ${this.id} already has a running turn (${this.active.id}); steer it or interrupt it`,
+      );
     const turnId = this.core.ids.turn();
     const item = userMessage(text, opts.images ?? []);
     const pending: PendingInput[] = [{ id: this.core.ids.item("user"), item }];
@@ -111,7 +115,8 @@ export class Thread {
   /** Queues input for the running turn (L7); recorded before its next sampling request. */
   steer(text: string): { inputId: string; turnId: string } {
     const turn = this.active;
-    if (!turn) throw new TurnBusyError(`thread ${this.id} has no running turn to steer; start a turn instead`);
+    if (!turn)
+      throw new TurnBusyError(`thread ${this.id} has no running turn to steer; start a turn instead`);
     const inputId = this.core.ids.item("user");
     turn.pending.push({ id: inputId, item: userMessage(text) });
     this.emit({ type: "input.queued", thread_id: this.id, turn_id: turn.id, input_id: inputId, text });
@@ -135,7 +140,12 @@ export class Thread {
     this.closed = true;
   }
 
-  private launch(turnId: string, options: TurnOptions, pending: PendingInput[], resumed: ResumedCall[]): ActiveTurn {
+  private launch(
+    turnId: string,
+    options: TurnOptions,
+    pending: PendingInput[],
+    resumed: ResumedCall[],
+  ): ActiveTurn {
     const ctrl = new AbortController();
     const mode = options.mode ?? this.record.mode;
     const turn: ActiveTurn = { id: turnId, ctrl, mode, options, pending, done: Promise.resolve() as any };
@@ -175,20 +185,28 @@ export class Thread {
       emit: (e) => this.emit(e),
       onUsage: (last) => {
         addInto(this.totalUsage, last);
-        this.emit({ type: "token.usage", thread_id: this.id, turn_id: turn.id, last, total: { ...this.totalUsage } });
+        this.emit({
+          type: "token.usage",
+          thread_id: this.id,
+          turn_id: turn.id,
+          last,
+          total: { ...this.totalUsage },
+        });
       },
       resumed,
     });
     // Questions of an interrupted turn are settled by the tools' abort; make sure of it (Q8).
-    if (outcome.status !== "completed" && !this.suspended) this.core.broker.cancelAll({ threadId: this.id, turnId: turn.id }, outcome.status);
+    if (outcome.status !== "completed" && !this.suspended)
+      this.core.broker.cancelAll({ threadId: this.id, turnId: turn.id }, outcome.status);
     // Input queued after the last request was built is not lost: it is recorded now.
     for (const p of turn.pending.splice(0)) this.recordItem(p.item, turn.id);
-    if (!this.suspended) this.core.store.updateTurn(turn.id, {
-      status: outcome.status,
-      ended_at: Date.now(),
-      usage: outcome.usage,
-      error: outcome.error?.message ?? null,
-    });
+    if (!this.suspended)
+      this.core.store.updateTurn(turn.id, {
+        status: outcome.status,
+        ended_at: Date.now(),
+        usage: outcome.usage,
+        error: outcome.error?.message ?? null,
+      });
     this.active = undefined;
     this.lastOutcome = outcome;
     this.setStatus(this.core.broker.pendingCount(this.id) > 0 ? "waiting_on_user" : "idle");
@@ -205,7 +223,11 @@ export class Thread {
 
   prompt(history: ResponseItem[], turn: ActiveTurn): Prompt {
     const s = this.core.settings;
-    const settings = this.record.settings as { effort?: string; base_id?: string; output_schema?: Record<string, unknown> };
+    const settings = this.record.settings as {
+      effort?: string;
+      base_id?: string;
+      output_schema?: Record<string, unknown>;
+    };
     return {
       model: turn.options.model ?? this.record.model,
       input: normalizeForPrompt(history),
@@ -213,7 +235,10 @@ export class Thread {
       parallelToolCalls: s.parallel_tool_calls,
       baseInstructions: { text: this.core.baseInstructions, id: settings.base_id },
       effort: turn.options.effort ?? settings.effort ?? s.model_reasoning_effort,
-      summary: s.model_reasoning_summary && s.model_reasoning_summary !== "none" ? s.model_reasoning_summary : undefined,
+      summary:
+        s.model_reasoning_summary && s.model_reasoning_summary !== "none"
+          ? s.model_reasoning_summary
+          : undefined,
       serviceTier: s.service_tier,
       outputSchema: turn.options.output_schema ?? settings.output_schema,
       promptCacheKey: this.record.session_id,
