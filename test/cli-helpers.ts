@@ -20,7 +20,9 @@ export async function startMockProcess(script: unknown): Promise<MockProcess> {
   const file = join(dir, "script.json");
   const log = join(dir, "requests.jsonl");
   writeFileSync(file, JSON.stringify(script));
-  const proc = spawn(BIN, ["mock-model", "--script", file, "--port", "0", "--log", log], { stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(BIN, ["mock-model", "--script", file, "--port", "0", "--log", log], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const url = await new Promise<string>((res, rej) => {
     const rl = createInterface({ input: proc.stdout! });
     const t = setTimeout(() => rej(new Error("mock-model did not start")), 10_000);
@@ -51,7 +53,10 @@ export interface RunResult {
 }
 
 /** Runs `tandem …` to completion with the given env and optional stdin. */
-export function runTandem(args: string[], opts: { env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<RunResult> {
+export function runTandem(
+  args: string[],
+  opts: { env?: Record<string, string>; input?: string; cwd?: string } = {},
+): Promise<RunResult> {
   return new Promise((res) => {
     const env = { ...process.env, NO_COLOR: "1", ...opts.env };
     delete (env as Record<string, string | undefined>).OPENAI_API_KEY;

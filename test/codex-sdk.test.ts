@@ -19,7 +19,10 @@ describe("@openai/codex-sdk drives tandem", () => {
     mock = await startMockProcess({
       steps: [
         ...demo.steps,
-        { expect: { input_contains: ["README.md 已创建并完成验证", "now summarise"] }, output: [{ type: "message", text: "Summary: one file created." }] },
+        {
+          expect: { input_contains: ["README.md 已创建并完成验证", "now summarise"] },
+          output: [{ type: "message", text: "Summary: one file created." }],
+        },
       ],
     });
     const home = tempDir();
@@ -30,8 +33,14 @@ describe("@openai/codex-sdk drives tandem", () => {
       env: { PATH: process.env.PATH ?? "", TANDEM_HOME: home, HOME: home },
     });
     const cwd = tempDir();
-    const thread = codex.startThread({ workingDirectory: cwd, skipGitRepoCheck: true, model: "gpt-5.2-codex" });
-    const turn = await thread.run("请创建 README.md，内容如下：\n\n# Codex Demo\n\n这是一个使用 Rust 编写的 Agent 项目。");
+    const thread = codex.startThread({
+      workingDirectory: cwd,
+      skipGitRepoCheck: true,
+      model: "gpt-5.2-codex",
+    });
+    const turn = await thread.run(
+      "请创建 README.md，内容如下：\n\n# Codex Demo\n\n这是一个使用 Rust 编写的 Agent 项目。",
+    );
     expect(turn.finalResponse).toBe("README.md 已创建并完成验证，内容符合你给出的标题和中文说明。");
     const commands = turn.items.filter((i) => i.type === "command_execution");
     expect(commands).toHaveLength(3);

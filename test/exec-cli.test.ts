@@ -20,13 +20,19 @@ describe("tandem exec (processes)", () => {
     mock = undefined;
   });
 
-  const envFor = (m: MockProcess, home: string) => ({ TANDEM_HOME: home, OPENAI_API_KEY: "k", OPENAI_BASE_URL: m.url });
+  const envFor = (m: MockProcess, home: string) => ({
+    TANDEM_HOME: home,
+    OPENAI_API_KEY: "k",
+    OPENAI_BASE_URL: m.url,
+  });
 
   it("runs the seed task with --json: Codex-exec JSONL, README written, requests paired", async () => {
     mock = await startMockProcess(Scripts.readmeDemo());
     const home = tempDir();
     const cwd = tempDir();
-    const r = await runTandem(["exec", "--json", "--cd", cwd, "--skip-git-repo-check", PROMPT], { env: envFor(mock, home) });
+    const r = await runTandem(["exec", "--json", "--cd", cwd, "--skip-git-repo-check", PROMPT], {
+      env: envFor(mock, home),
+    });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const events = jsonLines(r.stdout);
@@ -35,15 +41,26 @@ describe("tandem exec (processes)", () => {
     const completed = events.filter((e) => e.type === "item.completed");
     const commands = completed.filter((e) => e.item.type === "command_execution");
     expect(commands).toHaveLength(3);
-    expect(commands[0].item).toMatchObject({ command: "printf 'README absent\\n'", exit_code: 0, status: "completed" });
+    expect(commands[0].item).toMatchObject({
+      command: "printf 'README absent\\n'",
+      exit_code: 0,
+      status: "completed",
+    });
     expect(commands[2].item.aggregated_output).toContain("# Codex Demo");
     const message = completed.find((e) => e.item.type === "agent_message");
     expect(message.item.text).toBe("README.md 已创建并完成验证，内容符合你给出的标题和中文说明。");
     const last = events[events.length - 1];
     expect(last.type).toBe("turn.completed");
-    expect(Object.keys(last.usage).sort()).toEqual(["cached_input_tokens", "input_tokens", "output_tokens", "reasoning_output_tokens"]);
+    expect(Object.keys(last.usage).sort()).toEqual([
+      "cached_input_tokens",
+      "input_tokens",
+      "output_tokens",
+      "reasoning_output_tokens",
+    ]);
     expect(last.usage.input_tokens).toBeGreaterThan(0);
-    expect(readFileSync(join(cwd, "README.md"), "utf8")).toBe("# Codex Demo\n\n这是一个使用 Rust 编写的 Agent 项目。\n");
+    expect(readFileSync(join(cwd, "README.md"), "utf8")).toBe(
+      "# Codex Demo\n\n这是一个使用 Rust 编写的 Agent 项目。\n",
+    );
     // The scripted model's log: 4 requests, each pairing every call it carries.
     const bodies = jsonLines(readFileSync(mock.log, "utf8"));
     expect(bodies).toHaveLength(4);
@@ -63,7 +80,9 @@ describe("tandem exec (processes)", () => {
   });
 
   it("streams human output and reads the prompt from stdin", async () => {
-    mock = await startMockProcess({ steps: [{ output: [{ type: "message", text: "Hello from the script." }] }] });
+    mock = await startMockProcess({
+      steps: [{ output: [{ type: "message", text: "Hello from the script." }] }],
+    });
     const r = await runTandem(["exec"], { env: envFor(mock, tempDir()), input: "say hello\n" });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("Hello from the script.\n");
@@ -81,11 +100,16 @@ describe("tandem exec (processes)", () => {
     expect(nokey.code).toBe(1);
     expect(nokey.stderr).toContain("OPENAI_API_KEY");
     expect(nokey.stderr).toContain("tandem demo");
-    mock = await startMockProcess({ steps: [{ fault: { type: "http", status: 400, message: "bad request from server" } }] });
+    mock = await startMockProcess({
+      steps: [{ fault: { type: "http", status: 400, message: "bad request from server" } }],
+    });
     const failed = await runTandem(["exec", "--json", "hi"], { env: envFor(mock, tempDir()) });
     expect(failed.code).toBe(1);
     const events = jsonLines(failed.stdout);
-    expect(events[events.length - 1]).toEqual({ type: "turn.failed", error: { message: "bad request from server" } });
+    expect(events[events.length - 1]).toEqual({
+      type: "turn.failed",
+      error: { message: "bad request from server" },
+    });
   });
 
   it("accepts the Codex SDK flags and --config overrides; warns on unknown keys", async () => {
@@ -111,7 +135,7 @@ describe("tandem exec (processes)", () => {
         "--config",
         'approval_policy="never"',
         "--config",
-        "web_search=\"disabled\"",
+        'web_search="disabled"',
         "hi",
       ],
       { env: { TANDEM_HOME: home, OPENAI_API_KEY: "k" } },
@@ -126,18 +150,34 @@ describe("tandem exec (processes)", () => {
   it("kill -9 mid-turn, then resume: the thread loads with every call paired", async () => {
     mock = await startMockProcess({
       steps: [
-        { output: [{ type: "function_call", name: "exec_command", arguments: { cmd: "echo started; sleep 30" }, call_id: "long_1" }] },
-        { expect: { input_contains: ["long_1", "aborted", "continue please"] }, output: [{ type: "message", text: "resumed fine" }] },
+        {
+          output: [
+            {
+              type: "function_call",
+              name: "exec_command",
+              arguments: { cmd: "echo started; sleep 30" },
+              call_id: "long_1",
+            },
+          ],
+        },
+        {
+          expect: { input_contains: ["long_1", "aborted", "continue please"] },
+          output: [{ type: "message", text: "resumed fine" }],
+        },
       ],
     });
     const home = tempDir();
     const env = { ...process.env, ...envFor(mock, home) };
-    const child = spawn(BIN, ["exec", "--json", "start the long thing"], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(BIN, ["exec", "--json", "start the long thing"], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     const threadId = await new Promise<string>((res) => {
       child.stdout.on("data", (d) => {
         out += d;
-        if (out.includes('"command_execution"')) res(jsonLines(out.split("\n").slice(0, -1).join("\n"))[0].thread_id);
+        if (out.includes('"command_execution"'))
+          res(jsonLines(out.split("\n").slice(0, -1).join("\n"))[0].thread_id);
       });
     });
     await new Promise((r) => setTimeout(r, 200));
@@ -150,11 +190,15 @@ describe("tandem exec (processes)", () => {
     expect(before.some((i) => i.type === "function_call" && i.call_id === "long_1")).toBe(true);
     expect(before.some((i) => i.type === "function_call_output")).toBe(false);
 
-    const r = await runTandem(["exec", "resume", threadId, "--json", "continue please"], { env: envFor(mock, home) });
+    const r = await runTandem(["exec", "resume", threadId, "--json", "continue please"], {
+      env: envFor(mock, home),
+    });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const events = jsonLines(r.stdout);
-    expect(events.find((e) => e.type === "item.completed" && e.item.type === "agent_message").item.text).toBe("resumed fine");
+    expect(events.find((e) => e.type === "item.completed" && e.item.type === "agent_message").item.text).toBe(
+      "resumed fine",
+    );
     const after = openStore(join(home, "state.db"));
     const items = after.loadItems(threadId).map((s) => s.item);
     after.close();

@@ -19,12 +19,14 @@ import { buildResponsesBody } from "../src/model/request.js";
 import { sequentialIds } from "../src/util/ids.js";
 import { type Harness, harness } from "./helpers.js";
 
-const fixture = (n: string) => JSON.parse(readFileSync(new URL(`./fixtures/seed-${n}.json`, import.meta.url), "utf8"));
+const fixture = (n: string) =>
+  JSON.parse(readFileSync(new URL(`./fixtures/seed-${n}.json`, import.meta.url), "utf8"));
 const R1 = fixture("r1");
 const R2 = fixture("r2");
 const R4 = fixture("r4");
 
-const BASE = "You are a coding agent in the Codex CLI.\nUse the available tools when they are needed.\nRespect the active sandbox and approval policy.";
+const BASE =
+  "You are a coding agent in the Codex CLI.\nUse the available tools when they are needed.\nRespect the active sandbox and approval policy.";
 const STEER = "补充限制：README 必须保留上面的标题和中文说明，不要覆盖其他文件。";
 const PROMPT = R1.input[1].content[0].text as string;
 
@@ -86,8 +88,12 @@ describe("golden R1–R4 request bodies", () => {
     expect(bodies[0]).toEqual(tandemKeys(R1));
     expect(JSON.stringify(bodies[0])).toBe(JSON.stringify(tandemKeys(R1)));
     expect(normaliseWallTime(bodies[1])).toEqual(normaliseWallTime(tandemKeys(R2)));
-    expect(JSON.stringify(normaliseWallTime(bodies[1]))).toBe(JSON.stringify(normaliseWallTime(tandemKeys(R2))));
-    expect(readFileSync(`${h.cwd}/README.md`, "utf8")).toBe("# Codex Demo\n\n这是一个使用 Rust 编写的 Agent 项目。\n");
+    expect(JSON.stringify(normaliseWallTime(bodies[1]))).toBe(
+      JSON.stringify(normaliseWallTime(tandemKeys(R2))),
+    );
+    expect(readFileSync(`${h.cwd}/README.md`, "utf8")).toBe(
+      "# Codex Demo\n\n这是一个使用 Rust 编写的 Agent 项目。\n",
+    );
 
     // R4 (after R1's tool schema is applied, see the header) matches too.
     const r4 = normaliseWallTime(tandemKeys({ ...R4, tools: R1.tools }));

@@ -46,7 +46,11 @@ export async function harness(opts: {
     overrides: [`openai_base_url="${model.url}"`, "retry_base_ms=10", ...(opts.overrides ?? [])],
   });
   const provider = resolveProvider(settings, { OPENAI_API_KEY: "test-key" });
-  const client = createResponsesClient({ baseUrl: provider.baseUrl, apiKey: "test-key", idleTimeoutMs: settings.stream_idle_timeout_ms });
+  const client = createResponsesClient({
+    baseUrl: provider.baseUrl,
+    apiKey: "test-key",
+    idleTimeoutMs: settings.stream_idle_timeout_ms,
+  });
   const runtime = new Runtime({
     settings,
     store: openStore(join(home, "state.db")),
@@ -71,7 +75,18 @@ export async function harness(opts: {
     const seen = events.find((s) => pred(s.event));
     if (seen) return Promise.resolve(seen.event);
     return new Promise<Event>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`timed out waiting for event; last: ${events.slice(-3).map((e) => e.event.type).join(",")}`)), timeoutMs);
+      const t = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `timed out waiting for event; last: ${events
+                .slice(-3)
+                .map((e) => e.event.type)
+                .join(",")}`,
+            ),
+          ),
+        timeoutMs,
+      );
       waiters.push({
         pred,
         resolve: (e) => {

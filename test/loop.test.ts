@@ -34,7 +34,8 @@ function expectPaired(items: ResponseItem[]): void {
 
 /** Each logged request pairs every call it carries. */
 function expectRequestsPaired(bodies: any[]): void {
-  for (const b of bodies) expectPaired(b.input.filter((i: any) => i.type !== "message" || i.role !== "developer"));
+  for (const b of bodies)
+    expectPaired(b.input.filter((i: any) => i.type !== "message" || i.role !== "developer"));
 }
 
 /** Alive and not a zombie (a container's init may not reap orphans promptly). */
@@ -61,7 +62,9 @@ describe("turn loop over HTTP", () => {
 
   it("interrupt mid-command kills the process tree and leaves history paired", async () => {
     h = await harness({
-      script: { steps: [{ output: [exec("echo $$ > pids; (sleep 300 & echo $! >> pids; wait) ; sleep 300")] }] },
+      script: {
+        steps: [{ output: [exec("echo $$ > pids; (sleep 300 & echo $! >> pids; wait) ; sleep 300")] }],
+      },
     });
     const thread = h.runtime.startThread({ cwd: h.cwd });
     const turn = thread.startTurn("run something long");
@@ -113,7 +116,13 @@ describe("turn loop over HTTP", () => {
   });
 
   it("fails the turn with a clear message on a non-retryable error", async () => {
-    h = await harness({ script: { steps: [{ fault: { type: "failed", code: "insufficient_quota", message: "You exceeded your quota" } }] } });
+    h = await harness({
+      script: {
+        steps: [
+          { fault: { type: "failed", code: "insufficient_quota", message: "You exceeded your quota" } },
+        ],
+      },
+    });
     const thread = h.runtime.startThread({ cwd: h.cwd });
     const outcome = await thread.startTurn("hello").done;
     expect(outcome.status).toBe("failed");
@@ -125,11 +134,35 @@ describe("turn loop over HTTP", () => {
     h = await harness({
       script: {
         steps: [
-          { output: [{ type: "function_call", name: "exec_command", arguments: '{"cmd": "echo hi"', call_id: "bad_1" }] },
-          { output: [{ type: "function_call", name: "exec_command", arguments: { command: "echo hi" }, call_id: "bad_2" }] },
+          {
+            output: [
+              {
+                type: "function_call",
+                name: "exec_command",
+                arguments: '{"cmd": "echo hi"',
+                call_id: "bad_1",
+              },
+            ],
+          },
+          {
+            output: [
+              {
+                type: "function_call",
+                name: "exec_command",
+                arguments: { command: "echo hi" },
+                call_id: "bad_2",
+              },
+            ],
+          },
           { output: [{ type: "function_call", name: "no_such_tool", arguments: {}, call_id: "bad_3" }] },
           {
-            expect: { input_contains: ["failed to parse function arguments", "invalid arguments for exec_command", "unknown tool"] },
+            expect: {
+              input_contains: [
+                "failed to parse function arguments",
+                "invalid arguments for exec_command",
+                "unknown tool",
+              ],
+            },
             output: [say("recovered")],
           },
         ],
@@ -142,7 +175,10 @@ describe("turn loop over HTTP", () => {
     const outputs = h.runtime.store
       .loadItems(thread.id)
       .map((s) => s.item)
-      .filter((i): i is Extract<ResponseItem, { type: "function_call_output" }> => i.type === "function_call_output");
+      .filter(
+        (i): i is Extract<ResponseItem, { type: "function_call_output" }> =>
+          i.type === "function_call_output",
+      );
     expect(outputs.map((o) => o.call_id)).toEqual(["bad_1", "bad_2", "bad_3"]);
     expect(outputs[0].output).toMatch(/^failed to parse function arguments/);
     expect(outputs[1].output).toMatch(/cmd/);
@@ -179,7 +215,10 @@ describe("turn loop over HTTP", () => {
   it("steer submitted while a tool runs lands before the next request, never altering the running call", async () => {
     h = await harness({
       script: {
-        steps: [{ output: [{ ...exec("sleep 0.3; echo original"), call_id: "s1" }] }, { output: [say("ok")] }],
+        steps: [
+          { output: [{ ...exec("sleep 0.3; echo original"), call_id: "s1" }] },
+          { output: [say("ok")] },
+        ],
       },
     });
     const thread = h.runtime.startThread({ cwd: h.cwd });
@@ -189,7 +228,11 @@ describe("turn loop over HTTP", () => {
     await turn.done;
     const second = (h.model.requests as any[])[1].input as any[];
     const last = second[second.length - 1];
-    expect(last).toEqual({ type: "message", role: "user", content: [{ type: "input_text", text: "also: be brief" }] });
+    expect(last).toEqual({
+      type: "message",
+      role: "user",
+      content: [{ type: "input_text", text: "also: be brief" }],
+    });
     expect(second[second.length - 2].type).toBe("function_call_output");
     expect(second[second.length - 2].output).toContain("original");
   });

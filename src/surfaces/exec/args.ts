@@ -82,13 +82,16 @@ export function parseExecArgs(argv: string[]): ExecArgs {
     resumeId = pos.shift();
     if (!resumeId) throw new UsageError("exec resume needs a thread id (see `tandem threads`)");
   }
-  if (pos.length > 1) throw new UsageError(`expected one PROMPT argument, got ${pos.length}; quote the prompt`);
+  if (pos.length > 1)
+    throw new UsageError(`expected one PROMPT argument, got ${pos.length}; quote the prompt`);
   if (v.mode !== undefined && v.mode !== "plan" && v.mode !== "default")
     throw new UsageError(`--mode must be plan or default, got "${v.mode}"`);
   if (v.questions !== undefined && v.questions !== "defer" && v.questions !== "stdin")
     throw new UsageError(`--questions must be defer or stdin, got "${v.questions}"`);
   if (v.sandbox !== undefined && !["read-only", "workspace-write", "danger-full-access"].includes(v.sandbox))
-    throw new UsageError(`--sandbox must be read-only, workspace-write or danger-full-access, got "${v.sandbox}"`);
+    throw new UsageError(
+      `--sandbox must be read-only, workspace-write or danger-full-access, got "${v.sandbox}"`,
+    );
   const config: string[] = [...(v.config ?? [])];
   if (v.sandbox) config.push(`sandbox_mode="${v.sandbox}"`);
   return {

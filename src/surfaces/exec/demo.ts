@@ -7,10 +7,11 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startMockModel, Scripts } from "../../mock-model/index.js";
+import { Scripts, startMockModel } from "../../mock-model/index.js";
 import { runExec } from "./index.js";
 
-export const DEMO_PROMPT = "请创建 README.md，内容如下：\n\n# Codex Demo\n\n这是一个使用 Rust 编写的 Agent 项目。";
+export const DEMO_PROMPT =
+  "请创建 README.md，内容如下：\n\n# Codex Demo\n\n这是一个使用 Rust 编写的 Agent 项目。";
 
 export async function runDemo(argv: string[]): Promise<number> {
   const json = argv.includes("--json");
@@ -34,7 +35,14 @@ export async function runDemo(argv: string[]): Promise<number> {
   process.env.TANDEM_HOME = home;
   process.env.OPENAI_API_KEY = "scripted-demo-no-key-needed";
   try {
-    const args = ["--cd", work, "-c", `openai_base_url="${model.url}"`, "-c", 'model_reasoning_effort="medium"'];
+    const args = [
+      "--cd",
+      work,
+      "-c",
+      `openai_base_url="${model.url}"`,
+      "-c",
+      'model_reasoning_effort="medium"',
+    ];
     if (json) args.push("--json");
     const code = await runExec([...args, DEMO_PROMPT]);
     if (!json) {
@@ -45,7 +53,9 @@ export async function runDemo(argv: string[]): Promise<number> {
       say("");
       say(`── ${join(work, "README.md")} ──`);
       say(readme.trimEnd());
-      say(`── ${model.requests.length} model requests served by the scripted model; history in ${home}/state.db ──`);
+      say(
+        `── ${model.requests.length} model requests served by the scripted model; history in ${home}/state.db ──`,
+      );
     }
     return code;
   } finally {

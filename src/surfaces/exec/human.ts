@@ -63,10 +63,14 @@ export class HumanPrinter {
 }
 
 export function formatQuestion(request: QuestionRequest): string {
-  const lines = [`? The model asks (${request.questions.length} question${request.questions.length > 1 ? "s" : ""}):`];
+  const lines = [
+    `? The model asks (${request.questions.length} question${request.questions.length > 1 ? "s" : ""}):`,
+  ];
   for (const q of request.questions) {
     lines.push(`  [${q.id}] ${q.header ? `${q.header}: ` : ""}${q.prompt}`);
-    q.options.forEach((o, i) => lines.push(`     ${i + 1}. ${o.label}${o.description ? ` — ${o.description}` : ""}`));
+    for (const [i, o] of q.options.entries()) {
+      lines.push(`     ${i + 1}. ${o.label}${o.description ? ` — ${o.description}` : ""}`);
+    }
     if (q.kind === "multi") lines.push("     (several allowed, e.g. 1,3)");
     if (q.allow_other) lines.push(q.options.length ? "     or type your own answer" : "     (free text)");
   }

@@ -10,13 +10,18 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
+import { ConfigError } from "../../config/load.js";
 import type { Event } from "../../protocol/events.js";
-import { type QuestionAnswer, type QuestionReply, QuestionReply as QuestionReplySchema, type QuestionRequest } from "../../protocol/questions.js";
+import {
+  type QuestionAnswer,
+  type QuestionReply,
+  QuestionReply as QuestionReplySchema,
+  type QuestionRequest,
+} from "../../protocol/questions.js";
+import { parseAnswerArg, parseTextReply } from "../../questions/text-reply.js";
 import type { Runtime } from "../../runtime/core.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
-import { ConfigError } from "../../config/load.js";
-import { parseAnswerArg, parseTextReply } from "../../questions/text-reply.js";
-import { type ExecArgs, EXEC_USAGE, parseExecArgs, UsageError } from "./args.js";
+import { EXEC_USAGE, type ExecArgs, parseExecArgs, UsageError } from "./args.js";
 import { formatQuestion, HumanPrinter } from "./human.js";
 import { JsonlMapper, questionLine } from "./jsonl.js";
 
@@ -31,12 +36,17 @@ async function readStdin(): Promise<string> {
 function imageUrl(path: string): string {
   const data = readFileSync(path);
   const ext = path.toLowerCase().split(".").pop();
-  const mime = ext === "png" ? "image/png" : ext === "gif" ? "image/gif" : ext === "webp" ? "image/webp" : "image/jpeg";
+  const mime =
+    ext === "png" ? "image/png" : ext === "gif" ? "image/gif" : ext === "webp" ? "image/webp" : "image/jpeg";
   return `data:${mime};base64,${data.toString("base64")}`;
 }
 
 /** Builds the reply for one pending request from `--answer`/`--answer-json` values. */
-export function replyFromAnswers(request: QuestionRequest, answers: string[], answerJson?: string): { reply?: QuestionReply; errors: string[] } {
+export function replyFromAnswers(
+  request: QuestionRequest,
+  answers: string[],
+  answerJson?: string,
+): { reply?: QuestionReply; errors: string[] } {
   const errors: string[] = [];
   const out: Record<string, QuestionAnswer> = {};
   if (answerJson) {
@@ -47,7 +57,8 @@ export function replyFromAnswers(request: QuestionRequest, answers: string[], an
       return { errors: [`--answer-json is not valid JSON: ${(err as Error).message}`] };
     }
     const parsed = QuestionReplySchema.safeParse({ answers: raw });
-    if (!parsed.success) return { errors: [`--answer-json: ${parsed.error.issues.map((i) => i.message).join("; ")}`] };
+    if (!parsed.success)
+      return { errors: [`--answer-json: ${parsed.error.issues.map((i) => i.message).join("; ")}`] };
     for (const [id, a] of Object.entries(parsed.data.answers)) {
       if (request.questions.some((q) => q.id === id)) out[id] = a;
     }
@@ -138,14 +149,20 @@ export async function runExec(argv: string[]): Promise<number> {
   try {
     if (args.outputSchema) outputSchema = JSON.parse(readFileSync(args.outputSchema, "utf8"));
   } catch (err) {
-    process.stderr.write(`tandem exec: cannot read --output-schema ${args.outputSchema}: ${(err as Error).message}\n`);
+    process.stderr.write(
+      `tandem exec: cannot read --output-schema ${args.outputSchema}: ${(err as Error).message}\n`,
+    );
     await runtime.shutdown();
     return EXIT.usage;
   }
 
   const write = (obj: unknown) => process.stdout.write(`${JSON.stringify(obj)}\n`);
   const mapper = new JsonlMapper(write);
-  const printer = new HumanPrinter(process.stdout, process.stderr, Boolean(process.stderr.isTTY) && !process.env.NO_COLOR);
+  const printer = new HumanPrinter(
+    process.stdout,
+    process.stderr,
+    Boolean(process.stderr.isTTY) && !process.env.NO_COLOR,
+  );
   const interactive = args.questions === "stdin" && Boolean(process.stdin.isTTY);
   const offerQuestions = args.questions !== undefined;
 
@@ -171,7 +188,12 @@ export async function runExec(argv: string[]): Promise<number> {
       void askInline(event.request).then((reply) => {
         const r = reply
           ? runtime.reply(event.thread_id, event.request.request_id, reply, { kind: "exec" })
-          : runtime.broker.decline(event.thread_id, event.request.request_id, { kind: "exec" }, "no answer typed");
+          : runtime.broker.decline(
+              event.thread_id,
+              event.request.request_id,
+              { kind: "exec" },
+              "no answer typed",
+            );
         if (!r.ok) process.stderr.write(`tandem exec: ${r.message}\n`);
       });
     }
@@ -187,7 +209,8 @@ export async function runExec(argv: string[]): Promise<number> {
       ? runtime.openThread(args.resumeId, { offerQuestions, mode: args.mode, model: args.model })
       : runtime.startThread({ cwd, mode: args.mode, offerQuestions, outputSchema, model: args.model });
     threadId = thread.id;
-    if (args.questions === "defer" || interactive) runtime.responders.attach({ threadId: thread.id }, { kind: "exec" });
+    if (args.questions === "defer" || interactive)
+      runtime.responders.attach({ threadId: thread.id }, { kind: "exec" });
 
     if (args.resumeId) {
       if (args.json) write({ type: "thread.started", thread_id: thread.id });
@@ -224,7 +247,10 @@ export async function runExec(argv: string[]): Promise<number> {
     if (!deferred && thread.active) await runTurnAndWait(thread.active.done);
     if (!deferred && prompt) {
       const images = args.images.map(imageUrl);
-      const turn = thread.startTurn(prompt, { images, options: { mode: args.mode, output_schema: outputSchema } });
+      const turn = thread.startTurn(prompt, {
+        images,
+        options: { mode: args.mode, output_schema: outputSchema },
+      });
       await runTurnAndWait(turn.done);
     }
     if (deferred) {

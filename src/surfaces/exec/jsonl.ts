@@ -69,7 +69,12 @@ export class JsonlMapper {
         this.lastUpdate.set(event.item_id, now);
         this.write({
           type: "item.updated",
-          item: { id: this.itemId(event.item_id), type: "command_execution", aggregated_output: text, status: "in_progress" },
+          item: {
+            id: this.itemId(event.item_id),
+            type: "command_execution",
+            aggregated_output: text,
+            status: "in_progress",
+          },
         });
         break;
       }
@@ -89,7 +94,8 @@ export class JsonlMapper {
             },
           });
         } else {
-          const message = event.error?.message ?? (event.status === "interrupted" ? "turn interrupted" : "turn failed");
+          const message =
+            event.error?.message ?? (event.status === "interrupted" ? "turn interrupted" : "turn failed");
           this.write({ type: "turn.failed", error: { message } });
         }
         break;

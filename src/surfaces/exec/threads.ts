@@ -32,7 +32,7 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
         return 0;
       }
       if (!threads.length) {
-        process.stdout.write("no threads yet — start one with `tandem exec \"…\"` or try `tandem demo`\n");
+        process.stdout.write('no threads yet — start one with `tandem exec "…"` or try `tandem demo`\n');
         return 0;
       }
       for (const t of threads) {
@@ -61,7 +61,9 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
   }
 }
 
-function firstUserText(items: Array<{ type: string; role?: string; content?: Array<{ type: string; text?: string }> }>): string | undefined {
+function firstUserText(
+  items: Array<{ type: string; role?: string; content?: Array<{ type: string; text?: string }> }>,
+): string | undefined {
   for (const it of items) {
     if (it.type !== "message" || it.role !== "user") continue;
     const text = it.content?.map((c) => c.text ?? "").join("") ?? "";
