@@ -137,8 +137,18 @@ export const Event = z.discriminatedUnion("type", [
     outcome: QuestionOutcome,
     responder: Responder,
   }),
-  z.object({ type: z.literal("question.timed_out"), ...turnIds, request_id: z.string(), outcome: QuestionOutcome }),
-  z.object({ type: z.literal("question.cancelled"), ...turnIds, request_id: z.string(), outcome: QuestionOutcome }),
+  z.object({
+    type: z.literal("question.timed_out"),
+    ...turnIds,
+    request_id: z.string(),
+    outcome: QuestionOutcome,
+  }),
+  z.object({
+    type: z.literal("question.cancelled"),
+    ...turnIds,
+    request_id: z.string(),
+    outcome: QuestionOutcome,
+  }),
 ]);
 export type Event = z.infer<typeof Event>;
 export type EventType = Event["type"];

@@ -28,7 +28,8 @@ export function createBus(opts: { replay?: number; onSubscriberError?: (err: unk
   const ring: Stamped[] = [];
   const listeners = new Set<{ fn: Listener; threadId?: string }>();
   let seq = 0;
-  const report = opts.onSubscriberError ?? ((err) => process.emitWarning(`event subscriber failed: ${String(err)}`));
+  const report =
+    opts.onSubscriberError ?? ((err) => process.emitWarning(`event subscriber failed: ${String(err)}`));
 
   const matches = (threadId: string | undefined, s: Stamped) =>
     !threadId || ("thread_id" in s.event && s.event.thread_id === threadId);
