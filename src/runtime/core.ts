@@ -22,7 +22,7 @@ import { createResponders, type Responders } from "../questions/responders.js";
 import { createSecretStore } from "../questions/secrets.js";
 import type { Store, ThreadRecord } from "../store/types.js";
 import { createExecTools, ExecSessions } from "../tools/exec/index.js";
-import { type DispatchResult, ToolRegistry } from "../tools/registry.js";
+import { type DispatchResult, type ToolHooks, ToolRegistry } from "../tools/registry.js";
 import { createRequestUserInputTool } from "../tools/request-user-input.js";
 import type { ToolContext } from "../tools/types.js";
 import { AbortError } from "../util/abort.js";
@@ -70,6 +70,7 @@ export class Runtime {
   readonly installationId: string;
   readonly baseInstructions: string;
   private threads = new Map<string, Thread>();
+  private hooks: ToolHooks[] = [];
 
   constructor(opts: RuntimeOptions) {
     this.settings = opts.settings;
@@ -213,9 +214,26 @@ export class Runtime {
         }),
       );
     }
+    for (const h of this.hooks) registry.addHooks(h);
     const thread = new Thread(this, record, history, registry, () => sessions.closeAll());
     this.threads.set(record.id, thread);
     return thread;
+  }
+
+  /**
+   * Adds pre/post tool hooks to every thread, loaded now or later (SPEC T4, Q15). A pre hook
+   * on `request_user_input` may block the call or rewrite its questions before anything is
+   * shown; a post hook may replace what the model sees (e.g. `withheldModelResult`) without
+   * undoing the interaction. Returns a function that removes the hooks.
+   */
+  addToolHooks(hooks: ToolHooks): () => void {
+    this.hooks.push(hooks);
+    const removers = [...this.threads.values()].map((t) => t.registry.addHooks(hooks));
+    return () => {
+      this.hooks = this.hooks.filter((h) => h !== hooks);
+      for (const r of removers) r();
+      for (const t of this.threads.values()) t.registry.removeHooks(hooks);
+    };
   }
 
   /** Wire tools offered to the model for this thread and mode. */

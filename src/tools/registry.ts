@@ -67,6 +67,10 @@ export class ToolRegistry {
     };
   }
 
+  removeHooks(hooks: ToolHooks): void {
+    this.hooks = this.hooks.filter((h) => h !== hooks);
+  }
+
   get(name: string): Tool | undefined {
     return this.tools.get(name);
   }

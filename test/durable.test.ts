@@ -1,0 +1,170 @@
+/**
+ * Durability of questions (SPEC Q11, Q12): a pending question survives kill -9 of the
+ * process that asked it; `tandem exec --questions defer` exits 3 and `exec resume --answer`
+ * completes the task. Real processes, real SQLite, the scripted model over real HTTP.
+ */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { afterEach, describe, expect, it } from "vitest";
+import { Scripts } from "../src/mock-model/index.js";
+import { createRuntime } from "../src/runtime/create.js";
+import { jsonLines, type MockProcess, runTandem, startMockProcess } from "./cli-helpers.js";
+import { tempDir } from "./helpers.js";
+
+const ASK = {
+  type: "function_call",
+  name: "request_user_input",
+  call_id: "ask_1",
+  arguments: {
+    questions: [
+      {
+        id: "color",
+        header: "Color",
+        question: "Pick a colour",
+        options: [
+          { label: "Blue (Recommended)", description: "calm" },
+          { label: "Red", description: "bold" },
+        ],
+      },
+    ],
+  },
+};
+
+describe("durable questions", () => {
+  let mock: MockProcess | undefined;
+  afterEach(async () => {
+    await mock?.stop();
+    mock = undefined;
+  });
+
+  it("kill -9 while a question is pending, restart, resume, answer: the turn completes", async () => {
+    mock = await startMockProcess({
+      steps: [
+        { output: [ASK] },
+        {
+          expect: { input_contains: ['"selected":["Red"]', "ask_1"] },
+          output: [{ type: "message", text: "Red it is." }],
+        },
+      ],
+    });
+    const home = tempDir();
+    const env = {
+      ...process.env,
+      TANDEM_HOME: home,
+      OPENAI_API_KEY: "k",
+      OPENAI_BASE_URL: mock.url,
+      WORK_DIR: tempDir(),
+    };
+    const tsx = resolve(import.meta.dirname, "../node_modules/.bin/tsx");
+    const child = spawn(tsx, [resolve(import.meta.dirname, "fixtures/ask-and-wait.ts")], {
+      env,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const first = await new Promise<{ thread_id: string; request_id: string }>((res) => {
+      createInterface({ input: child.stdout! }).once("line", (l) => res(JSON.parse(l)));
+    });
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+
+    const { runtime } = createRuntime({
+      home,
+      overrides: [`openai_base_url="${mock.url}"`],
+      env: { OPENAI_API_KEY: "k" },
+    });
+    try {
+      expect(runtime.store.pendingQuestions(first.thread_id).map((q) => q.request_id)).toEqual([
+        first.request_id,
+      ]);
+      const seen: string[] = [];
+      runtime.subscribe((s) => seen.push(s.event.type));
+      const thread = runtime.openThread(first.thread_id);
+      expect(thread.active).toBeDefined();
+      // The question is re-asked under the same request id; replies are idempotent by it.
+      const pending = runtime.broker.list({ threadId: thread.id });
+      expect(pending.map((p) => p.request_id)).toEqual([first.request_id]);
+      expect(seen).toContain("question.requested");
+      const reply = { answers: { color: { selected: ["Red"] } } };
+      expect(runtime.reply(thread.id, first.request_id, reply, { kind: "test" }).ok).toBe(true);
+      expect(runtime.reply(thread.id, first.request_id, reply, { kind: "test" })).toMatchObject({
+        ok: true,
+        duplicate: true,
+      });
+      const outcome = await thread.active!.done;
+      expect(outcome.status).toBe("completed");
+      expect(outcome.lastMessage).toBe("Red it is.");
+      const items = runtime.store.loadItems(thread.id).map((s) => s.item);
+      const outs = items.filter((i) => i.type === "function_call_output");
+      expect(outs).toHaveLength(1);
+      expect(runtime.store.pendingQuestions(thread.id)).toEqual([]);
+    } finally {
+      await runtime.shutdown();
+    }
+  });
+
+  it("exec --questions defer exits 3 with the question; exec resume --answer completes the task", async () => {
+    mock = await startMockProcess(Scripts.questionDemo());
+    const home = tempDir();
+    const cwd = tempDir();
+    const env = { TANDEM_HOME: home, OPENAI_API_KEY: "k", OPENAI_BASE_URL: mock.url };
+    const first = await runTandem(
+      ["exec", "--json", "--mode", "plan", "--questions", "defer", "--cd", cwd, "set up the project"],
+      { env },
+    );
+    expect(first.code).toBe(3);
+    const lines = jsonLines(first.stdout);
+    const q = lines.find((l) => l.type === "question.requested");
+    expect(q.questions.map((x: any) => x.id)).toEqual(["stack", "name"]);
+    expect(lines.some((l) => l.type === "turn.completed" || l.type === "turn.failed")).toBe(false);
+
+    // Human mode prints the question and how to answer it; still exit 3 while unanswered.
+    const again = await runTandem(["exec", "resume", q.thread_id, "--questions", "defer"], { env });
+    expect(again.code, again.stderr + again.stdout).toBe(3);
+    expect(again.stderr).toContain("Which stack");
+    expect(again.stderr).toContain(`tandem exec resume ${q.thread_id}`);
+
+    const bad = await runTandem(["exec", "resume", q.thread_id, "--answer", "stack=7"], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/stack/);
+
+    const done = await runTandem(
+      [
+        "exec",
+        "resume",
+        q.thread_id,
+        "--json",
+        "--answer",
+        "stack=1 -- keep it short",
+        "--answer",
+        "name=tandem-demo",
+      ],
+      { env },
+    );
+    expect(done.stderr).toBe("");
+    expect(done.code).toBe(0);
+    const events = jsonLines(done.stdout);
+    expect(events[events.length - 1].type).toBe("turn.completed");
+    const log = jsonLines(readFileSync(mock.log, "utf8"));
+    const answerOut = log[1].input.find((i: any) => i.type === "function_call_output");
+    const result = JSON.parse(answerOut.output);
+    expect(result.status).toBe("answered");
+    expect(result.answers.stack).toEqual({ selected: ["TypeScript (Recommended)"], note: "keep it short" });
+    expect(result.answers.name).toEqual({ selected: [], other: "tandem-demo" });
+    expect(readFileSync(join(cwd, "README.md"), "utf8").length).toBeGreaterThan(0);
+  });
+
+  it("exec without --questions never offers the tool; a model that calls it anyway is told no one can answer", async () => {
+    mock = await startMockProcess({
+      steps: [{ output: [ASK] }, { output: [{ type: "message", text: "assumed blue" }] }],
+    });
+    const r = await runTandem(["exec", "--mode", "plan", "pick"], {
+      env: { TANDEM_HOME: tempDir(), OPENAI_API_KEY: "k", OPENAI_BASE_URL: mock.url },
+    });
+    expect(r.code).toBe(0);
+    const log = jsonLines(readFileSync(mock.log, "utf8"));
+    expect(log[0].tools.map((t: any) => t.name)).not.toContain("request_user_input");
+    const out = log[1].input.find((i: any) => i.type === "function_call_output");
+    expect(out.output).toMatch(/disabled|unavailable/);
+  });
+});
