@@ -2,7 +2,7 @@
  * Tandem's command line. Parses the subcommand and loads only that surface (dynamic import),
  * so `tandem --version` and `tandem --help` touch nothing heavy.
  */
-import { createRequire } from "node:module";
+declare const __TANDEM_VERSION__: string | undefined;
 
 const HELP = `tandem — a coding agent runtime with a durable question protocol
 
@@ -20,13 +20,11 @@ Usage:
 Every subcommand accepts -c/--config key=value and -m/--model.
 State lives in $TANDEM_HOME (default ~/.tandem).`;
 
-function version(): string {
-  try {
-    const require = createRequire(import.meta.url);
-    return (require("../package.json") as { version: string }).version;
-  } catch {
-    return "0.0.0";
-  }
+/** Inlined by the bundler; from package.json when running sources (tsx). */
+async function version(): Promise<string> {
+  if (typeof __TANDEM_VERSION__ === "string") return __TANDEM_VERSION__;
+  const { createRequire } = await import("node:module");
+  return (createRequire(import.meta.url)("../package.json") as { version: string }).version;
 }
 
 async function mockModel(argv: string[]): Promise<number> {
@@ -72,7 +70,7 @@ async function main(argv: string[]): Promise<number> {
   switch (cmd) {
     case "--version":
     case "-V":
-      process.stdout.write(`tandem ${version()}\n`);
+      process.stdout.write(`tandem ${await version()}\n`);
       return 0;
     case "--help":
     case "-h":

@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { build } from "esbuild";
 import { afterEach, describe, expect, it } from "vitest";
 import { Scripts } from "../src/mock-model/index.js";
 import { createRuntime } from "../src/runtime/create.js";
@@ -57,8 +58,20 @@ describe("durable questions", () => {
       OPENAI_BASE_URL: mock.url,
       WORK_DIR: tempDir(),
     };
-    const tsx = resolve(import.meta.dirname, "../node_modules/.bin/tsx");
-    const child = spawn(tsx, [resolve(import.meta.dirname, "fixtures/ask-and-wait.ts")], {
+    // Bundled and run by node itself (the tsx CLI would run it in a child of its own) so that
+    // SIGKILL hits the very process that holds the question.
+    // Inside the repo (gitignored) so the bundle resolves node_modules.
+    const bundle = resolve(import.meta.dirname, `../test-artifacts/ask-and-wait-${process.pid}.mjs`);
+    await build({
+      entryPoints: [resolve(import.meta.dirname, "fixtures/ask-and-wait.ts")],
+      outfile: bundle,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      packages: "external",
+      logLevel: "silent",
+    });
+    const child = spawn(process.execPath, [bundle], {
       env,
       stdio: ["ignore", "pipe", "inherit"],
     });
@@ -67,6 +80,7 @@ describe("durable questions", () => {
     });
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
+    expect(child.signalCode).toBe("SIGKILL");
 
     const { runtime } = createRuntime({
       home,

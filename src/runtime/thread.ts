@@ -8,6 +8,7 @@
  * history paired. Items are persisted before they are visible in `items()`.
  */
 
+import { setMaxListeners } from "node:events";
 import { normalizeForPrompt } from "../agent/history.js";
 import { type PendingInput, type ResumedCall, runTurn, type TurnOutcome } from "../agent/turn.js";
 import type { Prompt } from "../model/types.js";
@@ -147,6 +148,8 @@ export class Thread {
     resumed: ResumedCall[],
   ): ActiveTurn {
     const ctrl = new AbortController();
+    // Every parallel tool call and pending question listens on this one signal.
+    setMaxListeners(0, ctrl.signal);
     const mode = options.mode ?? this.record.mode;
     const turn: ActiveTurn = { id: turnId, ctrl, mode, options, pending, done: Promise.resolve() as any };
     this.active = turn;

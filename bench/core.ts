@@ -1,0 +1,282 @@
+/**
+ * Core benchmarks: loop overhead per tool round trip, request build at 1k/10k items, cold
+ * start, question round trip in process, and 10,000 pending questions.
+ */
+import { spawnSync } from "node:child_process";
+import { setMaxListeners } from "node:events";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { normalizeForPrompt } from "../src/agent/history.js";
+import { loadConfig, resolveProvider } from "../src/config/load.js";
+import { buildResponsesBody } from "../src/model/request.js";
+import { createResponsesClient } from "../src/model/responses.js";
+import type { ModelClient, ModelEvent } from "../src/model/types.js";
+import type { ResponseItem } from "../src/protocol/items.js";
+import type { QuestionRequest } from "../src/protocol/questions.js";
+import { createBroker } from "../src/questions/broker.js";
+import { Runtime } from "../src/runtime/core.js";
+import { openStore } from "../src/store/index.js";
+import { createBus } from "../src/util/bus.js";
+import { startMockProcess } from "../test/cli-helpers.js";
+import { fmt, line, median, quantile } from "./stats.js";
+
+const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
+
+function runtimeFor(model: ModelClient, baseUrl = "http://127.0.0.1:1/v1"): Runtime {
+  const home = tmp("tandem-bench-");
+  const { settings } = loadConfig({
+    home,
+    overrides: ["include_environment_context=false", "include_agents_md=false"],
+  });
+  return new Runtime({
+    settings,
+    store: openStore(join(home, "state.db")),
+    model,
+    provider: resolveProvider(settings, { OPENAI_API_KEY: "k", OPENAI_BASE_URL: baseUrl }),
+  });
+}
+
+const wallRe = /Wall time: (\d+\.\d+) seconds/;
+
+/**
+ * Loop overhead over real HTTP against the scripted model: the time between consecutive
+ * sampling requests minus the tool-execution window (spawning and running `true`), i.e.
+ * stream + parse + record + next prompt build. Also prints the tool window itself.
+ */
+export async function loopOverheadHttp(rounds = 250): Promise<void> {
+  const steps = Array.from({ length: rounds }, (_, i) => ({
+    output: [
+      { type: "function_call" as const, name: "exec_command", arguments: { cmd: "true" }, call_id: `c${i}` },
+    ],
+  }));
+  steps.push({ output: [{ type: "message", text: "done" }] } as any);
+  // The scripted model runs in its own process, as in real use (`tandem mock-model`).
+  const mock = await startMockProcess({ steps });
+  const arrivals: number[] = [];
+  const client = createResponsesClient({
+    baseUrl: mock.url,
+    apiKey: "k",
+    onRequest: () => arrivals.push(performance.now()),
+  });
+  const rt = runtimeFor(client, mock.url);
+  const toolStart = new Map<string, number>();
+  const toolWindow: number[] = [];
+  rt.subscribe((s) => {
+    const e = s.event;
+    if (e.type === "item.started" && e.item.type === "command_execution")
+      toolStart.set(e.item.id, performance.now());
+    if (e.type === "item.completed" && e.item.type === "command_execution")
+      toolWindow.push(performance.now() - (toolStart.get(e.item.id) ?? 0));
+  });
+  const thread = rt.startThread({ cwd: tmp("tandem-bench-cwd-") });
+  await thread.startTurn("go").done;
+  const outputs = thread.items().filter((i) => i.type === "function_call_output") as Array<{
+    output: string;
+  }>;
+  const walls = outputs.map((o) => Number(wallRe.exec(o.output)?.[1] ?? 0) * 1000);
+  const per: number[] = [];
+  for (let i = 1; i < arrivals.length; i++) per.push(arrivals[i] - arrivals[i - 1] - toolWindow[i - 1]);
+  const trimmed = per.slice(10); // warm-up
+  line(
+    `loop overhead / tool round trip, HTTP (n=${trimmed.length})`,
+    `p50 ${fmt(median(trimmed))} p90 ${fmt(quantile(trimmed, 0.9))}`,
+    "< 2 ms",
+  );
+  const dispatch = toolWindow.map((w, i) => w - walls[i]).slice(10);
+  line(
+    "  tool window: spawn+run `true` (wall) / dispatch around it",
+    `${fmt(median(walls))} / ${fmt(median(dispatch))}`,
+  );
+  await rt.shutdown();
+  await mock.stop();
+}
+
+/** The same loop with an in-process model client: Tandem's own share of a round trip. */
+export async function loopOverheadInProcess(rounds = 500): Promise<void> {
+  let n = 0;
+  const stamps: number[] = [];
+  const model: ModelClient = {
+    async *stream(): AsyncIterable<ModelEvent> {
+      stamps.push(performance.now());
+      n++;
+      if (n > rounds) {
+        yield {
+          type: "item_done",
+          item: { type: "message", role: "assistant", content: [{ type: "output_text", text: "done" }] },
+        };
+      } else {
+        yield {
+          type: "item_done",
+          item: { type: "function_call", name: "noop", arguments: "{}", call_id: `c${n}` },
+        };
+      }
+      yield { type: "completed" };
+    },
+  };
+  const rt = runtimeFor(model);
+  const thread = rt.startThread({ cwd: tmp("tandem-bench-cwd-") });
+  const { z } = await import("zod");
+  thread.registry.register({
+    kind: "function",
+    name: "noop",
+    description: "no-op",
+    parameters: z.object({}),
+    execute: async () => ({ output: "ok", success: true }),
+  });
+  await thread.startTurn("go").done;
+  const per = stamps
+    .slice(1)
+    .map((t, i) => t - stamps[i])
+    .slice(20);
+  line(
+    `loop overhead / tool round trip, in-process model (n=${per.length})`,
+    `p50 ${fmt(median(per))} p90 ${fmt(quantile(per, 0.9))}`,
+  );
+  await rt.shutdown();
+}
+
+function history(n: number): ResponseItem[] {
+  const items: ResponseItem[] = [];
+  for (let i = 0; items.length < n; i++) {
+    items.push({
+      type: "function_call",
+      id: `fc_${i}`,
+      name: "exec_command",
+      arguments: `{"cmd":"cat file_${i}.txt","yield_time_ms":1000}`,
+      call_id: `call_${i}`,
+    });
+    items.push({
+      type: "function_call_output",
+      call_id: `call_${i}`,
+      output: `Chunk ID: ab12cd\nWall time: 0.0030 seconds\nProcess exited with code 0\nOutput:\n${"line of output ".repeat(8)}`,
+    });
+    items.push({
+      type: "message",
+      role: "assistant",
+      content: [{ type: "output_text", text: `Step ${i} done; moving on to the next file.` }],
+    });
+  }
+  return items.slice(0, n);
+}
+
+export function requestBuild(): void {
+  for (const n of [1_000, 10_000]) {
+    const items = history(n);
+    const times: number[] = [];
+    let bytes = 0;
+    for (let r = 0; r < 30; r++) {
+      const t0 = performance.now();
+      const body = buildResponsesBody({
+        model: "gpt-5.2-codex",
+        input: normalizeForPrompt(items),
+        tools: [],
+        parallelToolCalls: true,
+        baseInstructions: { text: "base" },
+        effort: "medium",
+        promptCacheKey: "s",
+        clientMetadata: { session_id: "s" },
+      });
+      bytes = JSON.stringify(body).length;
+      times.push(performance.now() - t0);
+    }
+    line(
+      `request build + serialise, ${n.toLocaleString()} items (${(bytes / 1e6).toFixed(1)} MB)`,
+      `p50 ${fmt(median(times.slice(5)))}`,
+      n === 10_000 ? "< 20 ms" : undefined,
+    );
+  }
+}
+
+export function coldStart(): void {
+  const bin = resolve(import.meta.dirname, "../bin/tandem");
+  const run = (cmd: string, args: string[]) => {
+    const t: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      const t0 = performance.now();
+      spawnSync(cmd, args, { stdio: "ignore" });
+      t.push(performance.now() - t0);
+    }
+    return median(t.slice(1));
+  };
+  const node = run(process.execPath, ["-e", "0"]);
+  const tandem = run(bin, ["--version"]);
+  line("cold start `tandem --version` (median of 20)", `${fmt(tandem)} (bare node: ${fmt(node)})`, "< 80 ms");
+}
+
+function request(i: number, thread: string): QuestionRequest {
+  return {
+    request_id: `r${i}`,
+    thread_id: thread,
+    turn_id: "t",
+    call_id: `c${i}`,
+    source: "model",
+    questions: [
+      {
+        id: "q",
+        header: "Q",
+        prompt: "Pick",
+        kind: "single",
+        options: [
+          { label: "A", description: "" },
+          { label: "B", description: "" },
+        ],
+        allow_other: true,
+        secret: false,
+      },
+    ],
+    policy: { type: "wait" },
+    deadline: null,
+    created_at: Date.now(),
+  };
+}
+
+export async function questionRoundTrip(n = 20_000): Promise<void> {
+  const broker = createBroker({ bus: createBus({ replay: 100 }) });
+  const ctrl = new AbortController();
+  setMaxListeners(0, ctrl.signal);
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const p = broker.ask(request(i, "th"), ctrl.signal);
+    broker.reply("th", `r${i}`, { answers: { q: { selected: ["A"] } } }, { kind: "bench" });
+    await p;
+    times.push(performance.now() - t0);
+  }
+  const warm = times.slice(1000);
+  line(
+    `question round trip in-process (n=${warm.length})`,
+    `p50 ${fmt(median(warm))} p99 ${fmt(quantile(warm, 0.99))}`,
+    "p50 < 0.1 ms",
+  );
+}
+
+export async function manyPending(): Promise<void> {
+  const broker = createBroker({ bus: createBus({ replay: 1000 }) });
+  const ctrl = new AbortController();
+  setMaxListeners(0, ctrl.signal);
+  global.gc?.();
+  const before = process.memoryUsage().heapUsed;
+  const asks: Promise<unknown>[] = [];
+  for (let i = 0; i < 10_000; i++) asks.push(broker.ask(request(i, `thread_${i % 1000}`), ctrl.signal));
+  global.gc?.();
+  const during = process.memoryUsage().heapUsed;
+  const t0 = performance.now();
+  for (let i = 0; i < 10_000; i++)
+    broker.reply(`thread_${i % 1000}`, `r${i}`, { answers: { q: { selected: ["B"] } } }, { kind: "bench" });
+  await Promise.all(asks);
+  const secs = (performance.now() - t0) / 1000;
+  global.gc?.();
+  const after = process.memoryUsage().heapUsed;
+  line(
+    "10,000 pending questions / 1,000 threads: extra heap",
+    `${((during - before) / 1e6).toFixed(1)} MB (after settle: ${((after - before) / 1e6).toFixed(1)} MB)`,
+    "< 100 MB",
+  );
+  line(
+    "10,000 pending questions: replies/s",
+    `${Math.round(10_000 / secs).toLocaleString()}/s`,
+    "> 20,000/s",
+  );
+}
