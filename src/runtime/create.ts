@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { ConfigError, loadConfig, type ResolvedProvider, resolveProvider } from "../config/load.js";
 import type { Settings } from "../config/schema.js";
+import { createChatClient } from "../model/chat.js";
 import { createResponsesClient } from "../model/responses.js";
 import type { ModelClient } from "../model/types.js";
 import { openStore } from "../store/index.js";
@@ -38,13 +39,16 @@ export function createRuntime(opts: CreateRuntimeOptions = {}): {
         "To try Tandem offline on the built-in scripted model, run `tandem demo`.",
     );
   }
+  const apiKey = provider.apiKey ?? "unset";
   const model =
     opts.model ??
-    createResponsesClient({
-      baseUrl: provider.baseUrl,
-      apiKey: provider.apiKey ?? "unset",
-      idleTimeoutMs: settings.stream_idle_timeout_ms,
-    });
+    (provider.wire === "chat"
+      ? createChatClient({ baseUrl: provider.baseUrl, apiKey })
+      : createResponsesClient({
+          baseUrl: provider.baseUrl,
+          apiKey,
+          idleTimeoutMs: settings.stream_idle_timeout_ms,
+        }));
   const store = openStore(join(home, "state.db"));
   const runtime = new Runtime({ settings, store, model, provider, ids: opts.ids });
   return { runtime, warnings, settings, provider };
