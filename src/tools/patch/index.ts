@@ -1,0 +1,186 @@
+/**
+ * `apply_patch` (SPEC T3): edit files with a Codex-format patch, as a freeform custom tool and
+ * as a JSON function tool (`{input}`) for providers without custom tools.
+ *
+ * Contract of both tools' `execute` (and of `applyPatch`):
+ * - Atomic per call: the patch is parsed and every file's new content computed in memory first;
+ *   if anything fails (parse error, missing/existing file, a chunk that does not match, a path
+ *   outside `ctx.cwd`) nothing is written and the model gets `success:false` with a message
+ *   naming the file and chunk. Then all files are written (temp + rename); a write failure rolls
+ *   back the files already written (changes.ts).
+ * - Paths are relative to `ctx.cwd`; absolute paths only inside it; nothing outside it, even
+ *   through `..` or a symbolic link (paths.ts).
+ * - Success output: `Success. Updated the following files:` then `A path` / `M path` / `D path`.
+ * - `display` (for surfaces, never the model): `{type: "file_change", changes: [{path, kind,
+ *   move_path?, diff}], status: "completed" | "failed"}`; `diff` is a unified diff per change.
+ *   Failed calls carry `changes: []` (nothing changed).
+ * - `displayStart` is a generic `tool_call` item whose `arguments` is the patch text.
+ * - Honours `ctx.signal` up to the commit: aborted before writing → AbortError, nothing written.
+ *   Planning and commit run synchronously, so they are never interleaved with another call.
+ * - `onApplied(changes, ctx)` runs after a successful commit (e.g. to feed a TurnDiffTracker);
+ *   an exception it throws is swallowed (the files are already written).
+ */
+import { z } from "zod";
+import type { TurnItem } from "../../protocol/events.js";
+import { AbortError } from "../../util/abort.js";
+import type { CustomTool, FunctionTool, ToolContext, ToolResult } from "../types.js";
+import { PatchApplyError } from "./applier.js";
+import { commitPlan, type FileChange, planPatch } from "./changes.js";
+import { APPLY_PATCH_GRAMMAR, CUSTOM_DESCRIPTION, FUNCTION_DESCRIPTION } from "./description.js";
+import { unifiedDiff } from "./diff.js";
+import { nodePatchFs, type PatchFs } from "./fs.js";
+import { PatchParseError, parsePatch } from "./parser.js";
+
+export type { FileChange } from "./changes.js";
+export { APPLY_PATCH_GRAMMAR } from "./description.js";
+export type { PatchFs } from "./fs.js";
+export { TurnDiffTracker } from "./tracker.js";
+
+export const TOOL_NAME = "apply_patch";
+
+export interface ApplyPatchToolOptions {
+  /** File operations (default: node:fs). */
+  fs?: PatchFs;
+  /** Called after a patch was written, with its changes in patch order. */
+  onApplied?(changes: FileChange[], ctx: ToolContext): void;
+}
+
+/** One entry of the `file_change` display item. */
+export interface DisplayChange {
+  path: string;
+  kind: FileChange["kind"];
+  move_path?: string;
+  diff: string;
+}
+
+export type ApplyPatchOutcome =
+  | { ok: true; changes: FileChange[]; summary: string }
+  | { ok: false; error: string; stage: "parse" | "verify" | "write" };
+
+/** Parses, plans and commits `input` relative to `cwd`. Never throws for a bad patch. */
+export function applyPatch(
+  input: string,
+  cwd: string,
+  fs: PatchFs = nodePatchFs,
+  signal?: AbortSignal,
+): ApplyPatchOutcome {
+  let plan: ReturnType<typeof planPatch>;
+  try {
+    plan = planPatch(parsePatch(input), cwd, fs);
+  } catch (err) {
+    if (PatchParseError.isInstance(err)) return { ok: false, stage: "parse", error: err.message };
+    if (PatchApplyError.isInstance(err)) return { ok: false, stage: "verify", error: err.message };
+    throw err;
+  }
+  if (signal?.aborted) throw new AbortError("apply_patch was interrupted before writing; no file changed");
+  try {
+    commitPlan(plan, fs);
+  } catch (err) {
+    if (PatchApplyError.isInstance(err)) return { ok: false, stage: "write", error: err.message };
+    throw err;
+  }
+  return { ok: true, changes: plan.changes, summary: summarize(plan.changes) };
+}
+
+/** Codex's summary: added, then modified (incl. moves, by new path), then deleted. */
+export function summarize(changes: FileChange[]): string {
+  const rows = [
+    ...changes.filter((c) => c.kind === "add").map((c) => `A ${c.path}`),
+    ...changes
+      .filter((c) => c.kind === "update" || c.kind === "move")
+      .map((c) => `M ${c.movePath ?? c.path}`),
+    ...changes.filter((c) => c.kind === "delete").map((c) => `D ${c.path}`),
+  ];
+  return ["Success. Updated the following files:", ...rows].join("\n");
+}
+
+export function displayChanges(changes: FileChange[]): DisplayChange[] {
+  return changes.map((c) => {
+    const d: DisplayChange = {
+      path: c.path,
+      kind: c.kind,
+      diff: unifiedDiff(c.before, c.after, { oldPath: c.path, newPath: c.movePath ?? c.path }),
+    };
+    if (c.movePath !== undefined) d.move_path = c.movePath;
+    return d;
+  });
+}
+
+function failureText(out: Extract<ApplyPatchOutcome, { ok: false }>): string {
+  if (out.stage === "write") return `apply_patch failed: ${out.error}`;
+  return `apply_patch verification failed: ${out.error}\nNo files were changed.`;
+}
+
+function run(input: string, ctx: ToolContext, opts: ApplyPatchToolOptions): ToolResult {
+  if (ctx.signal.aborted) throw new AbortError("apply_patch was interrupted before it started");
+  const out = applyPatch(input, ctx.cwd, opts.fs ?? nodePatchFs, ctx.signal);
+  if (!out.ok) {
+    return {
+      output: failureText(out),
+      success: false,
+      display: fileChangeDisplay([], "failed"),
+    };
+  }
+  try {
+    opts.onApplied?.(out.changes, ctx);
+  } catch {
+    /* the files are written; a listener's failure must not turn this into an error */
+  }
+  return {
+    output: out.summary,
+    success: true,
+    display: fileChangeDisplay(displayChanges(out.changes), "completed"),
+  };
+}
+
+/**
+ * The `file_change` display patch. Not yet a TurnItem union member (the lead adds it), so the
+ * patch is typed loosely here and passed through as is.
+ */
+function fileChangeDisplay(changes: DisplayChange[], status: "completed" | "failed"): ToolResult["display"] {
+  return { type: "file_change", changes, status } as unknown as ToolResult["display"];
+}
+
+function startItem(patch: string, callId: string): TurnItem {
+  return { id: callId, type: "tool_call", tool: TOOL_NAME, arguments: patch, status: "in_progress" };
+}
+
+/** The freeform tool: the model's output is the patch itself, constrained by the Lark grammar. */
+export function createApplyPatchCustomTool(opts: ApplyPatchToolOptions = {}): CustomTool {
+  return {
+    kind: "custom",
+    name: TOOL_NAME,
+    description: CUSTOM_DESCRIPTION,
+    format: { type: "grammar", syntax: "lark", definition: APPLY_PATCH_GRAMMAR },
+    displayStart: (args, callId) => startItem(typeof args === "string" ? args : "", callId),
+    execute: async (input, ctx) => run(input, ctx, opts),
+  };
+}
+
+export const ApplyPatchArgs = z.object({
+  input: z.string().describe("The entire patch, from '*** Begin Patch' to '*** End Patch'."),
+});
+export type ApplyPatchArgs = z.infer<typeof ApplyPatchArgs>;
+
+/** The function tool variant for providers without custom tools: `{input: string}`. */
+export function createApplyPatchFunctionTool(opts: ApplyPatchToolOptions = {}): FunctionTool<ApplyPatchArgs> {
+  return {
+    kind: "function",
+    name: TOOL_NAME,
+    description: FUNCTION_DESCRIPTION,
+    parameters: ApplyPatchArgs,
+    displayStart: (args, callId) => {
+      const input = (args as Partial<ApplyPatchArgs> | undefined)?.input;
+      return startItem(typeof input === "string" ? input : "", callId);
+    },
+    execute: async (args, ctx) => run(args.input, ctx, opts),
+  };
+}
+
+/** Both forms; register the one the provider supports (they share the name `apply_patch`). */
+export function createApplyPatchTools(opts: ApplyPatchToolOptions = {}): {
+  custom: CustomTool;
+  fn: FunctionTool;
+} {
+  return { custom: createApplyPatchCustomTool(opts), fn: createApplyPatchFunctionTool(opts) };
+}

@@ -1,0 +1,3 @@
+def handler(event):
+    body = event["body"]
+    return {"status": 200, "body": body}

@@ -1,0 +1,5 @@
+import os
+import sys
+
+def main():
+    run()

@@ -1,0 +1,3 @@
+def greet(name):
+    print(f"Hello, {name}!")
+    return name

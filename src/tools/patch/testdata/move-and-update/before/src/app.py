@@ -1,0 +1,3 @@
+def greet(name):
+    print("Hi")
+    return name

@@ -1,0 +1,3 @@
+def area(w, h):   
+    result = abs(w * h)
+    return result	
