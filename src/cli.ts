@@ -107,12 +107,16 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err) => {
-    process.stderr.write(`tandem: ${(err as Error)?.stack ?? err}\n`);
-    process.exitCode = 1;
-  },
-);
+/**
+ * Exit once the command is done, after stdout has drained: a finished command must not
+ * linger on a stray handle (a keep-alive socket, a timer) — and must not lose piped output.
+ */
+function exit(code: number): void {
+  process.exitCode = code;
+  process.stdout.write("", () => process.exit(code));
+}
+
+main(process.argv.slice(2)).then(exit, (err) => {
+  process.stderr.write(`tandem: ${(err as Error)?.stack ?? err}\n`);
+  exit(1);
+});

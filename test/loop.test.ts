@@ -2,7 +2,7 @@
  * The turn loop end to end over real HTTP against the scripted model: interrupt, retries,
  * malformed arguments, parallel calls, pairing. Real processes, real SQLite.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ResponseItem } from "../src/protocol/items.js";
 import { type Harness, harness } from "./helpers.js";
@@ -38,6 +38,21 @@ function expectRequestsPaired(bodies: any[]): void {
     expectPaired(b.input.filter((i: any) => i.type !== "message" || i.role !== "developer"));
 }
 
+/** Live (non-zombie) processes whose command line contains `needle`. */
+function procsMatching(needle: string): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8").replace(/\0/g, " ");
+      if (cmd.includes(needle) && alive(Number(d))) out.push(Number(d));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
 /** Alive and not a zombie (a container's init may not reap orphans promptly). */
 const alive = (pid: number) => {
   try {
@@ -60,21 +75,22 @@ describe("turn loop over HTTP", () => {
     h = undefined;
   });
 
-  it("interrupt mid-command kills the process tree and leaves history paired", async () => {
+  it("interrupt mid-command kills the process tree (inside the sandbox) and leaves history paired", async () => {
+    // A unique sleep duration marks the tree's processes; found through /proc from outside the
+    // sandbox's PID namespace.
+    const marker = `31${process.pid % 1000}.5`;
     h = await harness({
-      script: {
-        steps: [{ output: [exec("echo $$ > pids; (sleep 300 & echo $! >> pids; wait) ; sleep 300")] }],
-      },
+      script: { steps: [{ output: [exec(`(sleep ${marker} & wait) & sleep ${marker}; echo never`)] }] },
     });
     const thread = h.runtime.startThread({ cwd: h.cwd });
     const turn = thread.startTurn("run something long");
     await h.waitFor((e) => e.type === "item.started" && e.item.type === "command_execution");
-    const pidsFile = `${h.cwd}/pids`;
-    for (let i = 0; i < 100 && !existsSync(pidsFile); i++) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 100));
-    const pids = readFileSync(pidsFile, "utf8").trim().split("\n").map(Number);
+    let pids: number[] = [];
+    for (let i = 0; i < 100 && pids.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      pids = procsMatching(`sleep ${marker}`);
+    }
     expect(pids.length).toBeGreaterThanOrEqual(2);
-    expect(pids.every(alive)).toBe(true);
     const t0 = Date.now();
     thread.interrupt();
     const outcome = await turn.done;
@@ -82,6 +98,7 @@ describe("turn loop over HTTP", () => {
     expect(Date.now() - t0).toBeLessThan(5000);
     await new Promise((r) => setTimeout(r, 300));
     expect(pids.filter(alive)).toEqual([]);
+    expect(procsMatching(`sleep ${marker}`)).toEqual([]);
     const stored = h.runtime.store.loadItems(thread.id).map((s) => s.item);
     expectPaired(stored);
     const out = stored.find((i) => i.type === "function_call_output") as any;

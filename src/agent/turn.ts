@@ -300,6 +300,9 @@ async function runCalls(
 }
 
 function finishDisplay(start: TurnItem, patch: Record<string, unknown>, output: string): TurnItem {
+  // A tool may finish as a richer item than it started (apply_patch → file_change).
+  if (typeof patch.type === "string" && patch.type !== start.type)
+    return { ...patch, id: start.id } as TurnItem;
   if (start.type === "tool_call") return { ...start, output, ...patch } as TurnItem;
   if (start.type === "command_execution") {
     const known = ["aggregated_output", "exit_code", "status", "session_id"];

@@ -33,6 +33,12 @@ export const Settings = z.strictObject({
   service_tier: z.string().optional(),
   approval_policy: z.enum(["never", "on-request", "on-failure", "untrusted"]).default("on-request"),
   sandbox_mode: z.enum(["read-only", "workspace-write", "danger-full-access"]).default("workspace-write"),
+  sandbox_workspace_write: z
+    .strictObject({
+      network_access: z.boolean().default(false),
+      writable_roots: z.array(z.string()).default([]),
+    })
+    .default({ network_access: false, writable_roots: [] }),
   base_instructions: z.string().optional(),
   /** Record the environment-context and AGENTS.md items at thread start (SPEC L10). */
   include_environment_context: z.boolean().default(true),

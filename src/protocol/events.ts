@@ -48,6 +48,11 @@ export type ErrorKind = z.infer<typeof ErrorKind>;
 export const ErrorInfo = z.object({ message: z.string(), kind: ErrorKind });
 export type ErrorInfo = z.infer<typeof ErrorInfo>;
 
+export const PlanStep = z.object({
+  step: z.string(),
+  status: z.enum(["pending", "in_progress", "completed"]),
+});
+
 /** Display items: what a surface shows for a turn (not the model history; see items.ts). */
 export const TurnItem = z.discriminatedUnion("type", [
   z.object({ id: z.string(), type: z.literal("user_message"), text: z.string() }),
@@ -71,6 +76,27 @@ export const TurnItem = z.discriminatedUnion("type", [
     status: z.enum(["in_progress", "completed", "failed"]),
   }),
   z.object({ id: z.string(), type: z.literal("error"), message: z.string() }),
+  z.object({
+    id: z.string(),
+    type: z.literal("file_change"),
+    changes: z.array(
+      z.object({
+        path: z.string(),
+        kind: z.enum(["add", "update", "delete", "move"]),
+        move_path: z.string().optional(),
+        diff: z.string(),
+      }),
+    ),
+    status: z.enum(["in_progress", "completed", "failed", "declined"]),
+  }),
+  z.object({
+    id: z.string(),
+    type: z.literal("todo_list"),
+    items: z.array(z.object({ text: z.string(), completed: z.boolean() })),
+    explanation: z.string().nullable(),
+    plan: z.array(PlanStep),
+    status: z.enum(["in_progress", "completed", "failed"]).optional(),
+  }),
 ]);
 export type TurnItem = z.infer<typeof TurnItem>;
 
@@ -106,6 +132,13 @@ export const Event = z.discriminatedUnion("type", [
     stream: z.enum(["stdout", "stderr"]),
     chunk: z.string(),
   }),
+  z.object({
+    type: z.literal("plan.updated"),
+    ...turnIds,
+    explanation: z.string().nullable(),
+    plan: z.array(PlanStep),
+  }),
+  z.object({ type: z.literal("turn.diff"), ...turnIds, diff: z.string() }),
   z.object({ type: z.literal("input.queued"), ...turnIds, input_id: z.string(), text: z.string() }),
   z.object({ type: z.literal("token.usage"), ...turnIds, last: Usage, total: Usage }),
   z.object({

@@ -12,6 +12,8 @@ export const TurnOptions = z.object({
   question_policy: QuestionPolicy.optional(),
   output_schema: z.record(z.string(), z.unknown()).optional(),
   cwd: z.string().optional(),
+  sandbox: z.enum(["read-only", "workspace-write", "danger-full-access"]).optional(),
+  approval_policy: z.enum(["never", "on-request", "on-failure", "untrusted"]).optional(),
 });
 export type TurnOptions = z.infer<typeof TurnOptions>;
 

@@ -45,6 +45,31 @@ export type QuestionPolicy = z.infer<typeof QuestionPolicy>;
 
 export const QuestionSource = z.enum(["model", "internal"]);
 
+/**
+ * Present when the request is an approval (SPEC A2/A3): it then holds one single-choice
+ * question `decision` whose options are APPROVAL_LABELS. Approvals share the questions'
+ * queue, timeouts, pause accounting and persistence, and go before questions.
+ */
+export const ApprovalInfo = z.object({
+  kind: z.enum(["exec", "file_change"]),
+  reason: z.string(),
+  command: z.string().optional(),
+  cwd: z.string(),
+  justification: z.string().optional(),
+  prefix_rule: z.array(z.string()).optional(),
+  paths: z.array(z.string()).optional(),
+});
+export type ApprovalInfo = z.infer<typeof ApprovalInfo>;
+
+export const APPROVAL_LABELS = {
+  accept: "Accept",
+  accept_for_session: "Accept for session",
+  accept_and_remember: "Accept and remember",
+  decline: "Decline",
+  cancel: "Cancel",
+} as const;
+export type ApprovalDecisionName = keyof typeof APPROVAL_LABELS;
+
 export const QuestionRequest = z.object({
   request_id: z.string(),
   thread_id: z.string(),
@@ -56,6 +81,7 @@ export const QuestionRequest = z.object({
   /** Epoch ms when a timeout policy fires; null for `wait`. Moves forward on `touch`. */
   deadline: z.number().nullable(),
   created_at: z.number(),
+  approval: ApprovalInfo.optional(),
 });
 export type QuestionRequest = z.infer<typeof QuestionRequest>;
 

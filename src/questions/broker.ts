@@ -334,10 +334,13 @@ export function createBroker(deps: BrokerDeps): Broker {
     },
 
     list(filter = {}) {
-      return [...waiters.values()]
-        .filter((w) => filter.threadId === undefined || w.request.thread_id === filter.threadId)
-        .map((w) => ({ ...w.request }))
-        .sort((a, b) => a.created_at - b.created_at);
+      return (
+        [...waiters.values()]
+          .filter((w) => filter.threadId === undefined || w.request.thread_id === filter.threadId)
+          .map((w) => ({ ...w.request }))
+          // One FIFO queue, approvals first (Q16).
+          .sort((a, b) => Number(!!b.approval) - Number(!!a.approval) || a.created_at - b.created_at)
+      );
     },
 
     cancelAll(scope, reason, opts = {}) {

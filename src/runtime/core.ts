@@ -22,13 +22,17 @@ import { createResponders, type Responders } from "../questions/responders.js";
 import { createSecretStore } from "../questions/secrets.js";
 import type { Store, ThreadRecord } from "../store/types.js";
 import { createExecTools, ExecSessions } from "../tools/exec/index.js";
+import { createApplyPatchTools } from "../tools/patch/index.js";
+import { createUpdatePlanTool } from "../tools/plan.js";
 import { type DispatchResult, type ToolHooks, ToolRegistry } from "../tools/registry.js";
 import { createRequestUserInputTool } from "../tools/request-user-input.js";
 import type { ToolContext } from "../tools/types.js";
 import { AbortError } from "../util/abort.js";
 import { type Bus, createBus } from "../util/bus.js";
 import { type IdSource, randomIds, shortId } from "../util/ids.js";
+import { Approvals } from "./approvals.js";
 import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from "./context.js";
+import { patchApprovalHook } from "./patch-approval.js";
 import { type ActiveTurn, Thread } from "./thread.js";
 
 export interface RuntimeOptions {
@@ -54,6 +58,8 @@ export interface StartThreadOptions {
   outputSchema?: Record<string, unknown>;
   sessionId?: string;
   parentId?: string;
+  /** Extra writable roots for the workspace-write sandbox (`--add-dir`). */
+  writableRoots?: string[];
 }
 
 export class Runtime {
@@ -66,6 +72,7 @@ export class Runtime {
   readonly broker: Broker;
   readonly responders: Responders;
   readonly secrets = createSecretStore();
+  readonly approvals: Approvals = new Approvals(this);
   readonly windowId: string;
   readonly installationId: string;
   readonly baseInstructions: string;
@@ -131,6 +138,7 @@ export class Runtime {
         ...(opts.questionPolicy ? { question_policy: opts.questionPolicy } : {}),
         ...(opts.outputSchema ? { output_schema: opts.outputSchema } : {}),
         offer_questions: opts.offerQuestions ?? true,
+        ...(opts.writableRoots?.length ? { writable_roots: opts.writableRoots } : {}),
       },
     };
     this.store.createThread(record);
@@ -179,6 +187,14 @@ export class Runtime {
     const history = stored.map((s) => s.item);
     const thread = this.attach(record, history);
 
+    // An approval cannot outlive its process: the command it guarded was never run. It is
+    // settled as cancelled and its call repaired as aborted below; the model may ask again.
+    for (const q of this.store.pendingQuestions(id).filter((r) => r.approval)) {
+      this.store.settleQuestion(q.request_id, {
+        status: "cancelled",
+        reason: "the process that asked for this approval ended",
+      });
+    }
     const pending = this.store.pendingQuestions(id);
     const pendingCalls = new Set(pending.map((q) => q.call_id));
     for (const call of orphanCalls(history)) {
@@ -214,6 +230,29 @@ export class Runtime {
         }),
       );
     }
+    const patch = createApplyPatchTools({
+      onApplied: (changes, ctx) => {
+        const t = this.threads.get(ctx.threadId);
+        if (!t) return;
+        t.diffs.track(changes);
+        t.emit({ type: "turn.diff", thread_id: t.id, turn_id: ctx.turnId, diff: t.diffs.diff() });
+      },
+    });
+    // Freeform (custom) tools need the Responses wire; chat providers get the function form.
+    registry.register(this.provider.wire === "responses" ? patch.custom : patch.fn);
+    registry.register(
+      createUpdatePlanTool({
+        onPlan: (u, ctx) =>
+          this.threads.get(ctx.threadId)?.emit({
+            type: "plan.updated",
+            thread_id: ctx.threadId,
+            turn_id: ctx.turnId,
+            explanation: u.explanation,
+            plan: u.plan,
+          }),
+      }),
+    );
+    registry.addHooks(patchApprovalHook);
     for (const h of this.hooks) registry.addHooks(h);
     const thread = new Thread(this, record, history, registry, () => sessions.closeAll());
     this.threads.set(record.id, thread);
@@ -283,6 +322,12 @@ export class Runtime {
         defaultModeAllowed: this.settings.questions.default_mode,
         hasResponder: () => this.responders.has(thread.id),
         policy: thread.questionPolicy(turn),
+      },
+      safety: {
+        sandbox: thread.sandbox(turn),
+        approvalPolicy: turn.options.approval_policy ?? thread.approvalPolicy(),
+        requestApproval: (ask) =>
+          this.approvals.request(thread, turn.id, call.call_id, ask, thread.questionPolicy(turn), signal),
       },
     };
   }

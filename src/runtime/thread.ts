@@ -18,6 +18,7 @@ import { type ResponseItem, type ToolCallItem, userMessage } from "../protocol/i
 import type { TurnOptions } from "../protocol/ops.js";
 import type { QuestionPolicy } from "../protocol/questions.js";
 import type { ThreadRecord } from "../store/types.js";
+import { TurnDiffTracker } from "../tools/patch/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
 import { PauseClock } from "../util/pause-clock.js";
@@ -38,6 +39,8 @@ export class TurnBusyError extends Error {
 
 export class Thread {
   readonly pause = new PauseClock();
+  /** Net file changes of the current turn (apply_patch), for `turn.diff`. */
+  readonly diffs = new TurnDiffTracker();
   private history: ResponseItem[];
   active: ActiveTurn | undefined;
   status: ThreadStatus = "idle";
@@ -164,6 +167,7 @@ export class Thread {
       error: null,
     });
     this.setStatus(this.core.broker.pendingCount(this.id) > 0 ? "waiting_on_user" : "running");
+    this.diffs.reset();
     this.emit({ type: "turn.started", thread_id: this.id, turn_id: turnId, mode });
     turn.done = this.run(turn, resumed);
     return turn;
@@ -254,6 +258,28 @@ export class Thread {
       },
       lite: this.core.provider.lite,
     };
+  }
+
+  /** Sandbox in force: turn ← thread ← config (SPEC A1). */
+  sandbox(turn?: ActiveTurn): ToolContext["safety"]["sandbox"] {
+    const st = this.record.settings as {
+      sandbox_mode?: string;
+      writable_roots?: string[];
+      network_access?: boolean;
+    };
+    const s = this.core.settings;
+    return {
+      mode: (turn?.options.sandbox ??
+        st.sandbox_mode ??
+        s.sandbox_mode) as ToolContext["safety"]["sandbox"]["mode"],
+      writableRoots: [...(s.sandbox_workspace_write.writable_roots ?? []), ...(st.writable_roots ?? [])],
+      network: st.network_access ?? s.sandbox_workspace_write.network_access,
+    };
+  }
+
+  approvalPolicy(): ToolContext["safety"]["approvalPolicy"] {
+    const st = this.record.settings as { approval_policy?: ToolContext["safety"]["approvalPolicy"] };
+    return st.approval_policy ?? this.core.settings.approval_policy;
   }
 
   /** The question policy in force: turn ← thread ← config (Q7). */

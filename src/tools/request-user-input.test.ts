@@ -56,6 +56,11 @@ function harness(
       policy,
       ...over.gate,
     },
+    safety: {
+      sandbox: { mode: "danger-full-access", writableRoots: [], network: true },
+      approvalPolicy: "never",
+      requestApproval: async () => "decline",
+    },
   };
   return { ctx, asked };
 }

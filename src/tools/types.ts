@@ -52,6 +52,38 @@ export interface ToolContext {
   pause: PauseClock;
   /** Facts the question tool's availability gate (Q3) checks, in order. */
   questions: QuestionGate;
+  /** Sandbox and approval policy for tools with side effects (SPEC A1–A3). */
+  safety: SafetyContext;
+}
+
+export type ApprovalDecision = "accept" | "accept_for_session" | "accept_and_remember" | "decline" | "cancel";
+
+/** What a tool asks the user to approve. */
+export interface ApprovalAsk {
+  kind: "exec" | "file_change";
+  /** Why approval is needed (shown to the user). */
+  reason: string;
+  command?: string;
+  cwd: string;
+  justification?: string;
+  prefix_rule?: string[];
+  paths?: string[];
+}
+
+export interface SafetyContext {
+  sandbox: {
+    mode: "read-only" | "workspace-write" | "danger-full-access";
+    writableRoots: string[];
+    network: boolean;
+  };
+  approvalPolicy: "never" | "on-request" | "on-failure" | "untrusted";
+  /**
+   * Asks the user through the broker's queue (approvals before questions). Resolves with
+   * the decision; already-approved commands (this session, or a remembered prefix rule)
+   * resolve `accept` without asking. `cancel` also interrupts the turn. With no responder
+   * attached (headless), resolves `decline`: the policy decides, nobody waits.
+   */
+  requestApproval(ask: ApprovalAsk): Promise<ApprovalDecision>;
 }
 
 export interface QuestionGate {

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Scripts, startMockModel } from "../../mock-model/index.js";
+import { findBwrap } from "../../tools/exec/sandbox.js";
 import { runExec } from "./index.js";
 
 export const DEMO_PROMPT =
@@ -30,6 +31,13 @@ export async function runDemo(argv: string[]): Promise<number> {
   say("│ Everything else is real: the turn loop, HTTP streaming, the shell tool,");
   say("│ and the SQLite history.");
   say(`│ workspace: ${work}`);
+  // The demo works on a machine without bubblewrap too, saying so instead of pretending.
+  const sandbox = findBwrap() ? "workspace-write" : "danger-full-access";
+  say(
+    sandbox === "workspace-write"
+      ? "│ sandbox: workspace-write (bubblewrap)"
+      : "│ sandbox: none — bubblewrap is not installed, so the demo's commands run unsandboxed in its temp dir",
+  );
   say("└───────────────────────────────────────────────────────────────────────");
   say(`> ${DEMO_PROMPT.replace(/\n/g, "\n  ")}`);
   process.env.TANDEM_HOME = home;

@@ -207,7 +207,14 @@ export async function runExec(argv: string[]): Promise<number> {
   try {
     const thread = args.resumeId
       ? runtime.openThread(args.resumeId, { offerQuestions, mode: args.mode, model: args.model })
-      : runtime.startThread({ cwd, mode: args.mode, offerQuestions, outputSchema, model: args.model });
+      : runtime.startThread({
+          cwd,
+          mode: args.mode,
+          offerQuestions,
+          outputSchema,
+          model: args.model,
+          writableRoots: args.addDir.map((d) => resolve(d)),
+        });
     threadId = thread.id;
     if (args.questions === "defer" || interactive)
       runtime.responders.attach({ threadId: thread.id }, { kind: "exec" });

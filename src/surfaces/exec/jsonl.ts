@@ -10,6 +10,8 @@ export class JsonlMapper {
   private ids = new Map<string, string>();
   private outputs = new Map<string, string>();
   private lastUpdate = new Map<string, number>();
+  /** The turn's todo list (update_plan): started once, updated, completed at turn end. */
+  private todo: { id: string; items: Array<{ text: string; completed: boolean }> } | undefined;
 
   constructor(private readonly write: (obj: unknown) => void) {}
 
@@ -40,6 +42,18 @@ export class JsonlMapper {
         };
       case "error":
         return { id, type: "error", message: item.message };
+      case "file_change":
+        return {
+          id,
+          type: "file_change",
+          // Codex has no "move" kind: a move is an update with its new path.
+          changes: item.changes.map((c) =>
+            c.kind === "move"
+              ? { path: c.path, kind: "update", move_path: c.move_path }
+              : { path: c.path, kind: c.kind },
+          ),
+          status: item.status === "completed" ? "completed" : "failed",
+        };
       default:
         return undefined;
     }
@@ -81,7 +95,25 @@ export class JsonlMapper {
       case "error":
         this.write({ type: "error", message: event.error.message });
         break;
+      case "plan.updated": {
+        const items = event.plan.map((p) => ({ text: p.step, completed: p.status === "completed" }));
+        const first = !this.todo;
+        this.todo ??= { id: this.itemId(`todo_${event.turn_id}`), items };
+        this.todo.items = items;
+        this.write({
+          type: first ? "item.started" : "item.updated",
+          item: { id: this.todo.id, type: "todo_list", items },
+        });
+        break;
+      }
       case "turn.completed": {
+        if (this.todo) {
+          this.write({
+            type: "item.completed",
+            item: { id: this.todo.id, type: "todo_list", items: this.todo.items },
+          });
+          this.todo = undefined;
+        }
         const u = event.usage;
         if (event.status === "completed") {
           this.write({

@@ -11,13 +11,16 @@
  *   session, write to an exited session); a non-zero exit code is a valid output.
  * - On `ctx.signal` abort while waiting, the command's whole process tree is killed (its
  *   session removed) and an AbortError is thrown; the registry records the call "aborted".
- * - Approval fields (`sandbox_permissions`, `justification`, `prefix_rule`) are accepted and
- *   echoed in `display` for the record; they are not enforced here (SPEC A2 lives upstream).
+ * - Safety (SPEC A1–A3, see gate.ts): every command runs under the OS sandbox of
+ *   `ctx.safety.sandbox` unless the user approved an escalation for it; approvals go through
+ *   `ctx.safety.requestApproval`. A declined command returns a clear "declined" output; a
+ *   cancelled one throws AbortError (the runtime interrupts the turn).
  */
 import { AbortError } from "../../util/abort.js";
 import { randomIds } from "../../util/ids.js";
 import { defineTool, type FunctionTool, type ToolContext, type ToolResult } from "../types.js";
 import { renderChunk } from "./format.js";
+import { gateCommand } from "./gate.js";
 import { buildEnv, resolveShell, resolveWorkdir } from "./launch.js";
 import { type ExecProcess, type OutputListener, type OutputStream, spawnProcess } from "./process.js";
 import {
@@ -182,6 +185,13 @@ export function createExecTools(opts: ExecToolsOptions): {
       );
       if (!shell.ok) return failure(shell.error, recorded);
 
+      const gate = await gateCommand(args, cwd.path, ctx);
+      if (gate.kind === "refuse")
+        return {
+          ...failure(gate.message, recorded),
+          display: { ...recorded, aggregated_output: gate.message, exit_code: null, status: gate.status },
+        };
+
       let proc: ExecProcess;
       try {
         proc = await spawnProcess({
@@ -190,6 +200,7 @@ export function createExecTools(opts: ExecToolsOptions): {
           cwd: cwd.path,
           env: buildEnv(opts.env ?? {}, ctx.secrets.env()),
           tty: args.tty === true,
+          wrap: gate.wrap,
         });
       } catch (err) {
         return failure((err as Error).message, recorded);

@@ -31,6 +31,8 @@ export interface SpawnOptions {
   cwd: string;
   env: Record<string, string>;
   tty: boolean;
+  /** Argv prefix that runs the shell inside a sandbox (e.g. `bwrap … --`). */
+  wrap?: string[];
 }
 
 /** How long after exit we keep reading output a process left in flight. */
@@ -132,12 +134,20 @@ const signalExitCode = (signal: NodeJS.Signals | number | null | undefined): num
   return 128 + (n ?? 0);
 };
 
+/** `[program, args…]` to run: the shell, or the shell under a sandbox wrapper (`opts.wrap`). */
+function argvFor(opts: SpawnOptions): [string, string[]] {
+  const inner = [opts.shell, "-c", opts.command];
+  const full = opts.wrap?.length ? [...opts.wrap, ...inner] : inner;
+  return [full[0], full.slice(1)];
+}
+
 export function spawnProcess(opts: SpawnOptions): Promise<ExecProcess> {
   return opts.tty ? spawnPty(opts) : spawnPipes(opts);
 }
 
 async function spawnPipes(opts: SpawnOptions): Promise<ExecProcess> {
-  const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn(opts.shell, ["-c", opts.command], {
+  const [program, argv] = argvFor(opts);
+  const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn(program, argv, {
     cwd: opts.cwd,
     env: opts.env,
     detached: true,
@@ -219,7 +229,8 @@ async function spawnPty(opts: SpawnOptions): Promise<ExecProcess> {
   const pty = await loadPty();
   let term: ReturnType<PtyModule["spawn"]>;
   try {
-    term = pty.spawn(opts.shell, ["-c", opts.command], {
+    const [program, argv] = argvFor(opts);
+    term = pty.spawn(program, argv, {
       name: opts.env.TERM ?? "dumb",
       cols: PTY_COLS,
       rows: PTY_ROWS,

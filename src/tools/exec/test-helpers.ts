@@ -39,6 +39,11 @@ export function makeCtx(over: Partial<ToolContext> = {}): TestContext {
       hasResponder: () => false,
       policy: { type: "wait" },
     },
+    safety: {
+      sandbox: { mode: "danger-full-access", writableRoots: [], network: true },
+      approvalPolicy: "never",
+      requestApproval: async () => "decline",
+    },
     ...over,
     updates,
     controller,

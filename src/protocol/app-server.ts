@@ -1,0 +1,306 @@
+/**
+ * Wire shapes of `tandem app-server` (SPEC S3): the subset of the Codex app-server v2 protocol Tandem
+ * accepts and emits, plus Tandem's own `tandem/…` methods. One zod definition per shape; types are
+ * inferred. The reference for every Codex name is `codex-app-server-v2.schemas.json`.
+ *
+ * Contract:
+ * - Accepted params are parsed with these schemas at the connection boundary. Codex clients send many
+ *   fields Tandem does not use (approval policy, personality, …): unknown keys are dropped, never an
+ *   error, and optional fields accept `null` as Codex clients send it.
+ * - Emitted shapes carry only fields the Codex schema defines (plus the nullable ones it requires), so
+ *   every Codex-named message validates against the reference bundle (tested with ajv).
+ * - `tandem/…` methods use camelCase params like the rest of the wire, and carry Tandem's own protocol
+ *   objects (`QuestionRequest`, `QuestionOutcome`, snake_case) verbatim rather than a second vocabulary.
+ */
+import { z } from "zod";
+import { QuestionAnswer, QuestionOutcome, QuestionPolicy, QuestionRequest } from "./questions.js";
+
+/** JSON-RPC id: a string or an integer (Codex `RequestId`). */
+export const RequestId = z.union([z.string(), z.number().int()]);
+export type RequestId = z.infer<typeof RequestId>;
+
+// ---------------------------------------------------------------------------------------------
+// Client → server request params (Codex v2)
+// ---------------------------------------------------------------------------------------------
+
+export const InitializeParams = z.object({
+  clientInfo: z.object({
+    name: z.string().describe("Client name, e.g. codex_vscode"),
+    title: z.string().nullish(),
+    version: z.string(),
+  }),
+  capabilities: z
+    .object({
+      experimentalApi: z.boolean().optional(),
+      optOutNotificationMethods: z
+        .array(z.string())
+        .nullish()
+        .describe("Notification methods this connection never receives (tandem/* included)"),
+    })
+    .nullish(),
+});
+export type InitializeParams = z.infer<typeof InitializeParams>;
+
+export const ThreadStartParams = z.object({
+  cwd: z.string().nullish().describe("Working directory of the thread (default: the server's cwd)"),
+  model: z.string().nullish(),
+  config: z
+    .record(z.string(), z.unknown())
+    .nullish()
+    .describe('Per-thread settings; Tandem reads "questions.policy" (wait | timeout{ms,on_timeout})'),
+});
+export type ThreadStartParams = z.infer<typeof ThreadStartParams>;
+
+export const ThreadResumeParams = z.object({
+  threadId: z.string(),
+  model: z.string().nullish(),
+});
+export type ThreadResumeParams = z.infer<typeof ThreadResumeParams>;
+
+export const ThreadListParams = z.object({
+  limit: z.number().int().min(0).nullish(),
+  cursor: z.string().nullish().describe("Opaque cursor from a previous page's nextCursor"),
+  cwd: z.union([z.string(), z.array(z.string())]).nullish(),
+  archived: z.boolean().nullish(),
+});
+export type ThreadListParams = z.infer<typeof ThreadListParams>;
+
+export const ThreadReadParams = z.object({
+  threadId: z.string(),
+  includeTurns: z.boolean().optional(),
+});
+export type ThreadReadParams = z.infer<typeof ThreadReadParams>;
+
+/** The user input kinds Tandem accepts; skills, mentions and audio are refused as invalid params. */
+export const UserInput = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({ type: z.literal("image"), url: z.string().describe("https or data: URL") }),
+  z.object({ type: z.literal("localImage"), path: z.string().describe("Image file read by the server") }),
+]);
+export type UserInput = z.infer<typeof UserInput>;
+
+/** Codex `collaborationMode`, exactly as Codex clients send it on `turn/start`. */
+export const CollaborationModeParam = z.object({
+  mode: z.enum(["plan", "default"]),
+  settings: z.object({
+    model: z.string(),
+    reasoning_effort: z.string().nullish(),
+    developer_instructions: z.string().nullish(),
+  }),
+});
+export type CollaborationModeParam = z.infer<typeof CollaborationModeParam>;
+
+export const TurnStartParams = z.object({
+  threadId: z.string(),
+  input: z.array(UserInput),
+  model: z.string().nullish(),
+  cwd: z.string().nullish(),
+  effort: z.string().nullish(),
+  outputSchema: z.record(z.string(), z.unknown()).nullish(),
+  collaborationMode: CollaborationModeParam.nullish(),
+});
+export type TurnStartParams = z.infer<typeof TurnStartParams>;
+
+export const TurnSteerParams = z.object({
+  threadId: z.string(),
+  expectedTurnId: z.string(),
+  input: z.array(UserInput),
+});
+export type TurnSteerParams = z.infer<typeof TurnSteerParams>;
+
+export const TurnInterruptParams = z.object({ threadId: z.string(), turnId: z.string() });
+export type TurnInterruptParams = z.infer<typeof TurnInterruptParams>;
+
+/** The client's result for `item/tool/requestUserInput`. */
+export const ToolRequestUserInputResponse = z.object({
+  answers: z.record(
+    z.string(),
+    z.object({
+      answers: z
+        .array(z.string())
+        .describe('Option labels, free text, and "user_note: …" entries for a note'),
+    }),
+  ),
+});
+export type ToolRequestUserInputResponse = z.infer<typeof ToolRequestUserInputResponse>;
+
+// ---------------------------------------------------------------------------------------------
+// Tandem additions (client → server)
+// ---------------------------------------------------------------------------------------------
+
+export const QuestionListParams = z.object({ threadId: z.string().nullish() });
+export const QuestionReplyParams = z.object({
+  threadId: z.string(),
+  requestId: z.string(),
+  answers: z.record(z.string(), QuestionAnswer).describe("Typed answers by question id; secrets allowed"),
+});
+export const QuestionDeclineParams = z.object({
+  threadId: z.string(),
+  requestId: z.string(),
+  reason: z.string().nullish(),
+});
+export const QuestionTouchParams = z.object({ requestId: z.string() });
+
+// ---------------------------------------------------------------------------------------------
+// Emitted Codex shapes (subset of the v2 schema)
+// ---------------------------------------------------------------------------------------------
+
+export const CodexThreadStatus = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("notLoaded") }),
+  z.object({ type: z.literal("idle") }),
+  z.object({ type: z.literal("systemError") }),
+  z.object({
+    type: z.literal("active"),
+    activeFlags: z.array(z.enum(["waitingOnApproval", "waitingOnUserInput"])),
+  }),
+]);
+export type CodexThreadStatus = z.infer<typeof CodexThreadStatus>;
+
+export const CodexErrorInfo = z.union([z.string(), z.record(z.string(), z.unknown())]);
+
+export const CodexTurnError = z.object({
+  message: z.string(),
+  codexErrorInfo: CodexErrorInfo.nullable(),
+  additionalDetails: z.string().nullable(),
+});
+export type CodexTurnError = z.infer<typeof CodexTurnError>;
+
+const TextUserInput = z.object({
+  type: z.literal("text"),
+  text: z.string(),
+  text_elements: z.array(z.never()),
+});
+
+const ItemStatus = z.enum(["inProgress", "completed", "failed"]);
+
+/** The ThreadItem kinds Tandem emits. Ids of tool items are the model's call ids. */
+export const CodexThreadItem = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("userMessage"),
+    id: z.string(),
+    content: z.array(z.union([TextUserInput, z.object({ type: z.literal("image"), url: z.string() })])),
+  }),
+  z.object({ type: z.literal("agentMessage"), id: z.string(), text: z.string() }),
+  z.object({
+    type: z.literal("reasoning"),
+    id: z.string(),
+    summary: z.array(z.string()),
+    content: z.array(z.string()),
+  }),
+  z.object({
+    type: z.literal("commandExecution"),
+    id: z.string(),
+    command: z.string(),
+    commandActions: z.array(z.never()),
+    cwd: z.string(),
+    processId: z.string().nullable(),
+    status: z.enum(["inProgress", "completed", "failed", "declined"]),
+    aggregatedOutput: z.string().nullable(),
+    exitCode: z.number().int().nullable(),
+    durationMs: z.number().int().nullable(),
+  }),
+  z.object({
+    type: z.literal("dynamicToolCall"),
+    id: z.string(),
+    tool: z.string(),
+    namespace: z.string().nullable(),
+    arguments: z.unknown(),
+    status: ItemStatus,
+    contentItems: z.array(z.object({ type: z.literal("inputText"), text: z.string() })).nullable(),
+    success: z.boolean().nullable(),
+    durationMs: z.number().int().nullable(),
+  }),
+]);
+export type CodexThreadItem = z.infer<typeof CodexThreadItem>;
+
+export const CodexTurn = z.object({
+  id: z.string(),
+  items: z.array(CodexThreadItem),
+  status: z.enum(["completed", "interrupted", "failed", "inProgress"]),
+  error: CodexTurnError.nullable(),
+  startedAt: z.number().int().nullable().describe("Unix seconds"),
+  completedAt: z.number().int().nullable().describe("Unix seconds"),
+  durationMs: z.number().int().nullable(),
+});
+export type CodexTurn = z.infer<typeof CodexTurn>;
+
+export const CodexThread = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  parentThreadId: z.string().nullable(),
+  cliVersion: z.string(),
+  createdAt: z.number().int().describe("Unix seconds"),
+  updatedAt: z.number().int().describe("Unix seconds"),
+  cwd: z.string(),
+  ephemeral: z.boolean(),
+  model: z.string().nullable(),
+  modelProvider: z.string(),
+  name: z.string().nullable(),
+  preview: z.string().describe("First user message of the thread"),
+  projectId: z.null(),
+  path: z.null(),
+  source: z.literal("appServer"),
+  status: CodexThreadStatus,
+  turns: z.array(CodexTurn),
+});
+export type CodexThread = z.infer<typeof CodexThread>;
+
+export const TokenUsageBreakdown = z.object({
+  inputTokens: z.number().int(),
+  cachedInputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  reasoningOutputTokens: z.number().int(),
+  totalTokens: z.number().int(),
+});
+export type TokenUsageBreakdown = z.infer<typeof TokenUsageBreakdown>;
+
+export const CodexQuestion = z.object({
+  id: z.string(),
+  header: z.string(),
+  question: z.string(),
+  isOther: z.boolean().describe("The client offers a free-text answer besides the options"),
+  isSecret: z.boolean().describe("Mask the input; the value never reaches the model or logs"),
+  options: z.array(z.object({ label: z.string(), description: z.string() })).nullable(),
+});
+export type CodexQuestion = z.infer<typeof CodexQuestion>;
+
+/** Params of the server request `item/tool/requestUserInput`. */
+export const ToolRequestUserInputParams = z.object({
+  threadId: z.string(),
+  turnId: z.string(),
+  itemId: z.string().describe("The model's call id"),
+  questions: z.array(CodexQuestion),
+  isBlocking: z.boolean().describe("The turn waits for this answer (Plan mode, or a `wait` policy)"),
+  autoResolutionMs: z.number().int().nullable().describe("Milliseconds left before a timeout policy fires"),
+});
+export type ToolRequestUserInputParams = z.infer<typeof ToolRequestUserInputParams>;
+
+// ---------------------------------------------------------------------------------------------
+// Tandem notifications (server → client)
+// ---------------------------------------------------------------------------------------------
+
+export const TandemNotifications = {
+  "tandem/question/requested": z.object({ request: QuestionRequest }),
+  "tandem/question/settled": z.object({
+    threadId: z.string(),
+    turnId: z.string(),
+    requestId: z.string(),
+    outcome: QuestionOutcome.describe("Who answered, or declined / timed_out (with policy) / cancelled"),
+  }),
+  "tandem/question/deadlineChanged": z.object({
+    threadId: z.string(),
+    turnId: z.string(),
+    requestId: z.string(),
+    deadline: z.number().nullable(),
+  }),
+  "tandem/question/replyRefused": z.object({
+    threadId: z.string(),
+    requestId: z.string(),
+    code: z.string().describe("Broker error code: unknown_request, already_settled, cancelled, …"),
+    message: z.string(),
+  }),
+} as const;
+export type TandemNotificationMethod = keyof typeof TandemNotifications;
+
+/** Thread settings accepted through `thread/start` `config`. */
+export const ThreadConfig = z.object({ "questions.policy": QuestionPolicy.optional() });

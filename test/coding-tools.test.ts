@@ -1,0 +1,134 @@
+/**
+ * apply_patch and update_plan through the real loop (issue 6 items 1–2): a freeform patch
+ * edits the workspace, the exec --json stream reports file_change and todo_list items, the
+ * turn diff is published, and a read-only sandbox asks before a patch writes.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { EventOf } from "../src/protocol/events.js";
+import { jsonLines, type MockProcess, runTandem, startMockProcess } from "./cli-helpers.js";
+import { type Harness, harness, tempDir } from "./helpers.js";
+
+const PATCH = [
+  "*** Begin Patch",
+  "*** Update File: app.txt",
+  "@@",
+  " line one",
+  "-line two",
+  "+line 2",
+  " line three",
+  "*** Add File: notes.md",
+  "+# Notes",
+  "*** End Patch",
+].join("\n");
+
+const plan = (statuses: string[]) => ({
+  type: "function_call" as const,
+  name: "update_plan",
+  arguments: { explanation: "steps", plan: statuses.map((status, i) => ({ step: `step ${i + 1}`, status })) },
+});
+
+describe("coding tools through the loop", () => {
+  let mock: MockProcess | undefined;
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await mock?.stop();
+    await h?.close();
+    mock = undefined;
+    h = undefined;
+  });
+
+  it("exec --json: apply_patch edits files (file_change), update_plan emits todo_list items", async () => {
+    mock = await startMockProcess({
+      steps: [
+        { output: [plan(["in_progress", "pending"])] },
+        { output: [{ type: "custom_tool_call", name: "apply_patch", input: PATCH, call_id: "patch_1" }] },
+        { output: [plan(["completed", "completed"])] },
+        { output: [{ type: "message", text: "patched" }] },
+      ],
+    });
+    const cwd = tempDir();
+    writeFileSync(join(cwd, "app.txt"), "line one\nline two\nline three\n");
+    const r = await runTandem(["exec", "--json", "--cd", cwd, "edit it"], {
+      env: { TANDEM_HOME: tempDir(), OPENAI_API_KEY: "k", OPENAI_BASE_URL: mock.url },
+    });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(cwd, "app.txt"), "utf8")).toBe("line one\nline 2\nline three\n");
+    expect(readFileSync(join(cwd, "notes.md"), "utf8")).toBe("# Notes\n");
+    const events = jsonLines(r.stdout);
+    const fc = events.find((e) => e.type === "item.completed" && e.item.type === "file_change");
+    expect(fc.item.changes).toEqual([
+      { path: "app.txt", kind: "update" },
+      { path: "notes.md", kind: "add" },
+    ]);
+    expect(fc.item.status).toBe("completed");
+    const todo = events.filter((e) => e.item?.type === "todo_list").map((e) => e.type);
+    expect(todo).toEqual(["item.started", "item.updated", "item.completed"]);
+    const last = events.filter((e) => e.item?.type === "todo_list").pop();
+    expect(last.item.items).toEqual([
+      { text: "step 1", completed: true },
+      { text: "step 2", completed: true },
+    ]);
+    const log = jsonLines(readFileSync(mock.log, "utf8"));
+    const patchTool = log[0].tools.find((t: any) => t.name === "apply_patch");
+    expect(patchTool.type).toBe("custom");
+    expect(patchTool.format.type).toBe("grammar");
+    const out = log[2].input.find((i: any) => i.type === "custom_tool_call_output");
+    expect(out.output).toMatch(/Success/);
+  });
+
+  it("publishes the turn diff; a bad hunk fails atomically with a precise message", async () => {
+    const bad = PATCH.replace(" line three", " line 3 (not in the file)");
+    h = await harness({
+      script: {
+        steps: [
+          { output: [{ type: "custom_tool_call", name: "apply_patch", input: bad, call_id: "bad" }] },
+          { output: [{ type: "custom_tool_call", name: "apply_patch", input: PATCH, call_id: "good" }] },
+          { output: [{ type: "message", text: "ok" }] },
+        ],
+      },
+    });
+    writeFileSync(join(h.cwd, "app.txt"), "line one\nline two\nline three\n");
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    await thread.startTurn("go").done;
+    const outs = (h.model.requests as any[])[2].input.filter(
+      (i: any) => i.type === "custom_tool_call_output",
+    );
+    expect(outs[0].call_id).toBe("bad");
+    expect(outs[0].output).toMatch(/app\.txt/);
+    const diff = h.events.filter((e) => e.event.type === "turn.diff").pop()!.event as EventOf<"turn.diff">;
+    expect(diff.diff).toContain("-line two");
+    expect(diff.diff).toContain("+line 2");
+    expect(diff.diff).toContain("+# Notes");
+  });
+
+  it("read-only sandbox: a patch asks for approval; declined → nothing written", async () => {
+    h = await harness({
+      script: {
+        steps: [
+          { output: [{ type: "custom_tool_call", name: "apply_patch", input: PATCH, call_id: "ro" }] },
+          { output: [{ type: "message", text: "ok" }] },
+        ],
+      },
+      overrides: ['sandbox_mode="read-only"'],
+    });
+    writeFileSync(join(h.cwd, "app.txt"), "line one\nline two\nline three\n");
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const turn = thread.startTurn("go");
+    const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
+    expect(q.request.approval).toMatchObject({ kind: "file_change", paths: ["app.txt", "notes.md"] });
+    h.runtime.reply(
+      thread.id,
+      q.request.request_id,
+      { answers: { decision: { selected: ["Decline"] } } },
+      { kind: "test" },
+    );
+    await turn.done;
+    expect(readFileSync(join(h.cwd, "app.txt"), "utf8")).toBe("line one\nline two\nline three\n");
+    const out = (h.model.requests as any[])[1].input.find((i: any) => i.type === "custom_tool_call_output");
+    expect(out.output).toMatch(/declined/);
+  });
+});

@@ -1,0 +1,32 @@
+/** The bench helpers run end to end (small sizes) and leave no listeners behind. */
+import { afterEach, describe, expect, it } from "vitest";
+import { Scripts } from "../src/mock-model/index.js";
+import { httpQuestionRoundTrip, sseFanout } from "../src/surfaces/http/bench.js";
+import { type Harness, harness } from "./helpers.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe("HTTP bench helpers", () => {
+  it("question round trip over HTTP + SSE", async () => {
+    h = await harness({ script: Scripts.questionDemo() });
+    const baseline = h.runtime.bus.listenerCount;
+    const times = await httpQuestionRoundTrip(h.runtime, 50, 10);
+    expect(times).toHaveLength(50);
+    expect(Math.max(...times)).toBeLessThan(1_000);
+    expect(h.runtime.broker.size).toBe(0);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(h.runtime.bus.listenerCount).toBe(baseline);
+    process.stdout.write(`http round trip p50 ${[...times].sort((a, b) => a - b)[25].toFixed(2)} ms\n`);
+  });
+
+  it("SSE fan-out delivers every event to every subscriber", async () => {
+    h = await harness({ script: Scripts.questionDemo() });
+    const r = await sseFanout(h.runtime, { subscribers: 10, events: 200 });
+    expect(r.delivered).toBe(2_000);
+    expect(r.eventsPerSecond).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,166 @@
+/**
+ * `tandem serve` as a real process (`./bin/tandem`, run `npm run build` first) against
+ * `tandem mock-model` as a real process: startup lines, token, a question answered over HTTP,
+ * SIGTERM, and a question left pending by one process answered through the next (Q11).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { afterEach, describe, expect, it } from "vitest";
+import { Scripts } from "../src/mock-model/index.js";
+import { BIN, type MockProcess, runTandem, startMockProcess } from "./cli-helpers.js";
+import { tempDir } from "./helpers.js";
+import { isEvent, openSse } from "./http-helpers.js";
+
+/** The lead wires `tandem serve` into src/cli.ts; until then there is nothing to run. */
+const wired = readFileSync(resolve(import.meta.dirname, "../src/cli.ts"), "utf8").includes("surfaces/http");
+
+interface ServeProcess {
+  proc: ChildProcess;
+  url: string;
+  pageLine: string;
+  stderr: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+async function startServe(args: string[], env: Record<string, string>): Promise<ServeProcess> {
+  const proc = spawn(BIN, ["serve", ...args], {
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  proc.stderr!.on("data", (d) => {
+    stderr += d;
+  });
+  const lines: string[] = [];
+  await new Promise<void>((res, rej) => {
+    const t = setTimeout(() => rej(new Error(`serve did not start: ${stderr}`)), 15_000);
+    const rl = createInterface({ input: proc.stdout! });
+    rl.on("line", (line) => {
+      lines.push(line);
+      if (lines.length === 2) {
+        clearTimeout(t);
+        res();
+      }
+    });
+    proc.once("exit", (code) => rej(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  const m = /^tandem serve listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(lines[0]);
+  if (!m) throw new Error(`unexpected first line: ${lines[0]}`);
+  return {
+    proc,
+    url: m[1],
+    pageLine: lines[1],
+    stderr: () => stderr,
+    stop: (signal = "SIGTERM") =>
+      new Promise((r) => {
+        if (proc.exitCode !== null) return r(proc.exitCode);
+        proc.once("exit", (code) => r(code));
+        proc.kill(signal);
+      }),
+  };
+}
+
+describe.skipIf(!wired)("tandem serve (processes)", () => {
+  let mock: MockProcess | undefined;
+  let server: ServeProcess | undefined;
+  afterEach(async () => {
+    await server?.stop("SIGKILL");
+    await mock?.stop();
+    server = undefined;
+    mock = undefined;
+  });
+
+  it("prints the URL and a page link with a generated token; answers over HTTP; exits 0 on SIGTERM", async () => {
+    const demo = Scripts.questionDemo();
+    demo.steps[1] = { ...demo.steps[1], expect: { input_contains: ["Rust", "from-a-process"] } };
+    mock = await startMockProcess(demo);
+    const home = tempDir();
+    server = await startServe(["--port", "0", "-c", `openai_base_url="${mock.url}"`], {
+      TANDEM_HOME: home,
+      OPENAI_API_KEY: "k",
+      TANDEM_SERVE_TOKEN: "",
+    });
+    const token = /#token=([A-Za-z0-9_-]{43})$/.exec(server.pageLine)?.[1];
+    expect(server.pageLine).toMatch(new RegExp(`^open ${server.url}/#token=`));
+    expect(token).toBeDefined();
+    const auth = { authorization: `Bearer ${token}` };
+    expect((await fetch(`${server.url}/thread`)).status).toBe(401);
+
+    const json = { ...auth, "content-type": "application/json" };
+    const thread = (await (
+      await fetch(`${server.url}/thread`, { method: "POST", headers: json, body: '{"mode":"plan"}' })
+    ).json()) as any;
+    const sse = await openSse(`${server.url}/event?responder=web&thread=${thread.id}`, auth);
+    await fetch(`${server.url}/thread/${thread.id}/turn`, {
+      method: "POST",
+      headers: json,
+      body: '{"text":"go"}',
+    });
+    const asked = JSON.parse((await sse.next(isEvent("question.requested"))).data).event.request;
+    const reply = await fetch(`${server.url}/question/${asked.request_id}/reply`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ thread_id: thread.id, text: { stack: "2", name: "from-a-process" } }),
+    });
+    expect(reply.status).toBe(200);
+    const done = JSON.parse((await sse.next(isEvent("turn.completed"))).data).event;
+    expect(done.status).toBe("completed");
+    expect(readFileSync(mock.log, "utf8")).toContain("from-a-process");
+    sse.close();
+
+    expect(await server.stop()).toBe(0);
+    expect(server.stderr()).toBe("");
+  });
+
+  it("a question pending at SIGINT is listed and answered by the next process (Q11)", async () => {
+    const demo = Scripts.questionDemo();
+    demo.steps[1] = { ...demo.steps[1], expect: { input_contains: ["later-answer"] } };
+    mock = await startMockProcess(demo);
+    const home = tempDir();
+    const env = { TANDEM_HOME: home, OPENAI_API_KEY: "k", TANDEM_SERVE_TOKEN: "process-token-123" };
+    const args = ["--port", "0", "-c", `openai_base_url="${mock.url}"`];
+    const auth = { authorization: "Bearer process-token-123" };
+    const json = { ...auth, "content-type": "application/json" };
+
+    server = await startServe(args, env);
+    expect(server.pageLine).toContain("#token=process-token-123");
+    const thread = (await (
+      await fetch(`${server.url}/thread`, { method: "POST", headers: json, body: '{"mode":"plan"}' })
+    ).json()) as any;
+    const sse = await openSse(`${server.url}/event?responder=web`, auth);
+    await fetch(`${server.url}/thread/${thread.id}/turn`, {
+      method: "POST",
+      headers: json,
+      body: '{"text":"go"}',
+    });
+    const asked = JSON.parse((await sse.next(isEvent("question.requested"))).data).event.request;
+    sse.close();
+    expect(await server.stop("SIGINT")).toBe(0);
+
+    server = await startServe(args, env);
+    const listed = (await (await fetch(`${server.url}/question`, { headers: auth })).json()) as any;
+    expect(listed.questions.map((q: any) => q.request_id)).toEqual([asked.request_id]);
+    const events = await openSse(`${server.url}/event`, auth);
+    const reply = await fetch(`${server.url}/question/${asked.request_id}/reply`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ thread_id: thread.id, text: { stack: "1", name: "later-answer" } }),
+    });
+    expect(reply.status).toBe(200);
+    const done = JSON.parse((await events.next(isEvent("turn.completed"))).data).event;
+    expect(done.status).toBe("completed");
+    events.close();
+  });
+
+  it("bad usage exits 2, a missing key exits 1, with a message", async () => {
+    const home = tempDir();
+    const port = await runTandem(["serve", "--port", "http"], { env: { TANDEM_HOME: home } });
+    expect(port.code).toBe(2);
+    expect(port.stderr).toContain("--port");
+    const key = await runTandem(["serve"], { env: { TANDEM_HOME: home } });
+    expect(key.code).toBe(1);
+    expect(key.stderr).toContain("no API key");
+  });
+});

@@ -1,0 +1,225 @@
+/**
+ * The OS sandbox and approvals (SPEC A1–A3) with real bubblewrap, through the real loop and
+ * the scripted model over HTTP: workspace-write and read-only mounts, no network, escalation
+ * that asks and runs unsandboxed once, remembered prefix rules that survive a restart,
+ * decline and cancel with history well paired.
+ */
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { EventOf } from "../src/protocol/events.js";
+import { isKnownSafe } from "../src/tools/exec/safe-commands.js";
+import { sandboxWrap } from "../src/tools/exec/sandbox.js";
+import { type Harness, harness, tempDir } from "./helpers.js";
+
+const call = (id: string, cmd: string, extra: Record<string, unknown> = {}) => ({
+  type: "function_call" as const,
+  name: "exec_command",
+  call_id: id,
+  arguments: { cmd, ...extra },
+});
+const done = { output: [{ type: "message" as const, text: "done" }] };
+
+function outputOf(h: Harness, callId: string): string {
+  for (const body of h.model.requests as any[]) {
+    const o = body.input.find((i: any) => i.type === "function_call_output" && i.call_id === callId);
+    if (o) return o.output;
+  }
+  return "";
+}
+
+describe("sandbox (bubblewrap)", () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it("workspace-write: writes inside the workspace, not outside, and has no network", async () => {
+    const outside = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-outside-"));
+    h = await harness({
+      script: {
+        steps: [
+          {
+            output: [
+              call("w1", "echo inside > in.txt && cat in.txt"),
+              call("w2", `echo nope > ${outside}/out.txt; echo rc=$?`),
+              call("w3", "(exec 3<>/dev/tcp/127.0.0.1/9) 2>/dev/null && echo NET_OK || echo NET_BLOCKED"),
+              call("w4", "echo tmp > /tmp/tandem-sandbox-probe && cat /tmp/tandem-sandbox-probe"),
+            ],
+          },
+          done,
+        ],
+      },
+      overrides: ['sandbox_mode="workspace-write"'],
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    expect((await thread.startTurn("go").done).status).toBe("completed");
+    expect(readFileSync(join(h.cwd, "in.txt"), "utf8")).toBe("inside\n");
+    expect(outputOf(h, "w2")).toMatch(/Read-only file system/);
+    expect(existsSync(join(outside, "out.txt"))).toBe(false);
+    expect(outputOf(h, "w3")).toContain("NET_BLOCKED");
+    expect(outputOf(h, "w4")).toContain("Output:\ntmp");
+  });
+
+  it("read-only: cannot write at all, not even in the workspace", async () => {
+    h = await harness({
+      script: { steps: [{ output: [call("r1", "echo x > f.txt; echo rc=$?")] }, done] },
+      overrides: ['sandbox_mode="read-only"'],
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    await thread.startTurn("go").done;
+    expect(outputOf(h, "r1")).toMatch(/Read-only file system[\s\S]*rc=[12]/);
+    expect(existsSync(join(h.cwd, "f.txt"))).toBe(false);
+  });
+
+  it("refuses to pretend when bubblewrap is missing; danger-full-access runs without it", () => {
+    const policy = { mode: "workspace-write" as const, writableRoots: [], network: false };
+    const r = sandboxWrap(policy, tmpdir(), "/nonexistent-bin");
+    expect(r).toMatchObject({ ok: false });
+    expect((r as { error: string }).error).toMatch(/bubblewrap.*danger-full-access/s);
+    expect(sandboxWrap({ ...policy, mode: "danger-full-access" }, tmpdir(), "/nonexistent-bin")).toEqual({
+      ok: true,
+    });
+  });
+
+  it("escalation asks; once approved the command runs unsandboxed once; decline is told to the model", async () => {
+    const outside = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-esc-"));
+    h = await harness({
+      script: {
+        steps: [
+          {
+            output: [
+              call("e1", `echo escalated > ${outside}/a.txt`, {
+                sandbox_permissions: "require_escalated",
+                justification: "write the shared config",
+              }),
+            ],
+          },
+          { output: [call("e2", `echo again > ${outside}/b.txt; echo rc=$?`)] },
+          {
+            output: [
+              call("e3", `echo third > ${outside}/c.txt`, {
+                sandbox_permissions: "require_escalated",
+                justification: "again",
+              }),
+            ],
+          },
+          done,
+        ],
+      },
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const turn = thread.startTurn("go");
+    const first = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
+    expect(first.request.approval).toMatchObject({ kind: "exec", justification: "write the shared config" });
+    expect(first.request.approval?.command).toContain("escalated");
+    h.runtime.reply(
+      thread.id,
+      first.request.request_id,
+      { answers: { decision: { selected: ["Accept"] } } },
+      { kind: "test" },
+    );
+    const second = (await h.waitFor(
+      (e) => e.type === "question.requested" && e.request.request_id !== first.request.request_id,
+    )) as EventOf<"question.requested">;
+    h.runtime.reply(
+      thread.id,
+      second.request.request_id,
+      { answers: { decision: { selected: ["Decline"] } } },
+      { kind: "test" },
+    );
+    expect((await turn.done).status).toBe("completed");
+    expect(readFileSync(join(outside, "a.txt"), "utf8")).toBe("escalated\n");
+    // The next, non-escalated command is sandboxed again: once means once.
+    expect(outputOf(h, "e2")).toMatch(/Read-only file system/);
+    expect(existsSync(join(outside, "b.txt"))).toBe(false);
+    expect(outputOf(h, "e3")).toMatch(/declined/);
+    expect(existsSync(join(outside, "c.txt"))).toBe(false);
+  });
+
+  it("a remembered prefix rule skips the next ask and survives a restart", async () => {
+    const outside = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-rule-"));
+    const home = tempDir("tandem-home-");
+    const cwd = tempDir("tandem-cwd-");
+    const esc = (id: string, file: string) =>
+      call(id, `touch ${outside}/${file}`, {
+        sandbox_permissions: "require_escalated",
+        justification: "touch",
+        prefix_rule: ["touch"],
+      });
+    h = await harness({ home, cwd, script: { steps: [{ output: [esc("p1", "one")] }, done] } });
+    let thread = h.runtime.startThread({ cwd });
+    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    let turn = thread.startTurn("go");
+    const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
+    h.runtime.reply(
+      thread.id,
+      q.request.request_id,
+      { answers: { decision: { selected: ["Accept and remember"] } } },
+      { kind: "test" },
+    );
+    await turn.done;
+    expect(existsSync(join(outside, "one"))).toBe(true);
+    await h.close();
+
+    // A new process (new runtime on the same home): the rule still applies, nobody is asked.
+    h = await harness({ home, cwd, script: { steps: [{ output: [esc("p2", "two")] }, done] } });
+    thread = h.runtime.startThread({ cwd });
+    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    turn = thread.startTurn("go again");
+    expect((await turn.done).status).toBe("completed");
+    expect(existsSync(join(outside, "two"))).toBe(true);
+    expect(h.events.some((e) => e.event.type === "question.requested")).toBe(false);
+  });
+
+  it("cancel at an approval interrupts the turn with history paired", async () => {
+    h = await harness({
+      script: {
+        steps: [
+          {
+            output: [
+              call("c1", "rm -rf build", {
+                sandbox_permissions: "require_escalated",
+                justification: "clean",
+              }),
+            ],
+          },
+        ],
+      },
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const turn = thread.startTurn("go");
+    const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
+    h.runtime.reply(
+      thread.id,
+      q.request.request_id,
+      { answers: { decision: { selected: ["Cancel"] } } },
+      { kind: "test" },
+    );
+    expect((await turn.done).status).toBe("interrupted");
+    const items = h.runtime.store.loadItems(thread.id).map((s) => s.item);
+    expect(items.filter((i) => i.type === "function_call_output")).toEqual([
+      { type: "function_call_output", call_id: "c1", output: "aborted" },
+    ]);
+  });
+
+  it("untrusted asks before commands that are not known-safe; headless runs decline without waiting", async () => {
+    expect(isKnownSafe("ls -la && git status | head -5")).toBe(true);
+    expect(isKnownSafe("rm -rf /")).toBe(false);
+    expect(isKnownSafe("cat x > y")).toBe(false);
+    expect(isKnownSafe("find . -delete")).toBe(false);
+    h = await harness({
+      script: { steps: [{ output: [call("u1", "ls"), call("u2", "touch made-by-untrusted")] }, done] },
+      overrides: ['approval_policy="untrusted"'],
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    expect((await thread.startTurn("go").done).status).toBe("completed");
+    expect(outputOf(h, "u1")).toContain("Process exited with code 0");
+    expect(outputOf(h, "u2")).toMatch(/declined/);
+    expect(existsSync(join(h.cwd, "made-by-untrusted"))).toBe(false);
+  });
+});
