@@ -280,3 +280,39 @@ export async function manyPending(): Promise<void> {
     "> 20,000/s",
   );
 }
+
+/** Sandbox start-up cost per command: `true` through exec_command, bwrap vs none. */
+export async function sandboxCost(n = 60): Promise<void> {
+  const { createExecTools, ExecSessions } = await import("../src/tools/exec/index.js");
+  const { makeCtx, scratchDir } = await import("../src/tools/exec/test-helpers.js");
+  const { findBwrap } = await import("../src/tools/exec/sandbox.js");
+  const tools = createExecTools({ sessions: new ExecSessions() });
+  const cwd = scratchDir();
+  const measure = async (mode: "workspace-write" | "danger-full-access") => {
+    const times: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const ctx = makeCtx({
+        cwd,
+        safety: { sandbox: { mode, writableRoots: [], network: false }, approvalPolicy: "never", requestApproval: async () => "decline" },
+      });
+      const t0 = performance.now();
+      await tools.execCommand.execute({ cmd: "true" }, ctx);
+      times.push(performance.now() - t0);
+    }
+    return median(times.slice(5));
+  };
+  const none = await measure("danger-full-access");
+  if (!findBwrap()) {
+    line("exec `true`: no sandbox (bwrap not installed)", fmt(none));
+    return;
+  }
+  const bwrap = await measure("workspace-write");
+  line("exec `true`: bwrap workspace-write vs no sandbox", `${fmt(bwrap)} vs ${fmt(none)}`);
+}
+
+export async function patchApply(): Promise<void> {
+  const { benchPatch } = await import("../src/tools/patch/bench.js");
+  benchPatch();
+  const runs = Array.from({ length: 10 }, () => benchPatch().ms);
+  line("apply_patch: 20 hunks on a 10,000-line file", `p50 ${fmt(median(runs))}`);
+}

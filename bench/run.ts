@@ -18,3 +18,5 @@ requestBuild();
 coldStart();
 await questionRoundTrip();
 await manyPending();
+await sandboxCost();
+await patchApply();
