@@ -7,7 +7,12 @@ declare const __TANDEM_VERSION__: string | undefined;
 const HELP = `tandem — a coding agent runtime with a durable question protocol
 
 Usage:
+  tandem [--cd DIR] [--resume ID]      the terminal UI
   tandem demo [--json]                 run the whole loop offline on the built-in SCRIPTED model
+  tandem demo --tui                    the terminal UI on the scripted model, with a question to answer
+  tandem app-server [--listen ws://127.0.0.1:PORT]
+                                       JSON-RPC (Codex app-server v2 compatible) over stdio or websocket
+  tandem serve [--port N] [--host H]   HTTP API + SSE + a web page to answer questions from
   tandem exec [options] PROMPT         run one headless turn (see \`tandem exec --help\`)
   tandem exec resume ID [PROMPT]       continue a thread (answer deferred questions with --answer)
   tandem resume ID [options]           same as \`tandem exec resume\`
@@ -98,10 +103,30 @@ async function main(argv: string[]): Promise<number> {
     case "mock-model":
       return mockModel(rest);
     case "demo": {
+      if (rest.includes("--tui")) {
+        const { runTui } = await import("./surfaces/tui/index.js");
+        return runTui(rest.filter((a) => a !== "--tui"), { demo: true });
+      }
       const { runDemo } = await import("./surfaces/exec/demo.js");
       return runDemo(rest);
     }
+    case "app-server": {
+      const { runAppServer } = await import("./surfaces/app-server/index.js");
+      return runAppServer(rest);
+    }
+    case "serve": {
+      const { runServe } = await import("./surfaces/http/index.js");
+      return runServe(rest);
+    }
+    case undefined: {
+      const { runTui } = await import("./surfaces/tui/index.js");
+      return runTui([]);
+    }
     default:
+      if (cmd.startsWith("-") && !["--version", "-V", "--help", "-h"].includes(cmd)) {
+        const { runTui } = await import("./surfaces/tui/index.js");
+        return runTui(argv);
+      }
       process.stderr.write(`tandem: unknown command "${cmd ?? ""}"\n\n${HELP}\n`);
       return 2;
   }
