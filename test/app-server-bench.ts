@@ -1,7 +1,7 @@
 /**
  * Benchmark: question round trip over JSON-RPC stdio (SPEC §8, issue 4 "How we will know"), for
  * `bench/run.ts` to call (`await questionRoundTripStdio()`), or run alone with
- * `npx tsx test/app-server-bench.ts`.
+ * `npm run build && npx tsx test/app-server-bench.ts`.
  *
  * A real `tandem app-server` process over stdio, the scripted model in this process, one Plan-mode
  * turn per sample. Measured on the client: from receiving `item/tool/requestUserInput` to receiving

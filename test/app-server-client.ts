@@ -5,8 +5,6 @@
  * `violations`, which every test asserts is empty.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { PassThrough } from "node:stream";
 import WebSocket from "ws";
@@ -226,11 +224,9 @@ export function inProcessStdio(env: Record<string, string>, args: string[] = [])
   };
 }
 
-/** The command that runs `tandem app-server`: the built CLI once it has the subcommand, else the sources. */
+/** The command that runs `tandem app-server` (the built CLI, as users run it; `npm test` builds first). */
 export function appServerCommand(): string[] {
-  const dist = resolve(import.meta.dirname, "../dist/cli.js");
-  if (existsSync(dist) && readFileSync(dist, "utf8").includes('"app-server"')) return [BIN, "app-server"];
-  return [process.execPath, "--import", "tsx", resolve(import.meta.dirname, "app-server-entry.ts")];
+  return [BIN, "app-server"];
 }
 
 export interface ServerProcess {

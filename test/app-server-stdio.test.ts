@@ -213,26 +213,7 @@ describe("tandem app-server over stdio", () => {
   });
 });
 
-/** Runs the app server to completion with empty stdin. */
-async function runTandemAppServer(args: string[], env: Record<string, string>) {
-  const { appServerCommand } = await import("./app-server-client.js");
-  const [cmd, ...pre] = appServerCommand();
-  if (cmd.endsWith("tandem")) return runTandem(["app-server", ...args], { env });
-  const { spawn } = await import("node:child_process");
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((res) => {
-    const full = { ...process.env, ...env } as Record<string, string | undefined>;
-    if (!env.OPENAI_API_KEY) delete full.OPENAI_API_KEY;
-    delete full.CODEX_API_KEY;
-    const p = spawn(cmd, [...pre, ...args], { env: full, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    p.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    p.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    p.stdin.end();
-    p.on("exit", (code) => res({ code, stdout, stderr }));
-  });
+/** Runs `tandem app-server` to completion with empty stdin. */
+function runTandemAppServer(args: string[], env: Record<string, string>) {
+  return runTandem(["app-server", ...args], { env });
 }

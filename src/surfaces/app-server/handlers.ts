@@ -1,0 +1,94 @@
+/**
+ * Request dispatch: method name → params schema → handler. Codex v2 methods live in threads.ts and
+ * turns.ts; `initialize` and the Tandem `tandem/question/*` additions live here.
+ *
+ * Contract:
+ * - Unknown method → -32601. Any method but `initialize` before `initialize` → -32002.
+ *   Params failing their zod schema → -32602 with one "path: message" per issue (and the issues as
+ *   `data`). Handler refusals are `RpcError`s with the codes of rpc.ts.
+ * - Handlers are synchronous: they call the runtime and return the result, so the response always
+ *   precedes the notifications the call caused (see rpc.ts).
+ * - Broker refusals keep the broker's message and get one code per reason (`data.reason`).
+ */
+import { platform, release } from "node:os";
+import {
+  InitializeParams,
+  QuestionDeclineParams,
+  QuestionListParams,
+  QuestionReplyParams,
+  QuestionTouchParams,
+} from "../../protocol/app-server.js";
+import { brokerError, type Method, method, parseParams } from "./method.js";
+import { ErrorCode, RpcError } from "./rpc.js";
+import type { AppServer } from "./server.js";
+import type { ClientSession } from "./session.js";
+import { THREAD_METHODS } from "./threads.js";
+import { TURN_METHODS } from "./turns.js";
+
+const initialize = method(InitializeParams, ({ server, session }, p) => {
+  if (session.initialized)
+    throw new RpcError(
+      ErrorCode.AlreadyInitialized,
+      "already initialized; send initialize once per connection",
+    );
+  session.initialized = true;
+  session.clientName = p.clientInfo.name;
+  session.setOptOut(p.capabilities?.optOutNotificationMethods ?? []);
+  const os =
+    process.platform === "darwin" ? "macos" : process.platform === "win32" ? "windows" : process.platform;
+  return {
+    userAgent: `tandem/${server.opts.version} (${platform()} ${release()}; ${process.arch}) ${p.clientInfo.name}/${p.clientInfo.version}`,
+    codexHome: server.opts.home,
+    platformFamily: process.platform === "win32" ? "windows" : "unix",
+    platformOs: os,
+  };
+});
+
+const QUESTION_METHODS: Record<string, Method<any>> = {
+  "tandem/question/list": method(QuestionListParams, ({ server }, p) => ({
+    requests: server.runtime.broker.list(p.threadId ? { threadId: p.threadId } : {}),
+  })),
+  "tandem/question/reply": method(QuestionReplyParams, ({ server, session }, p) => {
+    const answers = Object.fromEntries(
+      Object.entries(p.answers).map(([id, a]) => [id, { ...a, selected: a.selected ?? [] }]),
+    );
+    const r = server.runtime.reply(p.threadId, p.requestId, { answers }, session.responder);
+    if (!r.ok) throw brokerError(r);
+    return { outcome: r.outcome, duplicate: r.duplicate ?? false };
+  }),
+  "tandem/question/decline": method(QuestionDeclineParams, ({ server, session }, p) => {
+    const r = server.runtime.broker.decline(
+      p.threadId,
+      p.requestId,
+      session.responder,
+      p.reason ?? undefined,
+    );
+    if (!r.ok) throw brokerError(r);
+    return { outcome: r.outcome, duplicate: r.duplicate ?? false };
+  }),
+  "tandem/question/touch": method(QuestionTouchParams, ({ server, session }, p) => {
+    const r = server.runtime.broker.touch(p.requestId, session.responder);
+    if (!r.ok) throw brokerError(r);
+    return { deadline: r.deadline };
+  }),
+};
+
+const METHODS: Record<string, Method<any>> = {
+  initialize,
+  ...THREAD_METHODS,
+  ...TURN_METHODS,
+  ...QUESTION_METHODS,
+};
+
+export function handleRequest(
+  server: AppServer,
+  session: ClientSession,
+  name: string,
+  params: unknown,
+): unknown {
+  const m = Object.hasOwn(METHODS, name) ? METHODS[name] : undefined;
+  if (!m) throw new RpcError(ErrorCode.MethodNotFound, `method not found: ${name}`);
+  if (!session.initialized && name !== "initialize")
+    throw new RpcError(ErrorCode.NotInitialized, `not initialized: send initialize before ${name}`);
+  return m.run({ server, session }, parseParams(name, m.params, params));
+}

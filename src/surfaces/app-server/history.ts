@@ -1,0 +1,132 @@
+/**
+ * Stored history → Codex turns and items, for `thread/read` and `thread/resume` (best effort: the
+ * store keeps model history, not display items).
+ *
+ * Contract:
+ * - Items recorded outside a turn (environment context, AGENTS.md) are context, not conversation:
+ *   they are left out, and never become the thread preview.
+ * - A tool call and its output become one item keyed by the call id (the id live items used).
+ *   `exec_command` becomes a `commandExecution` whose exit code and output are read back from the
+ *   output header; other tools become `dynamicToolCall`; `request_user_input` calls are left out
+ *   (their questions travel as server requests, see session.ts).
+ * - Developer/system messages and reasoning without a summary are left out.
+ */
+import type { CodexThreadItem, CodexTurn } from "../../protocol/app-server.js";
+import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
+import type { StoredItem, TurnRecord } from "../../store/types.js";
+import { codexTurn, dynamicToolCall, QUESTION_TOOL } from "./mapping.js";
+
+const ABORTED = "aborted";
+
+/** The first user message of a conversation turn, for thread lists. */
+export function threadPreview(items: StoredItem[]): string {
+  for (const s of items) {
+    if (s.turn_id !== null && s.item.type === "message" && s.item.role === "user") return messageText(s.item);
+  }
+  return "";
+}
+
+/** Turns in start order with their items. Items of unknown turns are dropped. */
+export function codexTurns(turns: TurnRecord[], items: StoredItem[], cwd: string): CodexTurn[] {
+  const outputs = new Map<string, string>();
+  for (const s of items) {
+    const it = s.item;
+    if (it.type === "function_call_output" || it.type === "custom_tool_call_output")
+      outputs.set(it.call_id, typeof it.output === "string" ? it.output : JSON.stringify(it.output));
+  }
+  const byTurn = new Map<string, CodexThreadItem[]>();
+  for (const t of turns) byTurn.set(t.id, []);
+  const running = new Set(turns.filter((t) => t.status === "running").map((t) => t.id));
+  for (const s of items) {
+    if (s.turn_id === null) continue;
+    const list = byTurn.get(s.turn_id);
+    if (!list) continue;
+    const mapped = storedItem(s.item, s.seq, outputs, cwd, running.has(s.turn_id));
+    if (mapped) list.push(mapped);
+  }
+  return turns.map((t) => codexTurn(t, byTurn.get(t.id) ?? []));
+}
+
+function storedItem(
+  item: ResponseItem,
+  seq: number,
+  outputs: Map<string, string>,
+  cwd: string,
+  turnRunning: boolean,
+): CodexThreadItem | undefined {
+  switch (item.type) {
+    case "message":
+      return message(item, seq);
+    case "reasoning": {
+      const summary = item.summary.map((s) => s.text).filter((t) => t !== "");
+      return summary.length
+        ? { type: "reasoning", id: item.id ?? `item_${seq}`, summary, content: [] }
+        : undefined;
+    }
+    case "function_call":
+    case "custom_tool_call":
+      return toolCall(item, outputs.get(item.call_id), cwd, turnRunning);
+    default:
+      return undefined;
+  }
+}
+
+function message(item: MessageItem, seq: number): CodexThreadItem | undefined {
+  const id = item.id ?? `item_${seq}`;
+  if (item.role === "assistant") return { type: "agentMessage", id, text: messageText(item) };
+  if (item.role !== "user") return undefined;
+  const content = item.content.map((c) =>
+    c.type === "input_image"
+      ? { type: "image" as const, url: c.image_url }
+      : { type: "text" as const, text: c.text, text_elements: [] },
+  );
+  return { type: "userMessage", id, content };
+}
+
+function toolCall(
+  call: ToolCallItem,
+  output: string | undefined,
+  cwd: string,
+  turnRunning: boolean,
+): CodexThreadItem | undefined {
+  if (call.name === QUESTION_TOOL) return undefined;
+  const args = call.type === "function_call" ? call.arguments : call.input;
+  const pendingStatus = turnRunning ? "in_progress" : "failed";
+  if (call.name !== "exec_command") {
+    const status = output === undefined ? pendingStatus : output === ABORTED ? "failed" : "completed";
+    return dynamicToolCall(call.call_id, call.name, args, status, output);
+  }
+  let command = "";
+  try {
+    const parsed = JSON.parse(args) as { cmd?: unknown };
+    if (typeof parsed.cmd === "string") command = parsed.cmd;
+  } catch {
+    /* unparsable arguments: the model was told; show an empty command */
+  }
+  const exit = output === undefined ? null : /^Process exited with code (-?\d+)$/m.exec(output);
+  const session = output === undefined ? null : /^Process running with session ID (\d+)$/m.exec(output);
+  const exitCode = exit ? Number(exit[1]) : null;
+  const body = output === undefined ? null : /^Output:\n([\s\S]*)$/m.exec(output);
+  const status =
+    output === undefined
+      ? turnRunning
+        ? "inProgress"
+        : "failed"
+      : output === ABORTED
+        ? "failed"
+        : exitCode !== null && exitCode !== 0
+          ? "failed"
+          : "completed";
+  return {
+    type: "commandExecution",
+    id: call.call_id,
+    command,
+    commandActions: [],
+    cwd,
+    processId: session ? session[1] : null,
+    status,
+    aggregatedOutput: body ? body[1] : output === undefined ? null : "",
+    exitCode,
+    durationMs: null,
+  };
+}

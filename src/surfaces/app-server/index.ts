@@ -1,0 +1,137 @@
+/**
+ * `tandem app-server [--listen stdio:// | ws://HOST:PORT] [-c key=value …] [-m model]` (SPEC S3).
+ *
+ * Contract:
+ * - stdio (default): one JSON object per line on stdin/stdout; stdout carries protocol messages
+ *   only, every log line goes to stderr. EOF on stdin ends the server.
+ * - `--listen ws://…`: websockets; prints `app-server listening on ws://HOST:PORT` to stderr once
+ *   listening; stdin is not read.
+ * - SIGINT/SIGTERM (or `io.signal`, for in-process use) end the server: connections close, the
+ *   runtime shuts down (pending questions stay stored for the next process, Q11), exit code 0.
+ * - Exit codes: 0 after a clean stop, 1 when the runtime cannot start (no API key, store error),
+ *   2 for usage or configuration errors.
+ */
+import { createRequire } from "node:module";
+import type { Readable, Writable } from "node:stream";
+import { parseArgs } from "node:util";
+import { ConfigError, tandemHome } from "../../config/load.js";
+import type { Runtime } from "../../runtime/core.js";
+import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { AppServer } from "./server.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport } from "./transport.js";
+import { listenWebSocket, parseListenUrl, type WsListener } from "./ws.js";
+
+export { AppServer } from "./server.js";
+
+export const APP_SERVER_USAGE = `Usage: tandem app-server [--listen stdio:// | ws://127.0.0.1:PORT] [-c key=value]... [-m MODEL]
+
+Serves the Codex app-server v2 JSON-RPC protocol (plus tandem/* methods):
+  stdio (default)       one JSON message per line on stdin/stdout
+  --listen ws://H:P     websockets, one message per text frame (port 0 picks a free port)
+  -c, --config k=v      override a configuration value
+  -m, --model MODEL     default model for new threads`;
+
+export interface AppServerIO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  env: NodeJS.ProcessEnv;
+  /** Stops the server when aborted. Without it, SIGINT/SIGTERM of this process do. */
+  signal?: AbortSignal;
+  maxMessageBytes?: number;
+}
+
+function version(): string {
+  const require = createRequire(import.meta.url);
+  for (const candidate of ["../package.json", "../../../package.json"]) {
+    try {
+      const pkg = require(candidate) as { name?: string; version?: string };
+      if (pkg.name === "tandem" && pkg.version) return pkg.version;
+    } catch {
+      /* try the next layout: bundled dist/ or sources */
+    }
+  }
+  return "0.0.0";
+}
+
+export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}): Promise<number> {
+  const stdin = io.stdin ?? process.stdin;
+  const stdout = io.stdout ?? process.stdout;
+  const stderr = io.stderr ?? process.stderr;
+  const env = io.env ?? process.env;
+  const log = (line: string) => stderr.write(`tandem app-server: ${line}\n`);
+
+  let args: { listen?: string; config?: string[]; model?: string; help?: boolean };
+  let where: { host: string; port: number } | undefined;
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        listen: { type: "string" },
+        config: { type: "string", short: "c", multiple: true },
+        model: { type: "string", short: "m" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+    if (args.listen !== undefined && args.listen !== "stdio://") where = parseListenUrl(args.listen);
+  } catch (err) {
+    stderr.write(`tandem app-server: ${(err as Error).message}\n\n${APP_SERVER_USAGE}\n`);
+    return 2;
+  }
+  if (args.help) {
+    stdout.write(`${APP_SERVER_USAGE}\n`);
+    return 0;
+  }
+
+  const overrides = [...(args.config ?? [])];
+  if (args.model) overrides.push(`model=${JSON.stringify(args.model)}`);
+  const home = env.TANDEM_HOME || undefined;
+  let runtime: Runtime;
+  try {
+    const created = createRuntime({ overrides, env, home });
+    runtime = created.runtime;
+    for (const w of created.warnings) log(`warning: ${w}`);
+  } catch (err) {
+    log((err as Error).message);
+    if (err instanceof MissingKeyError) return 1;
+    return err instanceof ConfigError ? 2 : 1;
+  }
+
+  const server = new AppServer({ runtime, version: version(), home: home ?? tandemHome(), log });
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  if (io.signal) {
+    if (io.signal.aborted) stop();
+    io.signal.addEventListener("abort", stop, { once: true });
+  } else {
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  }
+
+  let listener: WsListener | undefined;
+  let code = 0;
+  try {
+    const maxBytes = io.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    if (where) {
+      listener = await listenWebSocket(server, where, { maxBytes, log });
+      stderr.write(`app-server listening on ${listener.url}\n`);
+      await stopped;
+    } else {
+      const session = await server.connect(new StdioTransport(stdin, stdout, maxBytes));
+      await Promise.race([stopped, session.rpc.closed]);
+    }
+  } catch (err) {
+    log(`cannot serve: ${(err as Error).message}`);
+    code = 1;
+  } finally {
+    io.signal?.removeEventListener("abort", stop);
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    await listener?.close();
+    await server.close();
+    await runtime.shutdown();
+  }
+  return code;
+}

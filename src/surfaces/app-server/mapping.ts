@@ -1,0 +1,335 @@
+/**
+ * Tandem → Codex v2 shapes: threads, turns, items, statuses, usage and errors, and the live event
+ * stream as Codex notifications. Pure functions plus one small stateful mapper (`EventMapper`).
+ *
+ * Contract:
+ * - Every object returned validates against the matching Codex definition (tested with ajv).
+ * - Codex clients expect `item/started` before `item/completed`; Tandem emits only `item.completed`
+ *   for items that are complete on arrival (user input, reasoning, non-streamed messages), so the
+ *   mapper emits the missing `item/started` first.
+ * - Tandem has no Codex item for `request_user_input` calls (Codex shows none either: the question
+ *   travels as the `item/tool/requestUserInput` server request whose itemId is the call id), nor for
+ *   display `error` items (the `error` event already becomes an `error` notification).
+ * - Question events are not mapped here; the session turns them into server requests (see session.ts).
+ */
+import type {
+  CodexThread,
+  CodexThreadItem,
+  CodexThreadStatus,
+  CodexTurn,
+  CodexTurnError,
+  TokenUsageBreakdown,
+} from "../../protocol/app-server.js";
+import type { ErrorInfo, Event, ThreadStatus, TurnItem, Usage } from "../../protocol/events.js";
+import type { ThreadRecord, TurnRecord } from "../../store/types.js";
+
+export const QUESTION_TOOL = "request_user_input";
+
+export interface Notification {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+export const seconds = (ms: number): number => Math.floor(ms / 1000);
+
+export function threadStatus(status: ThreadStatus | undefined): CodexThreadStatus {
+  switch (status) {
+    case "idle":
+      return { type: "idle" };
+    case "running":
+      return { type: "active", activeFlags: [] };
+    case "waiting_on_user":
+      return { type: "active", activeFlags: ["waitingOnUserInput"] };
+    default:
+      return { type: "notLoaded" };
+  }
+}
+
+export interface ThreadView {
+  record: ThreadRecord;
+  /** Live status when the thread is loaded in this process; undefined = not loaded. */
+  status?: ThreadStatus;
+  preview: string;
+  turns?: CodexTurn[];
+}
+
+export function codexThread(view: ThreadView, env: { version: string; provider: string }): CodexThread {
+  const r = view.record;
+  return {
+    id: r.id,
+    sessionId: r.session_id,
+    parentThreadId: r.parent_id,
+    cliVersion: env.version,
+    createdAt: seconds(r.created_at),
+    updatedAt: seconds(r.updated_at),
+    cwd: r.cwd,
+    ephemeral: false,
+    model: r.model,
+    modelProvider: env.provider,
+    name: r.title || null,
+    preview: view.preview,
+    projectId: null,
+    path: null,
+    source: "appServer",
+    status: threadStatus(view.status),
+    turns: view.turns ?? [],
+  };
+}
+
+const CODEX_ERROR_INFO: Record<ErrorInfo["kind"], CodexTurnError["codexErrorInfo"]> = {
+  context_length: "contextWindowExceeded",
+  quota: "usageLimitExceeded",
+  rate_limit: "rateLimitExceeded",
+  overloaded: "serverOverloaded",
+  server: "internalServerError",
+  stream: { responseStreamDisconnected: { httpStatusCode: null } },
+  timeout: "other",
+  auth: "unauthorized",
+  bad_request: "badRequest",
+  interrupted: null,
+  other: "other",
+};
+
+export function turnError(error: ErrorInfo | string): CodexTurnError {
+  if (typeof error === "string") return { message: error, codexErrorInfo: null, additionalDetails: null };
+  return { message: error.message, codexErrorInfo: CODEX_ERROR_INFO[error.kind], additionalDetails: null };
+}
+
+export function tokenUsage(u: Usage): TokenUsageBreakdown {
+  return {
+    inputTokens: u.input_tokens,
+    cachedInputTokens: u.cached_input_tokens,
+    outputTokens: u.output_tokens,
+    reasoningOutputTokens: u.reasoning_output_tokens,
+    totalTokens: u.total_tokens,
+  };
+}
+
+/** A stored turn as a Codex Turn (items supplied by the caller). */
+export function codexTurn(t: TurnRecord, items: CodexThreadItem[]): CodexTurn {
+  const status = t.status === "running" ? "inProgress" : t.status;
+  return {
+    id: t.id,
+    items,
+    status,
+    error: t.error && status !== "inProgress" ? turnError(t.error) : null,
+    startedAt: seconds(t.started_at),
+    completedAt: t.ended_at === null ? null : seconds(t.ended_at),
+    durationMs: t.ended_at === null ? null : Math.max(0, t.ended_at - t.started_at),
+  };
+}
+
+const COMMAND_STATUS = {
+  in_progress: "inProgress",
+  completed: "completed",
+  failed: "failed",
+  declined: "declined",
+} as const;
+
+/** A live display item as a Codex ThreadItem; undefined when Codex has no equivalent. */
+export function codexItem(item: TurnItem, cwd: string): CodexThreadItem | undefined {
+  switch (item.type) {
+    case "user_message":
+      return {
+        type: "userMessage",
+        id: item.id,
+        content: [{ type: "text", text: item.text, text_elements: [] }],
+      };
+    case "agent_message":
+      return { type: "agentMessage", id: item.id, text: item.text };
+    case "reasoning":
+      return { type: "reasoning", id: item.id, summary: item.text ? [item.text] : [], content: [] };
+    case "command_execution":
+      return {
+        type: "commandExecution",
+        id: item.id,
+        command: item.command,
+        commandActions: [],
+        cwd,
+        processId: item.session_id === undefined ? null : String(item.session_id),
+        status: COMMAND_STATUS[item.status],
+        aggregatedOutput:
+          item.status === "in_progress" && !item.aggregated_output ? null : item.aggregated_output,
+        exitCode: item.exit_code,
+        durationMs: null,
+      };
+    case "tool_call":
+      if (item.tool === QUESTION_TOOL) return undefined;
+      return dynamicToolCall(item.id, item.tool, item.arguments, item.status, item.output);
+    default:
+      return undefined;
+  }
+}
+
+export function dynamicToolCall(
+  id: string,
+  tool: string,
+  args: string,
+  status: "in_progress" | "completed" | "failed",
+  output: string | undefined,
+): CodexThreadItem {
+  let parsed: unknown = args;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    /* custom tools take free-form input: keep the text */
+  }
+  return {
+    type: "dynamicToolCall",
+    id,
+    tool,
+    namespace: null,
+    arguments: parsed,
+    status: COMMAND_STATUS[status],
+    contentItems: output === undefined ? null : [{ type: "inputText", text: output }],
+    success: status === "in_progress" ? null : status === "completed",
+    durationMs: null,
+  };
+}
+
+/**
+ * Maps bus events to Codex notifications. Keeps per-turn state (start times, items already
+ * announced) so it must see every event of every thread, in order; state of a turn is dropped when
+ * it completes.
+ */
+export class EventMapper {
+  private turnStarts = new Map<string, number>();
+  private announced = new Map<string, Set<string>>();
+
+  constructor(private readonly cwdOf: (threadId: string) => string) {}
+
+  map(event: Event, time: number): Notification[] {
+    switch (event.type) {
+      case "thread.status_changed":
+        return [
+          {
+            method: "thread/status/changed",
+            params: { threadId: event.thread_id, status: threadStatus(event.status) },
+          },
+        ];
+      case "turn.started": {
+        this.turnStarts.set(event.turn_id, time);
+        return [
+          {
+            method: "turn/started",
+            params: { threadId: event.thread_id, turn: this.liveTurn(event.turn_id) },
+          },
+        ];
+      }
+      case "turn.completed": {
+        const started = this.turnStarts.get(event.turn_id);
+        this.turnStarts.delete(event.turn_id);
+        this.announced.delete(event.turn_id);
+        const turn: CodexTurn = {
+          id: event.turn_id,
+          items: [],
+          status: event.status,
+          error: event.error && event.status !== "completed" ? turnError(event.error) : null,
+          startedAt: started === undefined ? null : seconds(started),
+          completedAt: seconds(time),
+          durationMs: started === undefined ? null : time - started,
+        };
+        return [{ method: "turn/completed", params: { threadId: event.thread_id, turn } }];
+      }
+      case "item.started":
+      case "item.completed":
+        return this.item(event, time);
+      case "agent_message.delta":
+        return [{ method: "item/agentMessage/delta", params: deltaParams(event, event.delta) }];
+      case "reasoning.delta": {
+        // Tandem announces reasoning only when complete; Codex clients expect item/started first.
+        const seen = this.seen(event.turn_id);
+        const out: Notification[] = [];
+        if (!seen.has(event.item_id)) {
+          seen.add(event.item_id);
+          const item: CodexThreadItem = { type: "reasoning", id: event.item_id, summary: [], content: [] };
+          const params = { threadId: event.thread_id, turnId: event.turn_id, item, startedAtMs: time };
+          out.push({ method: "item/started", params });
+        }
+        out.push({
+          method: "item/reasoning/summaryTextDelta",
+          params: { ...deltaParams(event, event.delta), summaryIndex: 0 },
+        });
+        return out;
+      }
+      case "exec.output_delta":
+        return [{ method: "item/commandExecution/outputDelta", params: deltaParams(event, event.chunk) }];
+      case "token.usage":
+        return [
+          {
+            method: "thread/tokenUsage/updated",
+            params: {
+              threadId: event.thread_id,
+              turnId: event.turn_id,
+              tokenUsage: {
+                last: tokenUsage(event.last),
+                total: tokenUsage(event.total),
+                modelContextWindow: null,
+              },
+            },
+          },
+        ];
+      case "error":
+        if (event.thread_id === undefined || event.turn_id === undefined) return [];
+        return [
+          {
+            method: "error",
+            params: {
+              threadId: event.thread_id,
+              turnId: event.turn_id,
+              error: turnError(event.error),
+              willRetry: event.will_retry,
+            },
+          },
+        ];
+      default:
+        return [];
+    }
+  }
+
+  /** The in-progress Turn object for `turn/started` (and for resumes of a running turn). */
+  liveTurn(turnId: string): CodexTurn {
+    const started = this.turnStarts.get(turnId);
+    return {
+      id: turnId,
+      items: [],
+      status: "inProgress",
+      error: null,
+      startedAt: started === undefined ? null : seconds(started),
+      completedAt: null,
+      durationMs: null,
+    };
+  }
+
+  /** Item ids already announced with item/started in this turn. */
+  private seen(turnId: string): Set<string> {
+    const seen = this.announced.get(turnId) ?? new Set<string>();
+    this.announced.set(turnId, seen);
+    return seen;
+  }
+
+  private item(
+    event: Extract<Event, { type: "item.started" | "item.completed" }>,
+    time: number,
+  ): Notification[] {
+    const item = codexItem(event.item, this.cwdOf(event.thread_id));
+    if (!item) return [];
+    const base = { threadId: event.thread_id, turnId: event.turn_id, item };
+    const seen = this.seen(event.turn_id);
+    if (event.type === "item.started") {
+      seen.add(item.id);
+      return [{ method: "item/started", params: { ...base, startedAtMs: time } }];
+    }
+    const out: Notification[] = [];
+    if (!seen.has(item.id)) {
+      seen.add(item.id);
+      out.push({ method: "item/started", params: { ...base, startedAtMs: time } });
+    }
+    out.push({ method: "item/completed", params: { ...base, completedAtMs: time } });
+    return out;
+  }
+}
+
+function deltaParams(event: { thread_id: string; turn_id: string; item_id: string }, delta: string) {
+  return { threadId: event.thread_id, turnId: event.turn_id, itemId: event.item_id, delta };
+}

@@ -1,0 +1,46 @@
+/**
+ * What a method handler is: a params schema and a synchronous `run`. Shared by handlers.ts,
+ * threads.ts and turns.ts.
+ */
+import type { z } from "zod";
+import type { ReplyErrorCode, ReplyFailure } from "../../questions/broker.js";
+import { ErrorCode, RpcError } from "./rpc.js";
+import type { AppServer } from "./server.js";
+import type { ClientSession } from "./session.js";
+
+export interface Ctx {
+  server: AppServer;
+  session: ClientSession;
+}
+
+export interface Method<T> {
+  params: z.ZodType<T>;
+  run(ctx: Ctx, params: T): unknown;
+}
+
+/** Declares a method with its params schema (keeps `run`'s params typed). */
+export const method = <T>(params: z.ZodType<T>, run: (ctx: Ctx, params: T) => unknown): Method<T> => ({
+  params,
+  run,
+});
+
+/** Parses params with `schema`; a failure is -32602 naming each bad field. */
+export function parseParams<T>(name: string, schema: z.ZodType<T>, params: unknown): T {
+  const r = schema.safeParse(params ?? {});
+  if (r.success) return r.data;
+  const issues = r.error.issues.map((i) => ({ path: i.path.map(String).join("."), message: i.message }));
+  const text = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
+  throw new RpcError(ErrorCode.InvalidParams, `invalid params for ${name}: ${text}`, { issues });
+}
+
+const BROKER_CODES: Record<ReplyErrorCode, number> = {
+  unknown_request: ErrorCode.UnknownRequest,
+  already_settled: ErrorCode.AlreadySettled,
+  cancelled: ErrorCode.Cancelled,
+  wrong_thread: ErrorCode.WrongThread,
+  invalid_reply: ErrorCode.InvalidReply,
+};
+
+export function brokerError(r: ReplyFailure): RpcError {
+  return new RpcError(BROKER_CODES[r.code], r.message, { reason: r.code });
+}

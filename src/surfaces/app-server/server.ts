@@ -1,0 +1,130 @@
+/**
+ * The app server: client sessions over any Transport, fed by one subscription to the runtime's
+ * event bus. Thin by design (STYLE habit 9): questions, turns and threads live in the runtime; this
+ * routes events to the connections attached to each thread and requests to the handlers.
+ *
+ * Contract:
+ * - Each event of a thread goes to every session attached to it, as Codex notifications (mapping.ts)
+ *   in bus order. `question.requested` becomes an `item/tool/requestUserInput` server request per
+ *   attached session plus `tandem/question/requested`; a settled question becomes
+ *   `serverRequest/resolved` (to every session that got it) plus `tandem/question/settled`.
+ * - A failure while serving one session is logged and never reaches the publisher, other sessions or
+ *   other threads.
+ * - `close()` disconnects every session (questions stay pending, Q11) and unsubscribes; the runtime
+ *   itself is the caller's to shut down.
+ */
+import type { Event, Stamped } from "../../protocol/events.js";
+import type { Runtime } from "../../runtime/core.js";
+import { handleRequest } from "./handlers.js";
+import { EventMapper } from "./mapping.js";
+import { ClientSession } from "./session.js";
+import type { Transport } from "./transport.js";
+
+export interface AppServerOptions {
+  runtime: Runtime;
+  /** Tandem's version, reported as `cliVersion` and in the user agent. */
+  version: string;
+  /** $TANDEM_HOME, reported as `codexHome` by `initialize`. */
+  home: string;
+  log: (line: string) => void;
+}
+
+const SETTLED = new Set<Event["type"]>([
+  "question.answered",
+  "question.declined",
+  "question.timed_out",
+  "question.cancelled",
+]);
+
+export class AppServer {
+  readonly runtime: Runtime;
+  readonly mapper: EventMapper;
+  private readonly sessions = new Set<ClientSession>();
+  private readonly subscription: { unsubscribe(): void };
+  private nextId = 1;
+
+  constructor(readonly opts: AppServerOptions) {
+    this.runtime = opts.runtime;
+    this.mapper = new EventMapper((threadId) => {
+      const t = this.runtime.thread(threadId);
+      return t?.active?.options.cwd ?? t?.record.cwd ?? process.cwd();
+    });
+    this.subscription = this.runtime.subscribe((s) => this.onEvent(s));
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Serves one client over `transport`. Resolves once the transport started. */
+  async connect(transport: Transport): Promise<ClientSession> {
+    const session = new ClientSession(
+      `conn_${this.nextId++}`,
+      transport,
+      this.runtime,
+      (s, method, params) => handleRequest(this, s, method, params),
+      this.opts.log,
+    );
+    this.sessions.add(session);
+    void session.rpc.closed.then(() => {
+      this.sessions.delete(session);
+      session.dispose();
+    });
+    await session.rpc.start();
+    return session;
+  }
+
+  async close(): Promise<void> {
+    this.subscription.unsubscribe();
+    await Promise.all([...this.sessions].map((s) => s.rpc.close()));
+  }
+
+  private onEvent({ event, time }: Stamped): void {
+    let notes: ReturnType<EventMapper["map"]>;
+    try {
+      notes = this.mapper.map(event, time);
+    } catch (err) {
+      this.opts.log(`cannot map ${event.type}: ${(err as Error)?.stack ?? err}`);
+      return;
+    }
+    if (!("thread_id" in event) || event.thread_id === undefined) return;
+    const threadId = event.thread_id;
+    for (const s of this.sessions) {
+      try {
+        if (SETTLED.has(event.type) && "request_id" in event) s.onSettled(threadId, event.request_id);
+        if (!s.isAttached(threadId)) continue;
+        for (const n of notes) s.notify(n.method, n.params);
+        this.questionEvent(s, event);
+      } catch (err) {
+        this.opts.log(`${s.id}: cannot deliver ${event.type}: ${(err as Error)?.stack ?? err}`);
+      }
+    }
+  }
+
+  private questionEvent(s: ClientSession, event: Event): void {
+    switch (event.type) {
+      case "question.requested":
+        s.ask(event.request);
+        return;
+      case "question.deadline_changed":
+        s.notify("tandem/question/deadlineChanged", {
+          threadId: event.thread_id,
+          turnId: event.turn_id,
+          requestId: event.request_id,
+          deadline: event.deadline,
+        });
+        return;
+      case "question.answered":
+      case "question.declined":
+      case "question.timed_out":
+      case "question.cancelled":
+        s.notify("tandem/question/settled", {
+          threadId: event.thread_id,
+          turnId: event.turn_id,
+          requestId: event.request_id,
+          outcome: event.outcome,
+        });
+        return;
+    }
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * Codex `thread/*` methods over the runtime: start, resume, list, read.
+ *
+ * Contract:
+ * - `thread/start` and `thread/resume` attach the connection to the thread as a responder (Q3).
+ *   `thread/resume` attaches *before* opening the thread, so a turn it resumes and the questions it
+ *   re-asks (Q11) reach this client — after the response (see rpc.ts ordering) — and then sends any
+ *   other question of the thread still pending, so a client that resumes always gets them.
+ * - Thread objects report what Tandem has: `ephemeral` is false (every thread is stored), `source`
+ *   is `appServer`, approval and sandbox settings come from the configuration (not enforced by this
+ *   surface). Params Tandem does not support (approvals, sandbox, instructions, personality) are
+ *   accepted and ignored.
+ */
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import {
+  type CodexThread,
+  ThreadConfig,
+  ThreadListParams,
+  ThreadReadParams,
+  ThreadResumeParams,
+  ThreadStartParams,
+} from "../../protocol/app-server.js";
+import type { ThreadRecord } from "../../store/types.js";
+import { codexTurns, threadPreview } from "./history.js";
+import { codexThread } from "./mapping.js";
+import { type Ctx, type Method, method, parseParams } from "./method.js";
+import { ErrorCode, RpcError } from "./rpc.js";
+import type { AppServer } from "./server.js";
+
+const DEFAULT_PAGE = 50;
+const MAX_PAGE = 200;
+
+/** The Codex Thread for a stored or loaded thread; `turns` only when asked. */
+export function threadObject(server: AppServer, record: ThreadRecord, withTurns: boolean): CodexThread {
+  const { runtime } = server;
+  const live = runtime.thread(record.id);
+  const items = runtime.store.loadItems(record.id);
+  const current = live?.record ?? record;
+  return codexThread(
+    {
+      record: current,
+      status: live?.status,
+      preview: threadPreview(items),
+      turns: withTurns ? codexTurns(runtime.store.listTurns(record.id), items, current.cwd) : [],
+    },
+    { version: server.opts.version, provider: runtime.provider.id },
+  );
+}
+
+/** The settings part shared by thread/start and thread/resume responses. */
+function settingsOf(server: AppServer, record: ThreadRecord) {
+  const s = server.runtime.settings;
+  const sandbox =
+    s.sandbox_mode === "read-only"
+      ? { type: "readOnly" as const, networkAccess: false }
+      : s.sandbox_mode === "danger-full-access"
+        ? { type: "dangerFullAccess" as const }
+        : { type: "workspaceWrite" as const, writableRoots: [], networkAccess: false };
+  const effort = (record.settings as { effort?: string }).effort ?? s.model_reasoning_effort ?? null;
+  return {
+    model: record.model,
+    modelProvider: server.runtime.provider.id,
+    cwd: record.cwd,
+    approvalPolicy: s.approval_policy === "on-failure" ? "on-request" : s.approval_policy,
+    approvalsReviewer: "user",
+    sandbox,
+    reasoningEffort: effort,
+  };
+}
+
+export function requireThread(server: AppServer, threadId: string): ThreadRecord {
+  const record = server.runtime.thread(threadId)?.record ?? server.runtime.store.getThread(threadId);
+  if (!record)
+    throw new RpcError(
+      ErrorCode.ThreadNotFound,
+      `no thread with id ${threadId}; thread/list shows the stored threads`,
+      { threadId },
+    );
+  return record;
+}
+
+const start = method(ThreadStartParams, ({ server, session }: Ctx, p) => {
+  const cwd = resolve(p.cwd ?? process.cwd());
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory())
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `invalid params for thread/start: cwd ${cwd} is not a directory`,
+    );
+  const config = parseParams("thread/start config", ThreadConfig, p.config ?? {});
+  const thread = server.runtime.startThread({
+    cwd,
+    model: p.model ?? undefined,
+    questionPolicy: config["questions.policy"],
+  });
+  session.attach(thread.id);
+  const object = threadObject(server, thread.record, false);
+  session.notify("thread/started", { thread: object });
+  return { thread: object, ...settingsOf(server, thread.record) };
+});
+
+const resume = method(ThreadResumeParams, ({ server, session }: Ctx, p) => {
+  requireThread(server, p.threadId);
+  const attached = session.attach(p.threadId);
+  let thread: ReturnType<AppServer["runtime"]["openThread"]>;
+  try {
+    thread = server.runtime.openThread(p.threadId, p.model ? { model: p.model } : {});
+  } catch (err) {
+    if (attached) session.detach(p.threadId);
+    throw new RpcError(ErrorCode.ThreadNotFound, (err as Error).message, { threadId: p.threadId });
+  }
+  session.askPending(p.threadId);
+  return { thread: threadObject(server, thread.record, true), ...settingsOf(server, thread.record) };
+});
+
+const list = method(ThreadListParams, ({ server }: Ctx, p) => {
+  const limit = Math.min(p.limit || DEFAULT_PAGE, MAX_PAGE);
+  const offset = p.cursor ? Number(p.cursor) : 0;
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      "invalid params for thread/list: cursor: not a cursor from nextCursor",
+    );
+  if (p.archived) return { data: [], nextCursor: null };
+  const cwds =
+    p.cwd === undefined || p.cwd === null ? undefined : new Set([p.cwd].flat().map((c) => resolve(c)));
+  const records = server.runtime.store
+    .listThreads(cwds ? {} : { limit: offset + limit + 1 })
+    .filter((r) => !cwds || cwds.has(r.cwd));
+  const page = records.slice(offset, offset + limit);
+  return {
+    data: page.map((r) => threadObject(server, r, false)),
+    nextCursor: records.length > offset + limit ? String(offset + limit) : null,
+  };
+});
+
+const read = method(ThreadReadParams, ({ server }: Ctx, p) => ({
+  thread: threadObject(server, requireThread(server, p.threadId), p.includeTurns ?? false),
+}));
+
+export const THREAD_METHODS: Record<string, Method<any>> = {
+  "thread/start": start,
+  "thread/resume": resume,
+  "thread/list": list,
+  "thread/read": read,
+};

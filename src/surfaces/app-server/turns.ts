@@ -1,0 +1,142 @@
+/**
+ * Codex `turn/*` methods: start, steer, interrupt.
+ *
+ * Contract:
+ * - `turn/start` maps Codex's `collaborationMode` (`{mode, settings: {model, reasoning_effort}}`)
+ *   onto Tandem's turn options: mode → TurnOptions.mode (Plan mode is where the model may ask),
+ *   settings.model/reasoning_effort win over the top-level `model`/`effort`. An effort Tandem does not
+ *   know is ignored with a `warning` notification; `developer_instructions` is not supported (ignored).
+ * - Starting a turn attaches the connection to the thread (a stored thread is opened first).
+ *   A thread that already runs a turn refuses with -32003: steer it or interrupt it.
+ * - `turn/steer` and `turn/interrupt` name the turn they expect; any other turn → -32003.
+ *   The interrupted turn ends `interrupted` (its pending questions are cancelled by the core).
+ */
+import { readFileSync } from "node:fs";
+import { extname, resolve } from "node:path";
+import {
+  TurnInterruptParams,
+  TurnStartParams,
+  TurnSteerParams,
+  type UserInput,
+} from "../../protocol/app-server.js";
+import { TurnOptions } from "../../protocol/ops.js";
+import type { Thread } from "../../runtime/thread.js";
+import { type Ctx, type Method, method } from "./method.js";
+import { ErrorCode, RpcError } from "./rpc.js";
+import type { AppServer } from "./server.js";
+import { requireThread } from "./threads.js";
+
+const IMAGE_TYPES: Record<string, string> = {
+  ".png": "image/png",
+  ".gif": "image/gif",
+  ".webp": "image/webp",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+};
+
+function invalid(name: string, message: string): RpcError {
+  return new RpcError(ErrorCode.InvalidParams, `invalid params for ${name}: ${message}`);
+}
+
+/** Text (joined by newlines) and image URLs of Codex user input. */
+export function userInput(name: string, input: UserInput[]): { text: string; images: string[] } {
+  const texts: string[] = [];
+  const images: string[] = [];
+  input.forEach((item, i) => {
+    if (item.type === "text") texts.push(item.text);
+    else if (item.type === "image") images.push(item.url);
+    else {
+      const mime = IMAGE_TYPES[extname(item.path).toLowerCase()];
+      if (!mime) throw invalid(name, `input.${i}.path: ${item.path} is not a png, gif, webp or jpeg image`);
+      try {
+        images.push(`data:${mime};base64,${readFileSync(item.path).toString("base64")}`);
+      } catch (err) {
+        throw invalid(name, `input.${i}.path: cannot read ${item.path}: ${(err as Error).message}`);
+      }
+    }
+  });
+  const text = texts.join("\n");
+  if (text.trim() === "" && images.length === 0) throw invalid(name, "input: no text or image to send");
+  return { text, images };
+}
+
+function loadedThread(server: AppServer, threadId: string): Thread {
+  requireThread(server, threadId);
+  const thread = server.runtime.thread(threadId);
+  if (!thread?.active)
+    throw new RpcError(
+      ErrorCode.TurnConflict,
+      `thread ${threadId} has no running turn; start one with turn/start`,
+      {
+        threadId,
+      },
+    );
+  return thread;
+}
+
+function expectTurn(thread: Thread, turnId: string): void {
+  const active = thread.active!;
+  if (active.id !== turnId)
+    throw new RpcError(
+      ErrorCode.TurnConflict,
+      `turn ${turnId} is not running on thread ${thread.id}; the running turn is ${active.id}`,
+      { threadId: thread.id, activeTurnId: active.id },
+    );
+}
+
+const start = method(TurnStartParams, ({ server, session }: Ctx, p) => {
+  requireThread(server, p.threadId);
+  const { text, images } = userInput("turn/start", p.input);
+  const settings = p.collaborationMode?.settings;
+  const effortText = settings?.reasoning_effort ?? p.effort ?? undefined;
+  const effort = effortText === undefined ? undefined : TurnOptions.shape.effort.safeParse(effortText);
+  if (effort && !effort.success)
+    session.notify("warning", {
+      threadId: p.threadId,
+      message: `reasoning effort "${effortText}" is not supported by Tandem (minimal, low, medium, high, xhigh); the thread's effort is used`,
+    });
+  const options: TurnOptions = {
+    ...(p.collaborationMode ? { mode: p.collaborationMode.mode } : {}),
+    ...((settings?.model ?? p.model) ? { model: settings?.model ?? p.model ?? undefined } : {}),
+    ...(effort?.success && effort.data ? { effort: effort.data } : {}),
+    ...(p.cwd ? { cwd: resolve(p.cwd) } : {}),
+    ...(p.outputSchema ? { output_schema: p.outputSchema } : {}),
+  };
+  const attached = session.attach(p.threadId);
+  try {
+    const thread = server.runtime.thread(p.threadId) ?? server.runtime.openThread(p.threadId);
+    if (thread.active)
+      throw new RpcError(
+        ErrorCode.TurnConflict,
+        `thread ${p.threadId} already runs turn ${thread.active.id}; steer it with turn/steer or stop it with turn/interrupt`,
+        { threadId: p.threadId, activeTurnId: thread.active.id },
+      );
+    const turn = thread.startTurn(text, { images, options });
+    return { turn: server.mapper.liveTurn(turn.id) };
+  } catch (err) {
+    if (attached && !server.runtime.thread(p.threadId)) session.detach(p.threadId);
+    throw err;
+  }
+});
+
+const steer = method(TurnSteerParams, ({ server }: Ctx, p) => {
+  const thread = loadedThread(server, p.threadId);
+  expectTurn(thread, p.expectedTurnId);
+  const { text, images } = userInput("turn/steer", p.input);
+  if (images.length)
+    throw invalid("turn/steer", "input: images cannot be added to a running turn; send text");
+  return { turnId: thread.steer(text).turnId };
+});
+
+const interrupt = method(TurnInterruptParams, ({ server }: Ctx, p) => {
+  const thread = loadedThread(server, p.threadId);
+  expectTurn(thread, p.turnId);
+  thread.interrupt("interrupted by client");
+  return {};
+});
+
+export const TURN_METHODS: Record<string, Method<any>> = {
+  "turn/start": start,
+  "turn/steer": steer,
+  "turn/interrupt": interrupt,
+};

@@ -1,0 +1,85 @@
+/**
+ * `--listen ws://HOST:PORT`: serves app-server connections over websockets, one JSON message per
+ * text frame.
+ *
+ * Contract:
+ * - Port 0 picks a free port; the returned `url` has the real one.
+ * - The server has no authentication, so it refuses upgrade requests that carry an `Origin` header
+ *   (403): browsers always send one, so a web page cannot drive a local agent through it; programs
+ *   (editors, scripts, Codex clients) do not send it. A non-loopback host is allowed but warned about.
+ * - Frames over `maxBytes` get a JSON-RPC error and the connection stays; frames over 4 × `maxBytes`
+ *   are refused by the socket layer (close code 1009), so a peer cannot make the server buffer
+ *   without bound.
+ * - `close()` closes every client socket and stops listening.
+ */
+import { once } from "node:events";
+import { WebSocketServer } from "ws";
+import type { AppServer } from "./server.js";
+import { DEFAULT_MAX_MESSAGE_BYTES, WebSocketTransport } from "./transport.js";
+
+export interface WsListener {
+  url: string;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+/** Parses `ws://HOST:PORT`; throws a usage message for anything else. */
+export function parseListenUrl(text: string): { host: string; port: number } {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`--listen expects stdio:// or ws://HOST:PORT, got "${text}"`);
+  }
+  if (url.protocol !== "ws:") throw new Error(`--listen expects stdio:// or ws://HOST:PORT, got "${text}"`);
+  if (!/:\d+\/?$/.test(text)) throw new Error(`--listen ${text}: give a port (0 picks a free one)`);
+  return { host: url.hostname.replace(/^\[|\]$/g, ""), port: url.port === "" ? 80 : Number(url.port) };
+}
+
+export async function listenWebSocket(
+  server: AppServer,
+  where: { host: string; port: number },
+  opts: { maxBytes?: number; log: (line: string) => void },
+): Promise<WsListener> {
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  if (!LOOPBACK.has(where.host))
+    opts.log(
+      `warning: listening on ${where.host}, not loopback; anyone who can reach it can drive this agent`,
+    );
+  const wss = new WebSocketServer({
+    host: where.host,
+    port: where.port,
+    maxPayload: maxBytes * 4,
+    perMessageDeflate: false,
+    verifyClient: (info, done) => {
+      if (!info.origin) return done(true);
+      opts.log(`refused a websocket from origin ${info.origin} (browser pages may not connect)`);
+      done(false, 403, "browser origins are not accepted");
+    },
+  });
+  await Promise.race([
+    once(wss, "listening"),
+    once(wss, "error").then(([err]) => {
+      throw err;
+    }),
+  ]);
+  wss.on("error", (err) => opts.log(`websocket server error: ${err.message}`));
+  wss.on("connection", (socket) => {
+    server.connect(new WebSocketTransport(socket, maxBytes)).catch((err) => {
+      opts.log(`cannot serve a websocket connection: ${(err as Error).message}`);
+      socket.terminate();
+    });
+  });
+  const address = wss.address();
+  const port = typeof address === "object" && address ? address.port : where.port;
+  const shownHost = where.host.includes(":") ? `[${where.host}]` : where.host;
+  return {
+    url: `ws://${shownHost}:${port}`,
+    close: () =>
+      new Promise<void>((done) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close(() => done());
+      }),
+  };
+}
