@@ -20,3 +20,5 @@ await questionRoundTrip();
 await manyPending();
 await sandboxCost();
 await patchApply();
+const { questionRoundTripStdio } = await import("../test/app-server-bench.js");
+await questionRoundTripStdio();

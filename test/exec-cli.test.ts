@@ -206,3 +206,45 @@ describe("tandem exec (processes)", () => {
     expect(outs).toEqual([{ type: "function_call_output", call_id: "long_1", output: "aborted" }]);
   });
 });
+
+describe("tandem exec signals", () => {
+  it("SIGINT interrupts the turn: the command's tree is killed, history stays paired, exit 1", async () => {
+    const mock = await startMockProcess({
+      steps: [
+        {
+          output: [
+            { type: "function_call", name: "exec_command", arguments: { cmd: "sleep 41.7" }, call_id: "s1" },
+          ],
+        },
+      ],
+    });
+    try {
+      const home = tempDir();
+      const child = spawn(BIN, ["exec", "--json", "go"], {
+        env: { ...process.env, TANDEM_HOME: home, OPENAI_API_KEY: "k", OPENAI_BASE_URL: mock.url },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      await new Promise<void>((res) =>
+        child.stdout.on("data", (d) => {
+          out += d;
+          if (out.includes('"command_execution"')) res();
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      child.kill("SIGINT");
+      const code = await new Promise<number | null>((r) => child.once("exit", r));
+      expect(code).toBe(1);
+      const events = jsonLines(out);
+      expect(events[events.length - 1].type).toBe("turn.failed");
+      const store = openStore(join(home, "state.db"));
+      const items = store.loadItems(events[0].thread_id).map((s) => s.item);
+      store.close();
+      expect(items.filter((i) => i.type === "function_call_output")).toEqual([
+        { type: "function_call_output", call_id: "s1", output: "aborted" },
+      ]);
+    } finally {
+      await mock.stop();
+    }
+  });
+});

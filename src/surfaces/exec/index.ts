@@ -204,6 +204,7 @@ export async function runExec(argv: string[]): Promise<number> {
 
   const cwd = resolve(args.cd ?? process.cwd());
   let code: number = EXIT.ok;
+  let removeSignalHandlers = () => {};
   try {
     const thread = args.resumeId
       ? runtime.openThread(args.resumeId, { offerQuestions, mode: args.mode, model: args.model })
@@ -216,6 +217,21 @@ export async function runExec(argv: string[]): Promise<number> {
           writableRoots: args.addDir.map((d) => resolve(d)),
         });
     threadId = thread.id;
+    // Ctrl-C / SIGTERM interrupt the turn (process trees killed, history paired, exit 1);
+    // a second signal exits at once.
+    let signalled = false;
+    const onSignal = () => {
+      if (signalled) process.exit(130);
+      signalled = true;
+      process.stderr.write("\ntandem exec: interrupting (press Ctrl-C again to quit now)\n");
+      thread.interrupt("interrupted by signal");
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    removeSignalHandlers = () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    };
     if (args.questions === "defer" || interactive)
       runtime.responders.attach({ threadId: thread.id }, { kind: "exec" });
 
@@ -273,6 +289,7 @@ export async function runExec(argv: string[]): Promise<number> {
     process.stderr.write(`tandem exec: ${(err as Error).message}\n`);
     code = EXIT.failed;
   } finally {
+    removeSignalHandlers();
     sub.unsubscribe();
     await runtime.shutdown();
   }
