@@ -5,16 +5,12 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { Scripts } from "../src/mock-model/index.js";
 import { BIN, type MockProcess, runTandem, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
 import { isEvent, openSse } from "./http-helpers.js";
-
-/** The lead wires `tandem serve` into src/cli.ts; until then there is nothing to run. */
-const wired = readFileSync(resolve(import.meta.dirname, "../src/cli.ts"), "utf8").includes("surfaces/http");
 
 interface ServeProcess {
   proc: ChildProcess;
@@ -62,7 +58,7 @@ async function startServe(args: string[], env: Record<string, string>): Promise<
   };
 }
 
-describe.skipIf(!wired)("tandem serve (processes)", () => {
+describe("tandem serve (processes)", () => {
   let mock: MockProcess | undefined;
   let server: ServeProcess | undefined;
   afterEach(async () => {

@@ -1,0 +1,74 @@
+/**
+ * The hono app of `tandem serve`, separate from the Node server so tests and benches can mount it
+ * on any listener. A thin adapter (STYLE habit 9): every route validates, calls the runtime or
+ * the broker, and maps results to JSON; nothing here keeps question state.
+ *
+ * Routes: `/thread…`, `/question…`, `/event` need the bearer token (`/event` also accepts
+ * `?token=`); `/` (the web page, its assets) and `/openapi.json` are public and hold no data.
+ * CORS stays closed: no Access-Control-Allow-* header is ever sent, so other origins' pages cannot
+ * read responses. Bodies above `maxBodyBytes` get 413 before they are read in full.
+ */
+import { Hono } from "hono";
+import { HTTP_LIMITS } from "../../protocol/http.js";
+import type { Runtime } from "../../runtime/core.js";
+import { bearerAuth } from "./auth.js";
+import { fail, tooLarge } from "./errors.js";
+import { openApiDocument } from "./openapi.js";
+import { questionRoutes } from "./routes/questions.js";
+import { threadRoutes } from "./routes/threads.js";
+import { type EventStreamOptions, eventStream } from "./sse.js";
+import { webRoutes } from "./web/index.js";
+
+export interface HttpAppOptions extends EventStreamOptions {
+  /** Bearer token required on API routes. */
+  token: string;
+  /** cwd of threads created without one (default `process.cwd()`). */
+  defaultCwd?: string;
+  /** Request body limit in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** Version shown in the OpenAPI document. */
+  version?: string;
+}
+
+export function createHttpApp(runtime: Runtime, opts: HttpAppOptions): Hono {
+  const app = new Hono();
+  const maxBody = opts.maxBodyBytes ?? HTTP_LIMITS.maxBodyBytes;
+
+  app.use("*", async (c, next) => {
+    await next();
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Referrer-Policy", "no-referrer");
+    if (!c.res.headers.has("cache-control")) c.header("Cache-Control", "no-store");
+  });
+  // Early 413 when content-length says so; readBody also counts bytes of chunked bodies.
+  app.use("*", async (c, next) => {
+    const length = Number(c.req.header("content-length") ?? 0);
+    if (length > maxBody) return tooLarge(c, maxBody);
+    await next();
+  });
+
+  const auth = bearerAuth({ token: opts.token });
+  app.use("/thread", auth);
+  app.use("/thread/*", auth);
+  app.use("/question", auth);
+  app.use("/question/*", auth);
+  app.use("/event", bearerAuth({ token: opts.token, queryParam: "token" }));
+
+  app.route(
+    "/thread",
+    threadRoutes(runtime, { defaultCwd: opts.defaultCwd ?? process.cwd(), maxBodyBytes: maxBody }),
+  );
+  app.route("/question", questionRoutes(runtime, { maxBodyBytes: maxBody }));
+  app.get("/event", (c) => eventStream(c, runtime, opts));
+  app.get("/openapi.json", (c) => c.json(openApiDocument(opts.version ?? "0.0.0")));
+  app.route("/", webRoutes());
+
+  app.notFound((c) =>
+    fail(c, 404, "not_found", `no route ${c.req.method} ${c.req.path}; see GET /openapi.json`),
+  );
+  app.onError((err, c) => {
+    process.emitWarning(`tandem serve: ${c.req.method} ${c.req.path} failed: ${err.message}`);
+    return fail(c, 500, "internal", `the server failed to handle the request: ${err.message}`);
+  });
+  return app;
+}

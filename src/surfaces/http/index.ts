@@ -1,0 +1,146 @@
+/**
+ * `tandem serve` (SPEC S4): the HTTP API, the SSE event stream and the web page over one runtime.
+ *
+ *   tandem serve [--port N] [--host H] [--token T] [-c key=value…] [-m model]
+ *
+ * Contract:
+ * - Binds 127.0.0.1 by default; `--host` exposes it (with a warning on stderr).
+ * - The bearer token comes from `--token`, else `TANDEM_SERVE_TOKEN`, else is generated.
+ * - stdout gets exactly two lines: `tandem serve listening on <url>` and `open <url>/#token=…`
+ *   (the page reads the token from the fragment, which browsers never send to a server).
+ * - SIGINT/SIGTERM: stop accepting, shut the runtime down (pending questions stay pending in the
+ *   store for the next process, Q11), close open connections, resolve 0.
+ * Exit codes: 0 after a signal, 1 when the runtime or the listener cannot start, 2 on bad usage.
+ */
+import { createRequire } from "node:module";
+import { networkInterfaces } from "node:os";
+import { parseArgs } from "node:util";
+import { ConfigError } from "../../config/load.js";
+import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { generateToken } from "./auth.js";
+import { startHttpServer } from "./server.js";
+
+export { createHttpApp, type HttpAppOptions } from "./app.js";
+export { type HttpServer, type HttpServerOptions, startHttpServer } from "./server.js";
+
+export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--token T] [-c key=value…] [-m model]
+
+  --port N     port to listen on (default 0: a free port, printed at start)
+  --host H     interface to bind (default 127.0.0.1; anything else exposes the server)
+  --token T    bearer token for the API (default: $TANDEM_SERVE_TOKEN, else a random one)
+  -c key=val   override a config setting (repeatable)
+  -m model     model for new threads`;
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
+
+export async function runServe(argv: string[]): Promise<number> {
+  const err = (s: string) => process.stderr.write(`tandem serve: ${s}\n`);
+  let v: { port?: string; host?: string; token?: string; config?: string[]; model?: string; help?: boolean };
+  try {
+    v = parseArgs({
+      args: argv,
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        token: { type: "string" },
+        config: { type: "string", short: "c", multiple: true },
+        model: { type: "string", short: "m" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (e) {
+    err(`${(e as Error).message}\n\n${SERVE_USAGE}`);
+    return 2;
+  }
+  if (v.help) {
+    process.stdout.write(`${SERVE_USAGE}\n`);
+    return 0;
+  }
+  const port = v.port === undefined ? 0 : Number(v.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    err(`--port must be an integer from 0 to 65535, got "${v.port}"`);
+    return 2;
+  }
+  const host = v.host ?? "127.0.0.1";
+  const token = v.token ?? (process.env.TANDEM_SERVE_TOKEN || generateToken());
+  if (token.length < 8 || /\s/.test(token)) {
+    err("the token must be at least 8 characters without spaces");
+    return 2;
+  }
+
+  const overrides = [...(v.config ?? [])];
+  if (v.model) overrides.push(`model=${JSON.stringify(v.model)}`);
+  let runtime: ReturnType<typeof createRuntime>["runtime"];
+  try {
+    const created = createRuntime({ overrides });
+    runtime = created.runtime;
+    for (const w of created.warnings) err(`warning: ${w}`);
+  } catch (e) {
+    if (e instanceof MissingKeyError) {
+      err(e.message);
+      return 1;
+    }
+    if (e instanceof ConfigError) {
+      err(e.message);
+      return 2;
+    }
+    throw e;
+  }
+
+  let server: Awaited<ReturnType<typeof startHttpServer>>;
+  try {
+    server = await startHttpServer(runtime, { port, host, token, version: version() });
+  } catch (e) {
+    err(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
+    await runtime.shutdown();
+    return 1;
+  }
+  if (!LOOPBACK.has(host))
+    err(
+      `warning: listening on ${host}, not just this machine. Anyone who can reach it and has the token can run commands as you.`,
+    );
+  process.stdout.write(`tandem serve listening on ${server.url}\n`);
+  const pageUrls = pageHosts(host, server.port).map((base) => `${base}/#token=${encodeURIComponent(token)}`);
+  process.stdout.write(`open ${pageUrls.join("  or  ")}\n`);
+
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  const closing = server.close();
+  await runtime.shutdown().catch((e) => err(`shutdown: ${(e as Error).message}`));
+  await closing;
+  return 0;
+}
+
+/** Page URLs to print: the bound address, or this machine's LAN addresses for a wildcard bind. */
+function pageHosts(host: string, port: number): string[] {
+  if (host !== "0.0.0.0" && host !== "::") {
+    const shown = host.includes(":") ? `[${host}]` : host;
+    return [`http://${shown}:${port}`];
+  }
+  const lan = Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && a.family === "IPv4" && !a.internal)
+    .map((a) => `http://${a!.address}:${port}`);
+  return [`http://127.0.0.1:${port}`, ...lan];
+}
+
+/** The package version, from the sources (src/surfaces/http/) or from the bundle (dist/). */
+function version(): string {
+  const require = createRequire(import.meta.url);
+  for (const path of ["../package.json", "../../../package.json"]) {
+    try {
+      const pkg = require(path) as { name?: string; version?: string };
+      if (pkg.name === "tandem" && pkg.version) return pkg.version;
+    } catch {
+      /* try the next layout */
+    }
+  }
+  return "0.0.0";
+}

@@ -1,0 +1,247 @@
+/**
+ * `GET /openapi.json`: an OpenAPI 3.1 document generated from the zod schemas the routes
+ * validate with (protocol/http.ts), so it cannot drift from what the server enforces.
+ * Request bodies are rendered as their input shape (defaults optional), responses as output.
+ */
+import { z } from "zod";
+import * as Http from "../../protocol/http.js";
+import { QuestionRequest } from "../../protocol/questions.js";
+
+type Json = Record<string, unknown>;
+
+const requestSchemas = {
+  CreateThreadBody: Http.CreateThreadBody,
+  StartTurnBody: Http.StartTurnBody,
+  SteerBody: Http.SteerBody,
+  ReplyBody: Http.ReplyBody,
+  RejectBody: Http.RejectBody,
+  TouchBody: Http.TouchBody,
+};
+
+const responseSchemas = {
+  Error: Http.ErrorResponse,
+  ThreadSummary: Http.ThreadSummary,
+  ThreadList: Http.ThreadList,
+  ThreadDetail: Http.ThreadDetail,
+  TurnStarted: Http.TurnStarted,
+  Steered: Http.Steered,
+  Interrupted: Http.Interrupted,
+  QuestionRequest,
+  QuestionList: Http.QuestionList,
+  ReplyResponse: Http.ReplyResponse,
+  TouchResponse: Http.TouchResponse,
+  StreamedEvent: Http.StreamedEvent,
+  StreamControl: Http.StreamControl,
+};
+
+function components(schemas: Record<string, z.ZodType>, io: "input" | "output"): Record<string, Json> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
+  const out = z.toJSONSchema(registry, {
+    io,
+    unrepresentable: "any",
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  const result: Record<string, Json> = {};
+  for (const [id, schema] of Object.entries(out.schemas)) {
+    const { $schema: _schema, $id: _id, ...rest } = schema as Json;
+    result[id] = rest;
+  }
+  return result;
+}
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const json = (id: string, description: string) => ({
+  description,
+  content: { "application/json": { schema: ref(id) } },
+});
+const error = (description: string) => json("Error", description);
+const body = (id: string) => ({ required: true, content: { "application/json": { schema: ref(id) } } });
+const pathId = (what: string) => ({
+  name: "id",
+  in: "path",
+  required: true,
+  schema: { type: "string" },
+  description: what,
+});
+const common = {
+  "400": error("Malformed JSON or an invalid body; the message names the field"),
+  "401": error("Missing or wrong bearer token"),
+  "413": error("Body larger than the limit"),
+};
+
+let cached: Json | undefined;
+
+/** The document (built once, then reused). */
+export function openApiDocument(version: string): Json {
+  if (cached) return cached;
+  const schemas = { ...components(responseSchemas, "output"), ...components(requestSchemas, "input") };
+  const paths: Json = {
+    "/thread": {
+      get: {
+        summary: "List threads, most recently updated first",
+        parameters: [{ name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 1000 } }],
+        responses: { "200": json("ThreadList", "Threads"), "401": common["401"] },
+      },
+      post: {
+        summary: "Create a thread",
+        requestBody: body("CreateThreadBody"),
+        responses: { "201": json("ThreadSummary", "The new thread"), ...common },
+      },
+    },
+    "/thread/{id}": {
+      get: {
+        summary: "Read a thread: record, history items and pending questions",
+        parameters: [pathId("Thread id")],
+        responses: {
+          "200": json("ThreadDetail", "The thread"),
+          "401": common["401"],
+          "404": error("No such thread"),
+        },
+      },
+    },
+    "/thread/{id}/turn": {
+      post: {
+        summary: "Start a turn with user input",
+        parameters: [pathId("Thread id")],
+        requestBody: body("StartTurnBody"),
+        responses: {
+          "202": json("TurnStarted", "The turn is running; follow it on GET /event"),
+          ...common,
+          "404": error("No such thread"),
+          "409": error("A turn is already running (steer or interrupt it)"),
+        },
+      },
+    },
+    "/thread/{id}/steer": {
+      post: {
+        summary: "Queue input for the running turn",
+        parameters: [pathId("Thread id")],
+        requestBody: body("SteerBody"),
+        responses: {
+          "202": json("Steered", "Queued"),
+          ...common,
+          "404": error("No such thread"),
+          "409": error("No turn is running"),
+        },
+      },
+    },
+    "/thread/{id}/interrupt": {
+      post: {
+        summary: "Interrupt the running turn (its pending questions are cancelled)",
+        parameters: [pathId("Thread id")],
+        responses: {
+          "200": json("Interrupted", "Done"),
+          "401": common["401"],
+          "404": error("No such thread"),
+        },
+      },
+    },
+    "/question": {
+      get: {
+        summary: "Pending questions, oldest first, across threads or for one",
+        parameters: [{ name: "thread", in: "query", schema: { type: "string" } }],
+        responses: {
+          "200": json("QuestionList", "Pending questions"),
+          "401": common["401"],
+          "404": error("No such thread"),
+        },
+      },
+    },
+    "/question/{id}/reply": {
+      post: {
+        summary: "Answer a pending question (typed answers, or text parsed like a chat reply)",
+        parameters: [pathId("Request id")],
+        requestBody: body("ReplyBody"),
+        responses: {
+          "200": json("ReplyResponse", "Accepted (or an identical reply repeated)"),
+          ...common,
+          "404": error("Unknown request or thread"),
+          "409": error("Already settled, cancelled, or asked by another thread"),
+        },
+      },
+    },
+    "/question/{id}/reject": {
+      post: {
+        summary: "Decline a pending question; the model is told the user declined",
+        parameters: [pathId("Request id")],
+        requestBody: body("RejectBody"),
+        responses: {
+          "200": json("ReplyResponse", "Declined"),
+          ...common,
+          "404": error("Unknown request or thread"),
+          "409": error("Already settled, cancelled, or asked by another thread"),
+        },
+      },
+    },
+    "/question/{id}/touch": {
+      post: {
+        summary: "Snooze a timeout policy: the deadline moves to now + policy ms (Q7)",
+        parameters: [pathId("Request id")],
+        requestBody: { required: false, content: { "application/json": { schema: ref("TouchBody") } } },
+        responses: {
+          "200": json("TouchResponse", "New deadline"),
+          ...common,
+          "404": error("Unknown request"),
+          "409": error("Already settled"),
+        },
+      },
+    },
+    "/event": {
+      get: {
+        summary:
+          "Server-Sent Events: every event (id = seq). Resume with Last-Event-ID or ?since=. Control events `ready` and `gap` (refetch state) carry StreamControl. `: ping` heartbeats.",
+        parameters: [
+          {
+            name: "thread",
+            in: "query",
+            schema: { type: "string" },
+            description: "Only this thread's events",
+          },
+          {
+            name: "since",
+            in: "query",
+            schema: { type: "integer" },
+            description: "Replay events after this seq",
+          },
+          {
+            name: "responder",
+            in: "query",
+            schema: { type: "string" },
+            description: "Declare this connection able to answer questions (e.g. web) while connected",
+          },
+          {
+            name: "token",
+            in: "query",
+            schema: { type: "string" },
+            description: "Bearer token (EventSource cannot send headers)",
+          },
+          { name: "Last-Event-ID", in: "header", schema: { type: "string" } },
+        ],
+        responses: {
+          "200": {
+            description: "Event stream",
+            content: { "text/event-stream": { schema: ref("StreamedEvent") } },
+          },
+          "400": common["400"],
+          "401": common["401"],
+          "404": error("No such thread"),
+        },
+      },
+    },
+  };
+  cached = {
+    openapi: "3.1.0",
+    info: {
+      title: "Tandem HTTP API",
+      version,
+      description:
+        "Drive Tandem threads and answer their questions. Every route except / and /openapi.json needs `Authorization: Bearer <token>`.",
+    },
+    servers: [{ url: "/" }],
+    security: [{ bearer: [] }],
+    paths,
+    components: { schemas, securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+  };
+  return cached;
+}

@@ -1,0 +1,161 @@
+/**
+ * Thread routes: create, list, read, start turn, steer, interrupt.
+ *
+ * Reads never change state: `GET /thread/:id` of a thread this process has not opened reads the
+ * store. Writes to such a thread open it first with `runtime.openThread`, which repairs orphan
+ * calls and re-asks its pending questions (Q11).
+ */
+import { statSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { Hono } from "hono";
+import type { ThreadStatus } from "../../../protocol/events.js";
+import {
+  CreateThreadBody,
+  StartTurnBody,
+  SteerBody,
+  type ThreadDetail,
+  type ThreadSummary,
+} from "../../../protocol/http.js";
+import type { Runtime } from "../../../runtime/core.js";
+import { type Thread, TurnBusyError } from "../../../runtime/thread.js";
+import type { ThreadRecord } from "../../../store/types.js";
+import { fail, readBody } from "../errors.js";
+
+export interface ThreadRoutesOptions {
+  /** Directory for threads created without `cwd` (default: the server's cwd). */
+  defaultCwd: string;
+  maxBodyBytes?: number;
+}
+
+/** The API view of a thread: live state when loaded here, else the stored record made honest. */
+export function threadSummary(runtime: Runtime, record: ThreadRecord): ThreadSummary {
+  const live = runtime.thread(record.id);
+  const rec = live?.record ?? record;
+  const pending = live ? runtime.broker.pendingCount(rec.id) : runtime.store.pendingQuestions(rec.id).length;
+  // A thread no process has open cannot be running, whatever a crashed process stored.
+  const stored: ThreadStatus = rec.status === "closed" ? "closed" : pending > 0 ? "waiting_on_user" : "idle";
+  return {
+    id: rec.id,
+    parent_id: rec.parent_id,
+    created_at: rec.created_at,
+    updated_at: rec.updated_at,
+    cwd: rec.cwd,
+    model: rec.model,
+    mode: rec.mode,
+    title: rec.title,
+    status: live ? live.status : stored,
+    loaded: Boolean(live),
+    active_turn_id: live?.active?.id ?? null,
+    pending_questions: pending,
+  };
+}
+
+/**
+ * The live thread, opening it from the store when this process has not yet (which re-asks its
+ * pending questions). Undefined when no such thread exists. May throw if the store fails.
+ */
+export function liveThread(runtime: Runtime, id: string): Thread | undefined {
+  const loaded = runtime.thread(id);
+  if (loaded) return loaded;
+  if (!runtime.store.getThread(id)) return undefined;
+  return runtime.openThread(id);
+}
+
+const noThread = (id: string) => `no thread with id ${id}; GET /thread lists threads`;
+
+export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono {
+  const app = new Hono();
+
+  app.post("/", async (c) => {
+    const body = await readBody(c, CreateThreadBody, opts.maxBodyBytes);
+    if (!body.ok) return body.response;
+    const b = body.value;
+    const cwd = b.cwd === undefined ? opts.defaultCwd : resolve(opts.defaultCwd, b.cwd);
+    if (!isAbsolute(cwd) || !isDirectory(cwd))
+      return fail(
+        c,
+        400,
+        "invalid_body",
+        `cwd ${cwd} is not a directory on the server; pass an existing one`,
+      );
+    const thread = runtime.startThread({
+      cwd,
+      model: b.model,
+      mode: b.mode,
+      effort: b.effort,
+      questionPolicy: b.question_policy,
+      offerQuestions: b.offer_questions ?? true,
+    });
+    return c.json(threadSummary(runtime, thread.record), 201);
+  });
+
+  app.get("/", (c) => {
+    const limitText = c.req.query("limit");
+    const limit = limitText === undefined ? 100 : Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      return fail(c, 400, "invalid_query", "limit must be an integer from 1 to 1000");
+    const threads = runtime.store.listThreads({ limit }).map((r) => threadSummary(runtime, r));
+    return c.json({ threads });
+  });
+
+  app.get("/:id", (c) => {
+    const id = c.req.param("id");
+    const live = runtime.thread(id);
+    const record = live?.record ?? runtime.store.getThread(id);
+    if (!record) return fail(c, 404, "not_found", noThread(id));
+    const items = live ? live.items() : runtime.store.loadItems(id).map((s) => s.item);
+    const questions = live ? runtime.broker.list({ threadId: id }) : runtime.store.pendingQuestions(id);
+    const detail: ThreadDetail = { thread: threadSummary(runtime, record), items, questions };
+    return c.json(detail);
+  });
+
+  app.post("/:id/turn", async (c) => {
+    const body = await readBody(c, StartTurnBody, opts.maxBodyBytes);
+    if (!body.ok) return body.response;
+    const id = c.req.param("id");
+    const thread = liveThread(runtime, id);
+    if (!thread) return fail(c, 404, "not_found", noThread(id));
+    const { text, images, options } = body.value;
+    try {
+      const turn = thread.startTurn(text, { images, options });
+      return c.json({ thread_id: id, turn_id: turn.id }, 202);
+    } catch (err) {
+      if (err instanceof TurnBusyError) return fail(c, 409, "turn_running", err.message);
+      throw err;
+    }
+  });
+
+  app.post("/:id/steer", async (c) => {
+    const body = await readBody(c, SteerBody, opts.maxBodyBytes);
+    if (!body.ok) return body.response;
+    const id = c.req.param("id");
+    const thread = liveThread(runtime, id);
+    if (!thread) return fail(c, 404, "not_found", noThread(id));
+    try {
+      const { inputId, turnId } = thread.steer(body.value.text);
+      return c.json({ thread_id: id, turn_id: turnId, input_id: inputId }, 202);
+    } catch (err) {
+      if (err instanceof TurnBusyError) return fail(c, 409, "no_running_turn", err.message);
+      throw err;
+    }
+  });
+
+  app.post("/:id/interrupt", async (c) => {
+    const id = c.req.param("id");
+    // Interrupting a thread this process has not opened would only open it to abort the turn
+    // the re-ask just started; report "nothing running" instead.
+    const thread = runtime.thread(id);
+    if (!thread && !runtime.store.getThread(id)) return fail(c, 404, "not_found", noThread(id));
+    return c.json({ thread_id: id, interrupted: thread ? thread.interrupt() : false });
+  });
+
+  return app;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * `GET /event`: the bus as a Server-Sent Events stream (SPEC S4).
+ *
+ * Wire format:
+ * - each bus event: `id: <seq>` + `data: {"seq","time","event"}` (no `event:` name, so
+ *   `EventSource.onmessage` sees every one);
+ * - control messages carry an `event:` name and no `id:` (so they never move Last-Event-ID):
+ *   `ready` first (`{last_seq, server_time}`), and `gap` when the client asked to resume from a
+ *   seq the server no longer holds (evicted from the replay buffer, or a restarted server) — the
+ *   client must refetch state over the API;
+ * - a `: ping` comment every `heartbeatMs`.
+ *
+ * Contract:
+ * - Resume: `Last-Event-ID` (or `?since=`) replays every buffered event after that seq, in
+ *   order, before live ones and with nothing missed in between (the bus replays and subscribes
+ *   in one synchronous step).
+ * - `?thread=ID` keeps only that thread's events.
+ * - `?responder=KIND` (e.g. `web`) declares the connection a responder (Q3) for the thread, or
+ *   for all threads without a filter, for exactly as long as it is connected. Disconnecting
+ *   never settles a question.
+ * - On disconnect (client gone, server closing, or the client falling more than `maxQueuedBytes`
+ *   behind) the bus listener, heartbeat timer and responder registration are all removed.
+ */
+import type { Context } from "hono";
+import type { Stamped } from "../../protocol/events.js";
+import type { Runtime } from "../../runtime/core.js";
+import { shortId } from "../../util/ids.js";
+import { fail } from "./errors.js";
+
+export interface EventStreamOptions {
+  /** Interval of `: ping` comments (default 15 s). */
+  heartbeatMs?: number;
+  /** A client this far behind is dropped; it reconnects with Last-Event-ID (default 8 MiB). */
+  maxQueuedBytes?: number;
+}
+
+const RESPONDER_KIND = /^[a-z][a-z0-9-]{0,31}$/;
+const encoder = new TextEncoder();
+
+export function eventStream(c: Context, runtime: Runtime, opts: EventStreamOptions = {}): Response {
+  const threadId = c.req.query("thread") || undefined;
+  if (threadId !== undefined && !runtime.thread(threadId) && !runtime.store.getThread(threadId))
+    return fail(c, 404, "not_found", `no thread with id ${threadId}; GET /thread lists threads`);
+  const responderKind = c.req.query("responder");
+  if (responderKind !== undefined && !RESPONDER_KIND.test(responderKind))
+    return fail(c, 400, "invalid_query", "responder must be a short lowercase surface name such as web");
+  const sinceText = c.req.header("last-event-id") ?? c.req.query("since");
+  let since: number | undefined;
+  if (sinceText !== undefined && sinceText !== "") {
+    since = Number(sinceText);
+    if (!Number.isSafeInteger(since) || since < 0)
+      return fail(c, 400, "invalid_query", "Last-Event-ID / since must be a non-negative integer event seq");
+  }
+  const heartbeatMs = opts.heartbeatMs ?? 15_000;
+  const maxQueued = opts.maxQueuedBytes ?? 8 * 1024 * 1024;
+  const connectionId = shortId("sse", 6);
+
+  let cleanup = () => {};
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        let closed = false;
+        const write = (text: string) => {
+          if (closed) return;
+          controller.enqueue(encoder.encode(text));
+          if ((controller.desiredSize ?? 0) < -maxQueued) {
+            // Too far behind: drop it; the client resumes from its Last-Event-ID.
+            cleanup();
+            controller.close();
+          }
+        };
+        const control = (name: string, extra: Record<string, unknown> = {}) =>
+          write(
+            `event: ${name}\ndata: ${JSON.stringify({ last_seq: runtime.bus.lastSeq, server_time: Date.now(), ...extra })}\n\n`,
+          );
+        const send = (s: Stamped) => write(`id: ${s.seq}\ndata: ${JSON.stringify(s)}\n\n`);
+
+        control("ready", { connection_id: connectionId });
+        // Replayed events arrive synchronously inside subscribe(); hold them until the gap
+        // notice (if any) is out, so a client learns of the gap before it sees later events.
+        const early: Stamped[] = [];
+        let live = false;
+        const sub = runtime.bus.subscribe((s) => (live ? send(s) : early.push(s)), { threadId, since });
+        const restarted = since !== undefined && since > runtime.bus.lastSeq;
+        if (sub.gap || restarted)
+          control("gap", {
+            message: restarted
+              ? `the server restarted since event ${since}; refetch threads and questions`
+              : `events after ${since} are no longer buffered; refetch threads and questions`,
+          });
+        for (const s of early) send(s);
+        live = true;
+
+        const detach = responderKind
+          ? runtime.responders.attach(threadId ? { threadId } : "all", {
+              kind: responderKind,
+              id: connectionId,
+            })
+          : undefined;
+        const timer = setInterval(() => write(": ping\n\n"), heartbeatMs);
+        timer.unref?.();
+        cleanup = () => {
+          if (closed) return;
+          closed = true;
+          clearInterval(timer);
+          sub.unsubscribe();
+          detach?.();
+          c.req.raw.signal.removeEventListener("abort", cleanup);
+        };
+        c.req.raw.signal.addEventListener("abort", cleanup, { once: true });
+      },
+      cancel() {
+        cleanup();
+      },
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    },
+  });
+}
