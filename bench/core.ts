@@ -24,7 +24,7 @@ import { fmt, line, median, quantile } from "./stats.js";
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));
 
-function runtimeFor(model: ModelClient, baseUrl = "http://127.0.0.1:1/v1"): Runtime {
+export function runtimeFor(model: ModelClient, baseUrl = "http://127.0.0.1:1/v1"): Runtime {
   const home = tmp("tandem-bench-");
   const { settings } = loadConfig({
     home,
@@ -293,7 +293,11 @@ export async function sandboxCost(n = 60): Promise<void> {
     for (let i = 0; i < n; i++) {
       const ctx = makeCtx({
         cwd,
-        safety: { sandbox: { mode, writableRoots: [], network: false }, approvalPolicy: "never", requestApproval: async () => "decline" },
+        safety: {
+          sandbox: { mode, writableRoots: [], network: false },
+          approvalPolicy: "never",
+          requestApproval: async () => "decline",
+        },
       });
       const t0 = performance.now();
       await tools.execCommand.execute({ cmd: "true" }, ctx);

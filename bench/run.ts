@@ -7,8 +7,10 @@ import {
   loopOverheadHttp,
   loopOverheadInProcess,
   manyPending,
+  patchApply,
   questionRoundTrip,
   requestBuild,
+  sandboxCost,
 } from "./core.js";
 
 process.stdout.write(`Tandem benchmarks — node ${process.version}, ${new Date().toISOString()}\n\n`);
@@ -22,3 +24,22 @@ await sandboxCost();
 await patchApply();
 const { questionRoundTripStdio } = await import("../test/app-server-bench.js");
 await questionRoundTripStdio();
+{
+  const { httpQuestionRoundTrip, sseFanout } = await import("../src/surfaces/http/bench.js");
+  const { runtimeFor } = await import("./core.js");
+  const { fmt, line, median, quantile } = await import("./stats.js");
+  const model = { async *stream() {} };
+  const rt = runtimeFor(model as never);
+  const t = await httpQuestionRoundTrip(rt);
+  line(
+    `question round trip over HTTP + SSE (n=${t.length})`,
+    `p50 ${fmt(median(t))} p99 ${fmt(quantile(t, 0.99))}`,
+    "p50 < 5 ms",
+  );
+  const f = await sseFanout(rt, { subscribers: 100 });
+  line(
+    "SSE fan-out: 100 subscribers on one busy thread",
+    `${Math.round(f.eventsPerSecond).toLocaleString()} events/s delivered`,
+  );
+  await rt.shutdown();
+}
