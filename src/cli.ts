@@ -105,7 +105,10 @@ async function main(argv: string[]): Promise<number> {
     case "demo": {
       if (rest.includes("--tui")) {
         const { runTui } = await import("./surfaces/tui/index.js");
-        return runTui(rest.filter((a) => a !== "--tui"), { demo: true });
+        return runTui(
+          rest.filter((a) => a !== "--tui"),
+          { demo: true },
+        );
       }
       const { runDemo } = await import("./surfaces/exec/demo.js");
       return runDemo(rest);

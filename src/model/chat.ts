@@ -149,7 +149,9 @@ export function createChatClient(opts: { baseUrl: string; apiKey: string }): Mod
             yield { type: "reasoning_delta", itemId: "rs_chat", delta: d.reasoning_content };
           }
           for (const tc of d.tool_calls ?? []) {
-            const slot = (calls[tc.index ?? 0] ??= { id: "", name: "", args: "" });
+            const index = tc.index ?? 0;
+            calls[index] ??= { id: "", name: "", args: "" };
+            const slot = calls[index];
             if (tc.id) slot.id = tc.id;
             if (tc.function?.name) slot.name += tc.function.name;
             if (tc.function?.arguments) slot.args += tc.function.arguments;
