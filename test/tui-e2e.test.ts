@@ -1,21 +1,35 @@
 /**
- * End-to-end in a real terminal (issue 5): tmux runs the TUI as a real process against
+ * End-to-end in a real terminal (issue 5): tmux runs `tandem` (the TUI) as a real process against
  * `tandem mock-model` as a real process (OPENAI_BASE_URL, OPENAI_API_KEY, a temp TANDEM_HOME).
  * Keys go in with `tmux send-keys`; what the user sees comes out of `capture-pane`; the scripted
  * model's request log shows what reached the model. Polls the pane instead of sleeping.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Script } from "../src/mock-model/index.js";
-import { type MockProcess, startMockProcess } from "./cli-helpers.js";
+import { BIN, type MockProcess, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const TSX = resolve(ROOT, "node_modules/.bin/tsx");
-const MAIN = resolve(ROOT, "src/surfaces/tui/dev-main.tsx");
 const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
+
+/**
+ * What runs in the pane: the built `./bin/tandem` when dist/ contains the TUI (`npm test` builds
+ * first), else the sources through tsx (`src/surfaces/tui/dev-main.tsx`).
+ */
+function tuiCommand(): string[] {
+  const dist = resolve(ROOT, "dist");
+  const built =
+    existsSync(dist) &&
+    readdirSync(dist).some(
+      (f) => f.endsWith(".js") && readFileSync(join(dist, f), "utf8").includes("function runTui"),
+    );
+  if (built && readFileSync(resolve(ROOT, "src/cli.ts"), "utf8").includes("runTui")) return [BIN];
+  return [resolve(ROOT, "node_modules/.bin/tsx"), resolve(ROOT, "src/surfaces/tui/dev-main.tsx")];
+}
+const TUI = tuiCommand();
 
 const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -39,7 +53,7 @@ function launch(url: string | null, args: string[]): { home: string; cwd: string
   const unset = ["CI", "CONTINUOUS_INTEGRATION", "OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"];
   const env = [`TANDEM_HOME=${q(home)}`, "TERM=xterm-256color"];
   if (url) env.push("OPENAI_API_KEY=test-key", `OPENAI_BASE_URL=${q(url)}`);
-  const cmd = `cd ${q(ROOT)} && env ${unset.map((v) => `-u ${v}`).join(" ")} ${env.join(" ")} ${q(TSX)} ${q(MAIN)} --cd ${q(cwd)} ${args.map(q).join(" ")}; echo "[exited $?]"; sleep 120`;
+  const cmd = `cd ${q(ROOT)} && env ${unset.map((v) => `-u ${v}`).join(" ")} ${env.join(" ")} ${TUI.map(q).join(" ")} --cd ${q(cwd)} ${args.map(q).join(" ")}; echo "[exited $?]"; sleep 120`;
   tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", cmd);
   return { home, cwd };
 }

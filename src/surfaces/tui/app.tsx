@@ -1,0 +1,86 @@
+/**
+ * The app shell: committed transcript (written once to the scrollback), live area, the question pane or the
+ * composer's lock, the composer and the status line. Global keys: Ctrl+C (first press interrupts
+ * a running turn and arms quitting; a second press within 2 s quits).
+ */
+import { Box, useApp, useInput } from "ink";
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { Composer } from "./composer.js";
+import type { TuiController } from "./controller.js";
+import type { Keymap } from "./keymap.js";
+import { QuestionPane } from "./overlay.js";
+import { StatusLine } from "./status-line.js";
+import { LiveArea, Scrollback } from "./transcript.js";
+
+export const QUIT_WINDOW_MS = 2000;
+
+export function App({ controller, keymap }: { controller: TuiController; keymap: Keymap }) {
+  const store = controller.store;
+  const snap = useSyncExternalStore(store.subscribe, store.getSnapshot);
+  const { exit } = useApp();
+  const [hint, setHint] = useState<string | null>(null);
+  const armedAt = useRef(0);
+
+  useEffect(() => {
+    if (!hint) return;
+    const t = setTimeout(() => setHint(null), QUIT_WINDOW_MS);
+    return () => clearTimeout(t);
+  }, [hint]);
+
+  useInput((input, key) => {
+    const presses = keymap.presses("app.quit", input, key);
+    if (presses === 0) return;
+    const now = Date.now();
+    if (presses > 1 || now - armedAt.current < QUIT_WINDOW_MS) {
+      exit();
+      return;
+    }
+    armedAt.current = now;
+    const interrupted = controller.running && controller.interrupt();
+    setHint(`${interrupted ? "Interrupted. " : ""}Press ${keymap.label("app.quit")} again to quit.`);
+  });
+
+  const onSubmit = useCallback(
+    (text: string) => {
+      if (controller.submit(text) === "quit") exit();
+    },
+    [controller, exit],
+  );
+  const onInterrupt = useCallback(() => {
+    controller.interrupt();
+  }, [controller]);
+  const onKey = useCallback(() => {
+    armedAt.current = 0;
+  }, []);
+
+  const locked = snap.pending.length > 0 || snap.settled !== null;
+  const running = snap.status.turnStartedAt !== null;
+  return (
+    <>
+      <Scrollback cells={snap.committed} />
+      <Box flexDirection="column">
+        <LiveArea snap={snap} />
+        {locked ? (
+          <QuestionPane
+            pending={snap.pending}
+            settled={snap.settled}
+            keymap={keymap}
+            onSubmit={(r, reply) => controller.reply(r, reply)}
+            onDecline={(r) => controller.decline(r)}
+            onTouch={(r) => controller.touch(r)}
+            onDismiss={() => store.dismissSettled()}
+          />
+        ) : null}
+        <Composer
+          keymap={keymap}
+          locked={locked}
+          running={running}
+          onSubmit={onSubmit}
+          onInterrupt={onInterrupt}
+          onKey={onKey}
+        />
+        <StatusLine status={snap.status} pending={snap.pending.length} hint={hint} />
+      </Box>
+    </>
+  );
+}

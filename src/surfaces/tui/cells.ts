@@ -1,0 +1,154 @@
+/**
+ * Transcript cells: the finished, immutable entries of the conversation view. Once a cell is
+ * committed it is printed once (Ink `<Static>`) and never redrawn, which keeps streaming cheap.
+ * Also converts a stored thread's history into cells for `/resume` and `--resume`.
+ */
+import type { Usage } from "../../protocol/events.js";
+import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
+import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
+import { type MdLine, parseLines } from "./markdown.js";
+
+export type Tone = "info" | "warn" | "error" | "dim" | "ok";
+
+export type Cell =
+  | { kind: "banner"; key: string; title: string; lines: string[] }
+  | { kind: "user"; key: string; text: string; late?: boolean }
+  /** A run of complete Markdown lines of one assistant message; `first` starts the message. */
+  | { kind: "agent"; key: string; lines: MdLine[]; first: boolean }
+  | { kind: "reasoning"; key: string; text: string }
+  | {
+      kind: "exec";
+      key: string;
+      command: string;
+      output: string;
+      exitCode: number | null;
+      status: string;
+    }
+  | { kind: "tool"; key: string; tool: string; status: string; detail: string }
+  /** The model's task plan (`update_plan`). */
+  | { kind: "plan"; key: string; explanation: string | null; steps: Array<{ step: string; status: string }> }
+  /** Files changed by `apply_patch`, with their unified diffs. */
+  | {
+      kind: "files";
+      key: string;
+      status: string;
+      changes: Array<{ path: string; kind: string; move_path?: string; diff: string }>;
+    }
+  | { kind: "questions"; key: string; request: QuestionRequest; outcome: QuestionOutcome }
+  | { kind: "notice"; key: string; text: string; tone: Tone }
+  | {
+      kind: "turn";
+      key: string;
+      status: "completed" | "interrupted" | "failed";
+      ms: number | null;
+      usage: Usage | null;
+      error?: string;
+    };
+
+/** Distributes `Omit` over the union so each cell kind keeps its own fields. */
+export type CellInput = Cell extends infer C ? (C extends Cell ? Omit<C, "key"> : never) : never;
+
+let counter = 0;
+/** A process-unique key for `<Static>`. */
+export const cellKey = () => `c${++counter}`;
+export const makeCell = (c: CellInput): Cell => ({ ...c, key: cellKey() }) as Cell;
+
+/** Whether a user message is injected context (environment, AGENTS.md), not something typed. */
+export function isContextMessage(item: MessageItem): boolean {
+  const text = messageText(item);
+  return text.startsWith("<environment_context>") || text.startsWith("# AGENTS.md");
+}
+
+/** Output text and exit code from an `exec_command` result header (SPEC T1). */
+export function parseExecOutput(output: string): { text: string; exitCode: number | null } {
+  const exit = /Process exited with code (-?\d+)/.exec(output);
+  const at = output.indexOf("Output:\n");
+  const text = at >= 0 ? output.slice(at + "Output:\n".length) : output;
+  return { text, exitCode: exit ? Number(exit[1]) : null };
+}
+
+function argsOf(call: ToolCallItem): Record<string, unknown> {
+  if (call.type === "custom_tool_call") return { input: call.input };
+  try {
+    const v = JSON.parse(call.arguments);
+    return v && typeof v === "object" ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+const outputText = (o: unknown) => (typeof o === "string" ? o : JSON.stringify(o));
+
+/**
+ * Cells for a stored history. `question(callId)` returns the settled request of a
+ * `request_user_input` call when the store has it (then shown as a question history entry).
+ */
+export function cellsFromHistory(
+  items: ResponseItem[],
+  question: (callId: string) => { request: QuestionRequest; outcome: QuestionOutcome | null } | undefined,
+): Cell[] {
+  const outputs = new Map<string, unknown>();
+  for (const it of items)
+    if (it.type === "function_call_output" || it.type === "custom_tool_call_output")
+      outputs.set(it.call_id, it.output);
+  const cells: Cell[] = [];
+  for (const it of items) {
+    switch (it.type) {
+      case "message": {
+        if (it.role === "user" && !isContextMessage(it))
+          cells.push(makeCell({ kind: "user", text: messageText(it) }));
+        else if (it.role === "assistant") {
+          const { out } = parseLines(messageText(it).split("\n"));
+          cells.push(makeCell({ kind: "agent", lines: out, first: true }));
+        }
+        break;
+      }
+      case "reasoning": {
+        const text = it.summary.map((s) => s.text).join("\n\n");
+        if (text) cells.push(makeCell({ kind: "reasoning", text }));
+        break;
+      }
+      case "function_call":
+      case "custom_tool_call": {
+        const out = outputs.get(it.call_id);
+        if (it.name === "exec_command") {
+          const parsed = out === undefined ? { text: "", exitCode: null } : parseExecOutput(outputText(out));
+          cells.push(
+            makeCell({
+              kind: "exec",
+              command: String(argsOf(it).cmd ?? ""),
+              output: parsed.text,
+              exitCode: parsed.exitCode,
+              status: out === undefined ? "pending" : parsed.exitCode === 0 ? "completed" : "failed",
+            }),
+          );
+          break;
+        }
+        if (it.name === "update_plan") {
+          const args = argsOf(it) as { plan?: Array<{ step: string; status: string }>; explanation?: string };
+          if (Array.isArray(args.plan)) {
+            cells.push(makeCell({ kind: "plan", explanation: args.explanation ?? null, steps: args.plan }));
+            break;
+          }
+        }
+        const q = it.name === "request_user_input" ? question(it.call_id) : undefined;
+        if (q?.outcome) {
+          cells.push(makeCell({ kind: "questions", request: q.request, outcome: q.outcome }));
+          break;
+        }
+        cells.push(
+          makeCell({
+            kind: "tool",
+            tool: it.name,
+            status: out === undefined ? "pending" : "completed",
+            detail: out === undefined ? "" : outputText(out),
+          }),
+        );
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return cells;
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { composerActions } from "./composer.js";
+import {
+  type ComposerAction,
+  type ComposerState,
+  emptyComposer,
+  normalisePaste,
+  reduce,
+} from "./composer-state.js";
+import { defaultKeymap } from "./keymap.js";
+
+function run(s: ComposerState, ...actions: ComposerAction[]): { state: ComposerState; sent: string[] } {
+  const sent: string[] = [];
+  for (const a of actions) {
+    const step = reduce(s, a);
+    s = step.state;
+    if (step.submitted !== undefined) sent.push(step.submitted);
+  }
+  return { state: s, sent };
+}
+const ins = (text: string): ComposerAction => ({ type: "insert", text });
+
+describe("composer state", () => {
+  it("types, edits in the middle and sends trimmed text", () => {
+    const r = run(emptyComposer(), ins("helo"), { type: "left" }, ins("l"), { type: "end" }, ins("  "), {
+      type: "submit",
+    });
+    expect(r.sent).toEqual(["hello"]);
+    expect(r.state.text).toBe("");
+    expect(r.state.history).toEqual(["hello"]);
+  });
+
+  it("Enter after a trailing backslash inserts a newline instead of sending", () => {
+    const r = run(emptyComposer(), ins("line one\\"), { type: "submit" }, ins("two"), { type: "submit" });
+    expect(r.sent).toEqual(["line one\ntwo"]);
+  });
+
+  it("newline action makes multi-line input; ↑/↓ move between lines before history", () => {
+    let s = run(emptyComposer(["old"]), ins("ab"), { type: "newline" }, ins("cd")).state;
+    expect(s.text).toBe("ab\ncd");
+    s = run(s, { type: "up" }).state;
+    expect(s.cursor).toBe(2);
+    expect(s.text).toBe("ab\ncd");
+    s = run(s, { type: "up" }).state;
+    expect(s.text).toBe("old");
+    s = run(s, { type: "down" }).state;
+    expect(s.text).toBe("ab\ncd");
+  });
+
+  it("history browsing keeps the draft and skips consecutive duplicates", () => {
+    let s = run(emptyComposer(), ins("a"), { type: "submit" }, ins("a"), { type: "submit" }, ins("b"), {
+      type: "submit",
+    }).state;
+    expect(s.history).toEqual(["a", "b"]);
+    s = run(s, ins("draft"), { type: "up" }).state;
+    expect(s.text).toBe("b");
+    s = run(s, { type: "up" }, { type: "up" }).state;
+    expect(s.text).toBe("a");
+    s = run(s, { type: "down" }, { type: "down" }).state;
+    expect(s.text).toBe("draft");
+  });
+
+  it("deletes back and forward, clears, ignores empty sends", () => {
+    const r = run(
+      emptyComposer(),
+      ins("abc"),
+      { type: "home" },
+      { type: "deleteForward" },
+      { type: "end" },
+      {
+        type: "deleteBack",
+      },
+    );
+    expect(r.state.text).toBe("b");
+    expect(run(r.state, { type: "clear" }, { type: "submit" }).sent).toEqual([]);
+  });
+
+  it("paste keeps line breaks; a single line with a trailing break is text + Enter", () => {
+    expect(normalisePaste("a\r\nb\rc")).toEqual({ text: "a\nb\nc", enter: false });
+    expect(normalisePaste("hello\r")).toEqual({ text: "hello", enter: true });
+  });
+});
+
+describe("composer keys", () => {
+  const km = defaultKeymap;
+  it("maps Enter, Alt+Enter, Ctrl+J, Esc and pasted chunks", () => {
+    expect(composerActions("\r", { return: true }, km)).toEqual([{ type: "submit" }]);
+    expect(composerActions("\r", { return: true, meta: true }, km)).toEqual([{ type: "newline" }]);
+    expect(composerActions("\n", {}, km)).toEqual([{ type: "newline" }]);
+    expect(composerActions("", { escape: true, meta: true }, km)).toBe("interrupt");
+    expect(composerActions("x", {}, km)).toEqual([ins("x")]);
+    expect(composerActions("c", { ctrl: true }, km)).toEqual([]);
+    expect(composerActions("one\rtwo", {}, km)).toEqual([ins("one\ntwo")]);
+    expect(composerActions("steer now\r", {}, km)).toEqual([ins("steer now"), { type: "submit" }]);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * The composer: multi-line input over composer-state.ts. Enter sends (the app decides whether
+ * that starts a turn or queues a steer), newline keys come from the keymap, Esc asks the app to
+ * interrupt. `locked` (a question is shown) disables it entirely; the draft is kept.
+ */
+import { Box, Text, useInput } from "ink";
+import { useRef, useState } from "react";
+import {
+  type ComposerAction,
+  type ComposerState,
+  emptyComposer,
+  normalisePaste,
+  reduce,
+} from "./composer-state.js";
+import type { Action, KeyInfo, Keymap } from "./keymap.js";
+import { theme } from "./theme.js";
+
+export interface ComposerProps {
+  keymap: Keymap;
+  locked: boolean;
+  running: boolean;
+  onSubmit(text: string): void;
+  onInterrupt(): void;
+  /** Called on every key the composer handles (the app uses it to reset the Ctrl-C prompt). */
+  onKey?(): void;
+  history?: string[];
+}
+
+/** Keymap actions that map one-to-one onto editing actions. */
+const EDITS: Array<[Action, ComposerAction]> = [
+  ["composer.newline", { type: "newline" }],
+  ["composer.submit", { type: "submit" }],
+  ["composer.historyPrev", { type: "up" }],
+  ["composer.historyNext", { type: "down" }],
+  ["composer.left", { type: "left" }],
+  ["composer.right", { type: "right" }],
+  ["composer.home", { type: "home" }],
+  ["composer.end", { type: "end" }],
+  ["composer.deleteBack", { type: "deleteBack" }],
+  ["composer.deleteForward", { type: "deleteForward" }],
+  ["composer.clear", { type: "clear" }],
+];
+
+/** Editing actions for one keypress (a pasted chunk may be text plus Enter). */
+export function composerActions(input: string, key: KeyInfo, km: Keymap): ComposerAction[] | "interrupt" {
+  if (km.is("turn.interrupt", input, key)) return "interrupt";
+  for (const [action, edit] of EDITS) if (km.is(action, input, key)) return [edit];
+  if (key.ctrl || key.meta || input === "" || key.tab) return [];
+  if ([...input].length === 1)
+    return /[\u0000-\u001f\u007f]/.test(input) ? [] : [{ type: "insert", text: input }];
+  const paste = normalisePaste(input);
+  const out: ComposerAction[] = [
+    // Keep line breaks and tabs of pasted text; drop other control bytes.
+    { type: "insert", text: paste.text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "") },
+  ];
+  if (paste.enter) out.push({ type: "submit" });
+  return out;
+}
+
+export function Composer(props: ComposerProps) {
+  const [state, setState] = useState<ComposerState>(() => emptyComposer(props.history));
+  const ref = useRef(state);
+  const latest = useRef(props);
+  latest.current = props;
+
+  useInput(
+    (input, key) => {
+      const p = latest.current;
+      const actions = composerActions(input, key, p.keymap);
+      if (actions === "interrupt") {
+        if (p.running) p.onInterrupt();
+        return;
+      }
+      if (actions.length) p.onKey?.();
+      let s = ref.current;
+      for (const a of actions) {
+        const step = reduce(s, a);
+        s = step.state;
+        if (step.submitted !== undefined) p.onSubmit(step.submitted);
+      }
+      ref.current = s;
+      setState(s);
+    },
+    { isActive: !props.locked },
+  );
+
+  const lines = state.text.split("\n");
+  let left = state.cursor;
+  const km = props.keymap;
+  return (
+    <Box flexDirection="column">
+      <Box
+        borderStyle="round"
+        borderColor={props.locked ? "gray" : theme.accent}
+        paddingX={1}
+        flexDirection="column"
+      >
+        {state.text === "" ? (
+          <Text>
+            <Text color={theme.accent}>{"› "}</Text>
+            {props.locked ? null : <Text inverse> </Text>}
+            <Text dimColor>
+              {props.locked
+                ? "answer the question above first"
+                : props.running
+                  ? "steer the running turn (sent before its next request)"
+                  : "ask Tandem to do something — /help for commands"}
+            </Text>
+          </Text>
+        ) : (
+          lines.map((line, i) => {
+            const chars = [...line];
+            const here = left >= 0 && left <= chars.length && !props.locked;
+            const col = left;
+            left -= chars.length + 1;
+            return (
+              // biome-ignore lint/suspicious/noArrayIndexKey: lines of the draft
+              <Text key={i}>
+                <Text color={theme.accent}>{i === 0 ? "› " : "  "}</Text>
+                {here ? (
+                  <>
+                    {chars.slice(0, col).join("")}
+                    <Text inverse>{chars[col] ?? " "}</Text>
+                    {chars.slice(col + 1).join("")}
+                  </>
+                ) : (
+                  line
+                )}
+              </Text>
+            );
+          })
+        )}
+      </Box>
+      <Text dimColor wrap="truncate-end">
+        {`${km.label("composer.submit")} ${props.running ? "queue steer" : "send"} · ${km.label("composer.newline")} or \\⏎ newline · ${km.pair("composer.historyPrev", "composer.historyNext")} history${props.running ? ` · ${km.label("turn.interrupt")} interrupt` : ""} · ${km.label("app.quit")} twice quit`}
+      </Text>
+    </Box>
+  );
+}

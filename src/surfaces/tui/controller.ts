@@ -1,0 +1,238 @@
+/**
+ * The TUI's link to the runtime (no React here). It owns which thread the UI shows, attaches
+ * the TUI as that thread's responder (Q3), feeds the bus into the view store, and turns user
+ * intents into runtime calls: start a turn or steer, interrupt, reply/decline/touch a question,
+ * switch mode, new/resume thread.
+ *
+ * Contract: every method reports failures as notices in the transcript or as a returned
+ * `{ok:false, message}`; none throws into the UI. `touch` is throttled per request (one broker
+ * call per `touchEveryMs`). `dispose()` detaches the responder and unsubscribes; it does not shut
+ * the runtime down (the caller owns it).
+ */
+import type { CollaborationMode } from "../../protocol/events.js";
+import type { QuestionReply, QuestionRequest, Responder } from "../../protocol/questions.js";
+import { requestIdFor } from "../../questions/broker.js";
+import type { Runtime } from "../../runtime/core.js";
+import type { Thread } from "../../runtime/thread.js";
+import { cellsFromHistory } from "./cells.js";
+import { type CommandName, helpText, parseCommand } from "./commands.js";
+import type { Keymap } from "./keymap.js";
+import type { ActionResult } from "./overlay.js";
+import { ViewStore } from "./view-store.js";
+
+export interface ControllerOptions {
+  cwd: string;
+  model?: string;
+  mode: CollaborationMode;
+  keymap: Keymap;
+  demo?: boolean;
+  responder?: Responder;
+  touchEveryMs?: number;
+  frameMs?: number;
+}
+
+export type SubmitResult = "sent" | "steered" | "command" | "quit" | "ignored";
+
+export class TuiController {
+  readonly store: ViewStore;
+  mode: CollaborationMode;
+  private thread: Thread | undefined;
+  private detach: () => void = () => {};
+  private readonly unsubscribe: () => void;
+  private readonly responder: Responder;
+  private lastTouch = new Map<string, number>();
+
+  constructor(
+    readonly runtime: Runtime,
+    private readonly opts: ControllerOptions,
+  ) {
+    this.mode = opts.mode;
+    this.responder = opts.responder ?? { kind: "tui" };
+    this.store = new ViewStore(
+      { id: "", model: opts.model ?? runtime.settings.model, mode: opts.mode, cwd: opts.cwd },
+      { demo: opts.demo, frameMs: opts.frameMs },
+    );
+    const sub = runtime.subscribe((s) => this.store.handle(s.event));
+    this.unsubscribe = () => sub.unsubscribe();
+  }
+
+  get threadId(): string {
+    return this.store.threadId;
+  }
+
+  get running(): boolean {
+    return !!this.thread?.active;
+  }
+
+  /** Starts a fresh thread and shows it. */
+  startNew(): Thread {
+    const thread = this.runtime.startThread({ cwd: this.opts.cwd, model: this.opts.model, mode: this.mode });
+    this.show(thread);
+    return thread;
+  }
+
+  /** Opens a stored thread: its history becomes cells; questions pending in the store are re-asked. */
+  resume(id: string): Thread {
+    if (this.thread?.id === id) throw new Error(`thread ${id} is the one shown`);
+    const record = this.runtime.store.getThread(id);
+    if (!record) throw new Error(`no thread with id ${id}; /threads lists them`);
+    const previous = this.thread;
+    // The store must follow the new id before openThread re-asks pending questions (it publishes them).
+    this.store.setThread({ id, model: record.model, mode: record.mode, cwd: record.cwd });
+    let thread: Thread;
+    try {
+      thread = this.runtime.openThread(id, { model: this.opts.model });
+    } catch (err) {
+      if (previous) this.show(previous);
+      throw err;
+    }
+    this.mode = thread.record.mode;
+    const cells = cellsFromHistory(thread.items(), (callId) =>
+      this.runtime.store.getQuestion(requestIdFor(id, callId)),
+    );
+    this.store.notice(`Resumed thread ${id} (${cells.length} entries)`, "dim");
+    this.store.addCells(cells);
+    this.show(thread);
+    return thread;
+  }
+
+  private show(thread: Thread): void {
+    this.detach();
+    this.thread = thread;
+    this.detach = this.runtime.responders.attach({ threadId: thread.id }, this.responder);
+    const r = thread.record;
+    this.store.setThread({ id: thread.id, model: r.model, mode: this.mode, cwd: r.cwd }, thread.status);
+    for (const request of this.runtime.broker.list({ threadId: thread.id })) this.store.addPending(request);
+  }
+
+  /** Enter in the composer: a slash command, a new turn, or a steer for the running one. */
+  submit(text: string): SubmitResult {
+    const cmd = parseCommand(text);
+    if (cmd) {
+      if (!cmd.ok) {
+        this.store.notice(cmd.error, "error");
+        return "command";
+      }
+      return this.command(cmd.name, cmd.arg);
+    }
+    const body = text.startsWith("//") ? text.slice(1) : text;
+    const thread = this.thread;
+    if (!thread) return "ignored";
+    try {
+      if (thread.active) {
+        thread.steer(body);
+        return "steered";
+      }
+      thread.startTurn(body, { options: { mode: this.mode } });
+      return "sent";
+    } catch (err) {
+      this.store.notice(`could not send: ${(err as Error).message}`, "error");
+      return "ignored";
+    }
+  }
+
+  interrupt(): boolean {
+    return this.thread?.interrupt() ?? false;
+  }
+
+  reply(request: QuestionRequest, reply: QuestionReply): ActionResult {
+    this.store.markOwn(request.request_id);
+    const r = this.runtime.reply(request.thread_id, request.request_id, reply, this.responder);
+    return r.ok ? { ok: true } : { ok: false, message: r.message };
+  }
+
+  decline(request: QuestionRequest): ActionResult {
+    this.store.markOwn(request.request_id);
+    const r = this.runtime.broker.decline(
+      request.thread_id,
+      request.request_id,
+      this.responder,
+      "declined in the terminal UI",
+    );
+    return r.ok ? { ok: true } : { ok: false, message: r.message };
+  }
+
+  /** Any key on the overlay: snoozes a timeout policy's deadline (throttled). */
+  touch(request: QuestionRequest): void {
+    if (request.policy.type !== "timeout") return;
+    const now = Date.now();
+    const last = this.lastTouch.get(request.request_id) ?? 0;
+    if (now - last < (this.opts.touchEveryMs ?? 1000)) return;
+    this.lastTouch.set(request.request_id, now);
+    this.runtime.broker.touch(request.request_id, this.responder);
+  }
+
+  setMode(mode: CollaborationMode): void {
+    this.mode = mode;
+    this.store.setMode(mode);
+    const when = this.running ? " from the next turn" : "";
+    this.store.notice(
+      mode === "plan"
+        ? `Plan mode${when}: the model plans and may ask you questions before acting.`
+        : `Default mode${when}.`,
+      "dim",
+    );
+  }
+
+  command(name: CommandName, arg: string): SubmitResult {
+    switch (name) {
+      case "plan":
+      case "default":
+        this.setMode(name);
+        return "command";
+      case "help":
+        this.store.notice(helpText(this.opts.keymap).join("\n"), "dim");
+        return "command";
+      case "quit":
+        return "quit";
+      case "threads":
+        this.listThreads();
+        return "command";
+      case "new":
+      case "resume": {
+        if (this.running) {
+          this.store.notice(
+            `a turn is running; interrupt it (${this.opts.keymap.label("turn.interrupt")}) first`,
+            "warn",
+          );
+          return "command";
+        }
+        if (name === "resume" && !arg) {
+          this.listThreads();
+          return "command";
+        }
+        try {
+          if (name === "new") {
+            const t = this.startNew();
+            this.store.notice(`New thread ${t.id}`, "dim");
+          } else this.resume(arg);
+        } catch (err) {
+          this.store.notice((err as Error).message, "error");
+        }
+        return "command";
+      }
+    }
+  }
+
+  private listThreads(): void {
+    const threads = this.runtime.store.listThreads({ limit: 15 });
+    if (!threads.length) {
+      this.store.notice("no threads yet", "dim");
+      return;
+    }
+    const lines = threads.map((t) => {
+      const pending = this.runtime.store.pendingQuestions(t.id).length;
+      const when = new Date(t.updated_at).toISOString().replace("T", " ").slice(0, 16);
+      const mark = t.id === this.threadId ? "*" : " ";
+      return `${mark} ${t.id}  ${when}  ${t.status.padEnd(15)}${pending ? ` ${pending} pending question(s)` : ""}  ${t.cwd}`;
+    });
+    this.store.notice(["Threads (/resume ID to open one):", ...lines].join("\n"), "dim");
+  }
+
+  dispose(): void {
+    this.detach();
+    this.unsubscribe();
+    this.store.flushNow();
+    this.store.dispose();
+  }
+}

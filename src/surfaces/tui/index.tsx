@@ -1,0 +1,155 @@
+/**
+ * `tandem` with no subcommand: the terminal UI (SPEC S1, Q16; issue 5).
+ *
+ * `runTui(argv, {demo})` parses flags, builds the runtime, opens (or resumes) a thread, attaches
+ * the TUI as its responder and mounts the Ink app until the user quits. Exit codes: 0 normal,
+ * 1 runtime/thread error or no key (and the demo declined), 2 usage error or no terminal.
+ *
+ * No API key: on a terminal it says so, names the variable, and asks whether to run the offline
+ * demo instead (default no). The demo only runs on an explicit yes — never a silent fallback.
+ * `opts.demo` (`tandem demo --tui`) runs the scripted question demo directly, with a banner.
+ */
+import { resolve } from "node:path";
+import { createInterface } from "node:readline/promises";
+import { render } from "ink";
+import { ConfigError, loadConfig, resolveProvider, tandemHome } from "../../config/load.js";
+import type { Runtime } from "../../runtime/core.js";
+import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { App } from "./app.js";
+import { parseTuiArgs, TUI_USAGE, type TuiArgs, UsageError } from "./args.js";
+import { TuiController } from "./controller.js";
+import { type DemoSetup, startDemo } from "./demo.js";
+import { loadKeymap } from "./keymap.js";
+
+const say = (s: string) => process.stderr.write(`${s}\n`);
+
+async function askYesNo(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await rl.question(question);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+function keyVariable(overrides: string[]): string {
+  try {
+    return resolveProvider(loadConfig({ overrides }).settings).envKey;
+  } catch {
+    return "OPENAI_API_KEY";
+  }
+}
+
+type Built = { runtime: Runtime; warnings: string[]; demo?: DemoSetup } | { code: number };
+
+/** Creates the runtime; on a missing key asks (TTY) whether to run the demo instead. */
+async function build(args: TuiArgs, demo: DemoSetup | undefined): Promise<Built> {
+  const overrides = [...args.config];
+  if (args.model) overrides.push(`model=${JSON.stringify(args.model)}`);
+  try {
+    const created = createRuntime({ overrides: demo ? [...overrides, ...demo.overrides] : overrides });
+    return { runtime: created.runtime, warnings: created.warnings, demo };
+  } catch (err) {
+    if (err instanceof MissingKeyError && !demo) {
+      const variable = keyVariable(overrides);
+      say(`tandem: no API key — set ${variable} to use a real model (for example: export ${variable}=sk-…).`);
+      const yes = await askYesNo(
+        "Run the offline demo instead? It uses a built-in SCRIPTED model, not a real one. (y/N) ",
+      );
+      if (!yes) {
+        say(`Nothing started. Set ${variable} and run \`tandem\` again, or try \`tandem demo --tui\`.`);
+        return { code: 1 };
+      }
+      return build(args, await startDemo());
+    }
+    if (err instanceof ConfigError) {
+      say(`tandem: ${err.message}`);
+      await demo?.close();
+      return { code: 2 };
+    }
+    await demo?.close();
+    throw err;
+  }
+}
+
+export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Promise<number> {
+  let args: TuiArgs;
+  try {
+    args = parseTuiArgs(argv);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      say(`tandem: ${err.message}\n\n${TUI_USAGE}`);
+      return 2;
+    }
+    throw err;
+  }
+  if (args.help) {
+    process.stdout.write(`${TUI_USAGE}\n`);
+    return 0;
+  }
+  if (!process.stdin.isTTY || !process.stdout.isTTY) {
+    say("tandem: the terminal UI needs an interactive terminal; for scripts and pipes use `tandem exec`.");
+    return 2;
+  }
+
+  // Keys come from the user's home even when the demo switches to a throwaway one.
+  const { keymap, warnings: keyWarnings } = loadKeymap(tandemHome());
+  const built = await build(args, opts.demo ? await startDemo() : undefined);
+  if ("code" in built) return built.code;
+  const { runtime, demo } = built;
+  const cwd = demo ? demo.cwd : resolve(args.cd ?? process.cwd());
+  const controller = new TuiController(runtime, {
+    cwd,
+    model: args.model,
+    mode: demo ? "plan" : (args.mode ?? "default"),
+    keymap,
+    demo: !!demo,
+  });
+  const store = controller.store;
+  if (demo) store.add({ kind: "banner", ...demo.banner });
+  for (const w of [...built.warnings, ...keyWarnings]) store.notice(`warning: ${w}`, "warn");
+
+  try {
+    if (args.resumeId) {
+      controller.resume(args.resumeId);
+      if (args.mode) controller.setMode(args.mode);
+    } else controller.startNew();
+  } catch (err) {
+    say(`tandem: ${(err as Error).message}`);
+    controller.dispose();
+    await runtime.shutdown();
+    await demo?.close();
+    return 1;
+  }
+  if (process.env.CI && process.env.CI !== "false" && process.env.CI !== "0")
+    store.notice(
+      "CI is set in the environment: Ink only draws the final frame. Unset CI for a live UI.",
+      "warn",
+    );
+
+  const instance = render(<App controller={controller} keymap={keymap} />, {
+    exitOnCtrlC: false,
+    patchConsole: true,
+    maxFps: 30,
+  });
+  const stop = () => instance.unmount();
+  process.once("SIGTERM", stop);
+  process.once("SIGHUP", stop);
+  const first = demo ? demo.prompt : args.prompt;
+  if (first) setTimeout(() => controller.submit(first), 50);
+
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    process.off("SIGTERM", stop);
+    process.off("SIGHUP", stop);
+    const id = controller.threadId;
+    controller.dispose();
+    await runtime.shutdown();
+    await demo?.close();
+    if (demo) process.stdout.write(`\nDemo finished (thread ${id}, kept in the throwaway ${demo.home}).\n`);
+    else process.stdout.write(`\nThread ${id} — continue with: tandem --resume ${id}\n`);
+  }
+  return 0;
+}

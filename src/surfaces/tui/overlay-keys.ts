@@ -1,0 +1,90 @@
+/**
+ * Keys → overlay actions, through the keymap (no key literals here). Context decides meaning:
+ * on the option list digits pick and Space toggles; in a text field (Other, note, free-text
+ * answer) they are characters. A chunk of several characters (a paste, or keys the terminal
+ * delivered together such as "1⏎") is replayed one character at a time so it means the same as
+ * typing it.
+ */
+import type { KeyInfo, Keymap } from "./keymap.js";
+import { type OverlayAction, type OverlayState, reduce, type Step } from "./overlay-state.js";
+
+/** Splits a multi-character chunk into single keypresses; CR/LF become Enter, TAB Tab, DEL/BS Backspace. */
+export function explode(input: string, key: KeyInfo): Array<[string, KeyInfo]> {
+  const chars = [...input];
+  if (chars.length <= 1 || key.ctrl || key.meta || key.escape) return [[input, key]];
+  return chars.map((c): [string, KeyInfo] => {
+    if (c === "\r" || c === "\n") return ["\r", { return: true }];
+    if (c === "\t") return ["", { tab: true }];
+    if (c === "\x7f" || c === "\b") return ["", { delete: true }];
+    return [c, {}];
+  });
+}
+
+const printable = (input: string, key: KeyInfo) =>
+  input !== "" && !key.ctrl && !key.meta && !/[\u0000-\u001f\u007f]/.test(input);
+
+/** Actions for one keypress, each mapped against the state the previous one produced. */
+export function overlayActions(
+  state: OverlayState,
+  input: string,
+  key: KeyInfo,
+  km: Keymap,
+): OverlayAction[] {
+  const out: OverlayAction[] = [];
+  let s = state;
+  for (const [i, k] of explode(input, key)) {
+    const a = overlayAction(s, i, k, km);
+    if (!a) continue;
+    out.push(a);
+    const step = reduce(s, a);
+    if (step.effect) break; // keys after a submit/decline belong to whatever shows next
+    s = step.state;
+  }
+  return out;
+}
+
+/**
+ * Applies one keypress: the next state and, at most, one effect (the caller performs it and
+ * reports a refusal back with a `failed` action).
+ */
+export function applyKeys(state: OverlayState, input: string, key: KeyInfo, km: Keymap): Step {
+  let s = state;
+  for (const a of overlayActions(state, input, key, km)) {
+    const step = reduce(s, a);
+    if (step.effect) return step;
+    s = step.state;
+  }
+  return { state: s };
+}
+
+/** The action of one single keypress in state `s`, if any. */
+export function overlayAction(
+  s: OverlayState,
+  input: string,
+  key: KeyInfo,
+  km: Keymap,
+): OverlayAction | undefined {
+  if (s.confirm) {
+    if (km.is("confirm.yes", input, key)) return { type: "confirmYes" };
+    if (km.is("confirm.no", input, key)) return { type: "confirmNo" };
+    return undefined;
+  }
+  const inText = s.focus !== "options";
+  if (km.is("overlay.decline", input, key)) return { type: "escape" };
+  if (km.is("overlay.enter", input, key)) return { type: "enter" };
+  if (km.is("overlay.note", input, key)) return { type: "note" };
+  if (km.is("overlay.up", input, key)) return { type: "up" };
+  if (km.is("overlay.down", input, key)) return { type: "down" };
+  if (km.is("overlay.deleteBack", input, key)) return { type: "deleteBack" };
+  if (!inText) {
+    if (km.is("overlay.prevQuestion", input, key)) return { type: "prevQuestion" };
+    if (km.is("overlay.nextQuestion", input, key)) return { type: "nextQuestion" };
+    if (km.is("overlay.pick", input, key)) return { type: "pick", index: Number(input) - 1 };
+    if (km.is("overlay.toggle", input, key)) return { type: "toggle" };
+  } else if (km.is("overlay.prevQuestion", input, key) && !printable(input, key)) {
+    // Shift+Tab still navigates from a field; plain arrows do not (they would surprise a typist).
+    if (key.tab) return { type: "prevQuestion" };
+  }
+  if (printable(input, key)) return { type: "text", text: input };
+  return undefined;
+}

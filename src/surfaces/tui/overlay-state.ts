@@ -1,0 +1,245 @@
+/**
+ * The question overlay's state machine (SPEC Q16), pure: `reduce(state, action)` returns the next
+ * state and, at most, one effect for the caller to perform (submit a reply or decline). No Ink,
+ * no runtime: key handling maps keys to actions (overlay-keys.ts), the view renders the state.
+ *
+ * Rows of a question with options: its options, then a free-text "Other" row when the question
+ * allows it (Q2). A free-text question (no options) has only the text field. Every question but
+ * a secret one has a note field (Tab). Focus is on the option list, the Other/answer field, or the
+ * note field; printable keys on the option list jump into the Other field.
+ *
+ * Answer rules (match broker.validateReply): single-select answers one option OR the Other text
+ * (typing Other replaces a picked option; picking an option later wins back); multi-select sends
+ * every ticked option plus the Other text when non-empty; a note rides along only with an answer.
+ * Enter advances; on the last question it submits — after a confirmation when some questions are
+ * unanswered. With nothing answered the confirmation offers to decline instead (the broker refuses
+ * an empty reply). Escape declines (from the confirmation it only goes back).
+ */
+import type { Question, QuestionAnswer, QuestionReply, QuestionRequest } from "../../protocol/questions.js";
+
+export type Focus = "options" | "other" | "note";
+
+export interface Draft {
+  /** Highlighted row: 0..n-1 options; n is the Other row. */
+  cursor: number;
+  /** Picked option indexes, ascending (single-select: at most one). */
+  selected: number[];
+  /** Single-select: the answer is the Other text rather than an option. */
+  choseOther: boolean;
+  other: string;
+  note: string;
+}
+
+export interface OverlayState {
+  request: QuestionRequest;
+  index: number;
+  drafts: Draft[];
+  focus: Focus;
+  /** Set while asking "submit with some unanswered?"; lists the unanswered question ids. */
+  confirm: { unanswered: string[]; answered: number } | null;
+  /** The last broker error (shown inline until the next edit). */
+  error: string | null;
+}
+
+export type OverlayAction =
+  | { type: "up" }
+  | { type: "down" }
+  | { type: "prevQuestion" }
+  | { type: "nextQuestion" }
+  /** Digit: 0-based option index; n picks the Other row. */
+  | { type: "pick"; index: number }
+  | { type: "toggle" }
+  | { type: "text"; text: string }
+  | { type: "deleteBack" }
+  | { type: "note" }
+  | { type: "enter" }
+  | { type: "escape" }
+  | { type: "confirmYes" }
+  | { type: "confirmNo" }
+  | { type: "failed"; message: string };
+
+export type OverlayEffect = { type: "submit"; reply: QuestionReply } | { type: "decline" };
+
+export interface Step {
+  state: OverlayState;
+  effect?: OverlayEffect;
+}
+
+/** Whether the question shows an option list (else it is a single text field). */
+export const hasOptions = (q: Question) => q.kind !== "text" && q.options.length > 0;
+/** Whether the Other row / text field exists. */
+export const hasOther = (q: Question) => !hasOptions(q) || q.allow_other;
+/**
+ * Whether the note field exists: not for secret questions (it would be redacted anyway) nor for
+ * approvals (a decision, nothing to annotate).
+ */
+export const hasNote = (q: Question, request?: QuestionRequest) => !q.secret && !request?.approval;
+
+const initialFocus = (q: Question): Focus => (hasOptions(q) ? "options" : "other");
+/** The focus of the highlighted row: the list, or the Other/answer field. */
+const rowFocus = (q: Question, d: Draft): Focus =>
+  hasOptions(q) && d.cursor < q.options.length ? "options" : "other";
+
+export function initOverlay(request: QuestionRequest): OverlayState {
+  return {
+    request,
+    index: 0,
+    drafts: request.questions.map(() => ({
+      cursor: 0,
+      selected: [],
+      choseOther: false,
+      other: "",
+      note: "",
+    })),
+    focus: initialFocus(request.questions[0]),
+    confirm: null,
+    error: null,
+  };
+}
+
+/** The answer a draft gives its question, or undefined when it answers nothing yet. */
+export function answerOf(q: Question, d: Draft): QuestionAnswer | undefined {
+  let answer: QuestionAnswer | undefined;
+  const text = q.secret ? d.other : d.other.trim();
+  if (!hasOptions(q)) {
+    if (text.trim() !== "") answer = { selected: [], other: text };
+  } else if (q.kind === "single") {
+    if (d.choseOther && text !== "") answer = { selected: [], other: text };
+    else if (d.selected.length) answer = { selected: [q.options[d.selected[0]].label] };
+  } else {
+    const selected = d.selected.map((i) => q.options[i].label);
+    if (selected.length || (q.allow_other && text !== ""))
+      answer = text !== "" && q.allow_other ? { selected, other: text } : { selected };
+  }
+  if (answer && hasNote(q) && d.note.trim() !== "") answer.note = d.note.trim();
+  return answer;
+}
+
+/** The reply the overlay would submit now, and which questions it leaves unanswered. */
+export function collect(state: OverlayState): { reply: QuestionReply; unanswered: string[] } {
+  const answers: Record<string, QuestionAnswer> = {};
+  const unanswered: string[] = [];
+  state.request.questions.forEach((q, i) => {
+    const a = answerOf(q, state.drafts[i]);
+    if (a) answers[q.id] = a;
+    else unanswered.push(q.id);
+  });
+  return { reply: { answers }, unanswered };
+}
+
+const current = (s: OverlayState) => s.request.questions[s.index];
+
+function withDraft(s: OverlayState, patch: Partial<Draft>, focus: Focus = s.focus): OverlayState {
+  const drafts = s.drafts.slice();
+  drafts[s.index] = { ...drafts[s.index], ...patch };
+  return { ...s, drafts, focus, error: null };
+}
+
+function goTo(s: OverlayState, index: number): OverlayState {
+  const i = Math.max(0, Math.min(index, s.request.questions.length - 1));
+  if (i === s.index) return s;
+  const q = s.request.questions[i];
+  // Return to where the user left this question: the Other field when Other is its answer.
+  return { ...s, index: i, focus: rowFocus(q, s.drafts[i]), error: null };
+}
+
+function submitOrConfirm(s: OverlayState): Step {
+  const { reply, unanswered } = collect(s);
+  if (unanswered.length === 0) return { state: s, effect: { type: "submit", reply } };
+  const answered = s.request.questions.length - unanswered.length;
+  return { state: { ...s, confirm: { unanswered, answered } } };
+}
+
+/** Rows on the option list: options plus the Other row. */
+const rowCount = (q: Question) => q.options.length + (q.allow_other ? 1 : 0);
+
+export function reduce(s: OverlayState, action: OverlayAction): Step {
+  if (action.type === "failed") return { state: { ...s, confirm: null, error: action.message } };
+  if (s.confirm) {
+    if (action.type === "confirmYes" || action.type === "enter") {
+      if (s.confirm.answered === 0) return { state: { ...s, confirm: null }, effect: { type: "decline" } };
+      return { state: { ...s, confirm: null }, effect: { type: "submit", reply: collect(s).reply } };
+    }
+    if (action.type === "confirmNo" || action.type === "escape") {
+      const first = s.request.questions.findIndex((q) => q.id === s.confirm!.unanswered[0]);
+      return { state: goTo({ ...s, confirm: null }, first) };
+    }
+    return { state: s };
+  }
+
+  const q = current(s);
+  const d = s.drafts[s.index];
+  const options = hasOptions(q);
+  switch (action.type) {
+    case "escape":
+      return { state: s, effect: { type: "decline" } };
+    case "prevQuestion":
+      return { state: goTo(s, s.index - 1) };
+    case "nextQuestion":
+      return { state: goTo(s, s.index + 1) };
+    case "note":
+      if (!hasNote(q, s.request)) return { state: s };
+      if (s.focus === "note") return { state: { ...s, focus: rowFocus(q, d) } };
+      return { state: { ...s, focus: "note" } };
+    case "up":
+    case "down": {
+      // From the note field, arrows first go back to the row the note belongs to.
+      if (s.focus === "note") return { state: { ...s, focus: rowFocus(q, d) } };
+      if (!options) return { state: s };
+      const rows = rowCount(q);
+      const cursor = Math.max(0, Math.min(rows - 1, d.cursor + (action.type === "up" ? -1 : 1)));
+      const focus: Focus = cursor === q.options.length ? "other" : "options";
+      return { state: withDraft(s, { cursor }, focus) };
+    }
+    case "pick": {
+      if (!options) return { state: s };
+      if (action.index === q.options.length && q.allow_other)
+        return { state: withDraft(s, { cursor: action.index, choseOther: d.other.trim() !== "" }, "other") };
+      if (action.index < 0 || action.index >= q.options.length) return { state: s };
+      return { state: choose(s, q, d, action.index) };
+    }
+    case "toggle":
+      if (!options || s.focus !== "options") return { state: s };
+      return { state: choose(s, q, d, d.cursor) };
+    case "text": {
+      if (s.focus === "note") return { state: withDraft(s, { note: d.note + action.text }) };
+      if (!hasOther(q)) return { state: s };
+      const other = d.other + action.text;
+      if (!options) return { state: withDraft(s, { other }, "other") };
+      // Typing on the list jumps into the Other field (and, single-select, makes Other the answer).
+      const patch: Partial<Draft> = { other, cursor: q.options.length };
+      if (q.kind === "single") {
+        patch.choseOther = true;
+        patch.selected = [];
+      }
+      return { state: withDraft(s, patch, "other") };
+    }
+    case "deleteBack": {
+      if (s.focus === "note") return { state: withDraft(s, { note: [...d.note].slice(0, -1).join("") }) };
+      if (s.focus !== "other") return { state: s };
+      const other = [...d.other].slice(0, -1).join("");
+      return { state: withDraft(s, { other, choseOther: d.choseOther && other !== "" }) };
+    }
+    case "enter": {
+      let next = s;
+      // Single-select with nothing chosen: Enter takes the highlighted option.
+      if (options && q.kind === "single" && s.focus === "options" && !answerOf(q, d))
+        next = choose(s, q, d, d.cursor);
+      if (s.index < s.request.questions.length - 1) return { state: goTo(next, s.index + 1) };
+      return submitOrConfirm(next);
+    }
+    default:
+      return { state: s };
+  }
+}
+
+/** Picks (single) or toggles (multi) option `i`. */
+function choose(s: OverlayState, q: Question, d: Draft, i: number): OverlayState {
+  if (i >= q.options.length) return withDraft(s, { cursor: i }, "other");
+  if (q.kind === "multi") {
+    const has = d.selected.includes(i);
+    const selected = has ? d.selected.filter((x) => x !== i) : [...d.selected, i].sort((a, b) => a - b);
+    return withDraft(s, { cursor: i, selected }, "options");
+  }
+  return withDraft(s, { cursor: i, selected: [i], choseOther: false }, "options");
+}

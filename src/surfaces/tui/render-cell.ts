@@ -1,0 +1,271 @@
+/**
+ * Renders transcript cells (and the live message tail) to terminal text: wrapped to the
+ * terminal width with hanging indents, styled with SGR codes when `color` is on. Pure.
+ *
+ * This is the only renderer of the transcript: committed cells are written once to the terminal
+ * as these strings (bypassing Ink's layout, which costs microseconds per character and would
+ * make opening a long thread slow); the live area shows the same strings inside Ink.
+ */
+import { block, displayWidth, hardWrap, type Piece, paint, row, type Style, wrapPieces } from "./ansi.js";
+import type { Cell } from "./cells.js";
+import { answerRows, compact, duration, fold, outcomeTitle } from "./format.js";
+import type { MdLine, Span } from "./markdown.js";
+
+export interface RenderOptions {
+  width: number;
+  color: boolean;
+}
+
+const DIM: Style = { dim: true };
+const S = {
+  accent: { color: "cyan" },
+  user: { color: "blue", bold: true },
+  code: { color: "cyan" },
+  ok: { color: "green" },
+  warn: { color: "yellow" },
+  error: { color: "red" },
+  question: { color: "yellow" },
+  demo: { color: "magenta" },
+} as const satisfies Record<string, Style>;
+
+const p = (text: string, style?: Style): Piece => ({ text, style });
+const spaces = (n: number) => p(" ".repeat(n));
+
+function spanPieces(spans: Span[], base: Style = {}): Piece[] {
+  return spans.map((s) => {
+    const style: Style = { ...base };
+    if (s.bold) style.bold = true;
+    if (s.italic) style.italic = true;
+    if (s.strike) style.strike = true;
+    if (s.code) style.color = "cyan";
+    if (s.link) {
+      style.color = "blue";
+      style.underline = true;
+    }
+    return p(s.text, style);
+  });
+}
+
+/** One parsed Markdown line behind `lead` (first row) / `cont` (wrapped rows). */
+export function renderMdLine(line: MdLine, lead: Piece[], cont: Piece[], o: RenderOptions): string[] {
+  const { width, color } = o;
+  switch (line.kind) {
+    case "blank":
+      return [""];
+    case "rule":
+      return block(lead, cont, [p("─".repeat(Math.min(24, width - 4)), DIM)], width, color);
+    case "fence":
+      return block(lead, cont, [p(line.open ? `┌ ${line.lang || "code"}` : "└", DIM)], width, color);
+    case "code": {
+      const rows = hardWrap(line.text || " ", width - 4 - 2);
+      return rows.map((r, i) => row([...(i === 0 ? lead : cont), p("│ ", DIM), p(r, S.code)], color));
+    }
+    case "heading":
+      return block(
+        lead,
+        cont,
+        spanPieces(line.spans, { bold: true, color: "magenta", underline: line.level === 1 }),
+        width,
+        color,
+      );
+    case "list": {
+      const marker = `${"  ".repeat(line.indent)}${line.marker} `;
+      return block(
+        [...lead, p(marker)],
+        [...cont, spaces(marker.length)],
+        spanPieces(line.spans),
+        width,
+        color,
+      );
+    }
+    case "quote":
+      return block(
+        [...lead, p("▌ ", DIM)],
+        [...cont, p("▌ ", DIM)],
+        spanPieces(line.spans, { italic: true, dim: true }),
+        width,
+        color,
+      );
+    default:
+      return block(lead, cont, spanPieces(line.spans), width, color);
+  }
+}
+
+/** Plain multi-line text (user input, notices) wrapped behind prefixes. */
+function paragraph(
+  text: string,
+  lead: Piece[],
+  cont: Piece[],
+  style: Style | undefined,
+  o: RenderOptions,
+): string[] {
+  return text
+    .split("\n")
+    .flatMap((line, i) => block(i === 0 ? lead : cont, cont, [p(line, style)], o.width, o.color));
+}
+
+function cellLines(cell: Cell, o: RenderOptions): string[] {
+  const { width, color } = o;
+  switch (cell.kind) {
+    case "banner": {
+      const inner = Math.min(width - 4, Math.max(displayWidth(cell.title), ...cell.lines.map(displayWidth)));
+      const border = (t: string) => paint(t, S.demo, color);
+      const texts: Piece[] = [
+        p(cell.title, { bold: true, color: "magenta" }),
+        ...cell.lines.map((l) => p(l)),
+      ];
+      const rows = texts.flatMap((t) =>
+        wrapPieces([t], inner).map((line) => {
+          const used = displayWidth(line.map((x) => x.text).join(""));
+          const body = line.map((x) => paint(x.text, x.style, color)).join("");
+          return `${border("│ ")}${body}${" ".repeat(Math.max(0, inner - used))}${border(" │")}`;
+        }),
+      );
+      return [border(`╭${"─".repeat(inner + 2)}╮`), ...rows, border(`╰${"─".repeat(inner + 2)}╯`)];
+    }
+    case "user":
+      return [
+        "",
+        ...paragraph(
+          cell.late ? `${cell.text}  (recorded after the turn ended)` : cell.text,
+          [p("› ", S.user)],
+          [spaces(2)],
+          undefined,
+          o,
+        ),
+      ];
+    case "agent": {
+      const out = cell.first ? [""] : [];
+      cell.lines.forEach((line, i) => {
+        const lead = cell.first && i === 0 ? [p("• ")] : [spaces(2)];
+        out.push(...renderMdLine(line, lead, [spaces(2)], o));
+      });
+      return out;
+    }
+    case "reasoning":
+      return paragraph(`thinking: ${cell.text}`, [], [spaces(2)], { dim: true, italic: true }, o);
+    case "exec": {
+      const ok = cell.status === "completed" && (cell.exitCode === 0 || cell.exitCode === null);
+      const head = block(
+        [p("$ ", ok ? S.ok : S.error)],
+        [spaces(2)],
+        [p(cell.command, { bold: true })],
+        width,
+        color,
+      );
+      const body = fold(cell.output).flatMap((l) =>
+        hardWrap(l, width - 4).map((r) => paint(`  │ ${r}`, DIM, color)),
+      );
+      const end = cell.exitCode === null ? cell.status : `exit ${cell.exitCode}`;
+      return [...head, ...body, paint(`  └ ${end}`, DIM, color)];
+    }
+    case "tool": {
+      const detail = cell.detail ? `: ${fold(cell.detail, 1, 1).join(" ")}` : "";
+      return paragraph(`→ ${cell.tool} ${cell.status}${detail}`, [], [spaces(2)], DIM, o);
+    }
+    case "plan": {
+      const mark = { completed: p("✔ ", S.ok), in_progress: p("◐ ", S.accent), pending: p("○ ", DIM) };
+      const out = block([p("☰ ", S.accent), p("Plan", { bold: true })], [spaces(2)], [], width, color);
+      if (cell.explanation)
+        out.push(...paragraph(cell.explanation, [spaces(2)], [spaces(2)], { italic: true, dim: true }, o));
+      for (const st of cell.steps) {
+        const m = mark[st.status as keyof typeof mark] ?? mark.pending;
+        const style: Style | undefined =
+          st.status === "completed"
+            ? { dim: true, strike: true }
+            : st.status === "in_progress"
+              ? { bold: true }
+              : undefined;
+        out.push(...block([spaces(2), m], [spaces(4)], [p(st.step, style)], width, color));
+      }
+      return out;
+    }
+    case "files": {
+      const verb =
+        cell.status === "completed"
+          ? "Edited"
+          : cell.status === "declined"
+            ? "Declined edit of"
+            : "Failed to edit";
+      const out = block(
+        [
+          p("✎ ", cell.status === "completed" ? S.ok : S.error),
+          p(`${verb} ${cell.changes.length} file${cell.changes.length === 1 ? "" : "s"}`, { bold: true }),
+        ],
+        [spaces(2)],
+        [],
+        width,
+        color,
+      );
+      for (const c of cell.changes) {
+        const tag = { add: "A", update: "M", delete: "D", move: "R" }[c.kind] ?? "M";
+        out.push(
+          ...block(
+            [spaces(2), p(`${tag} `, S.accent)],
+            [spaces(4)],
+            [p(c.move_path ? `${c.path} → ${c.move_path}` : c.path)],
+            width,
+            color,
+          ),
+        );
+        for (const l of fold(
+          c.diff
+            .split("\n")
+            .filter((l) => !l.startsWith("---") && !l.startsWith("+++"))
+            .join("\n"),
+          6,
+          3,
+        ))
+          for (const r of hardWrap(l, width - 4))
+            out.push(
+              row([spaces(4), p(r, l.startsWith("+") ? S.ok : l.startsWith("-") ? S.error : DIM)], color),
+            );
+      }
+      return out;
+    }
+    case "questions": {
+      const rows = answerRows(cell.request, cell.outcome);
+      const title = [
+        p("? ", S.question),
+        p(cell.request.approval ? "Approval" : cell.request.questions.length > 1 ? "Questions" : "Question", {
+          bold: true,
+          color: "yellow",
+        }),
+        p(` — ${outcomeTitle(cell.outcome)}`, DIM),
+      ];
+      const out = block(title, [spaces(2)], [], width, color);
+      for (const r of rows) {
+        out.push(
+          ...block(
+            [spaces(2), p(`${r.header}: `, { bold: true })],
+            [spaces(4)],
+            [p(r.prompt, DIM)],
+            width,
+            color,
+          ),
+        );
+        if (r.answer !== null)
+          out.push(...block([spaces(4), p("→ ")], [spaces(6)], [p(r.answer)], width, color));
+      }
+      return out;
+    }
+    case "notice": {
+      const style = { info: undefined, dim: DIM, ok: S.ok, warn: S.warn, error: S.error }[cell.tone];
+      return paragraph(cell.text, [], [spaces(2)], style, o);
+    }
+    case "turn": {
+      const time = cell.ms === null ? "" : ` in ${duration(cell.ms)}`;
+      const tokens = cell.usage?.total_tokens ? ` · ${compact(cell.usage.total_tokens)} tokens` : "";
+      if (cell.status === "interrupted")
+        return block([], [], [p(`■ Interrupted${time}`, S.warn)], width, color);
+      if (cell.status === "failed")
+        return paragraph(`✗ Turn failed${cell.error ? `: ${cell.error}` : ""}`, [], [spaces(2)], S.error, o);
+      return block([], [], [p(`─ done${time}${tokens}`, DIM)], width, color);
+    }
+  }
+}
+
+/** A committed cell as terminal text, one line per row, ending with a newline. */
+export function renderCell(cell: Cell, o: RenderOptions): string {
+  return `${cellLines(cell, { ...o, width: Math.max(20, o.width) }).join("\n")}\n`;
+}
