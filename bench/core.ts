@@ -53,7 +53,7 @@ export async function loopOverheadHttp(rounds = 250): Promise<void> {
   }));
   steps.push({ output: [{ type: "message", text: "done" }] } as any);
   // The scripted model runs in its own process, as in real use (`tandem mock-model`).
-  const mock = await startMockProcess({ steps });
+  const mock = await startMockProcess({ steps }, { log: false });
   const arrivals: number[] = [];
   const client = createResponsesClient({
     baseUrl: mock.url,

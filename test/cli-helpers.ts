@@ -15,14 +15,13 @@ export interface MockProcess {
 }
 
 /** Starts `tandem mock-model` as a real process and waits for its listening line. */
-export async function startMockProcess(script: unknown): Promise<MockProcess> {
+export async function startMockProcess(script: unknown, opts: { log?: boolean } = {}): Promise<MockProcess> {
   const dir = tempDir("tandem-mock-");
   const file = join(dir, "script.json");
   const log = join(dir, "requests.jsonl");
   writeFileSync(file, JSON.stringify(script));
-  const proc = spawn(BIN, ["mock-model", "--script", file, "--port", "0", "--log", log], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const args = ["mock-model", "--script", file, "--port", "0", ...(opts.log === false ? [] : ["--log", log])];
+  const proc = spawn(BIN, args, { stdio: ["ignore", "pipe", "pipe"] });
   const url = await new Promise<string>((res, rej) => {
     const rl = createInterface({ input: proc.stdout! });
     const t = setTimeout(() => rej(new Error("mock-model did not start")), 10_000);
