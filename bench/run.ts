@@ -43,3 +43,16 @@ await questionRoundTripStdio();
   );
   await rt.shutdown();
 }
+{
+  const { benchRender, benchOpen } = await import("../src/surfaces/tui/bench.js");
+  const { fmt, line } = await import("./stats.js");
+  const fast = await benchRender(5000);
+  line("TUI: render 5,000 streamed tokens, as fast as they come", `${fmt(fast.ms)}, ${fast.frames} frames`);
+  const paced = await benchRender(5000, { ratePerSec: 1000 });
+  line(
+    "TUI: 5,000 tokens at 1,000 tokens/s",
+    `${fmt(paced.ms)}, ${paced.frames} frames, Ink ${fmt(paced.renderMs)}`,
+  );
+  const open = await benchOpen(2000);
+  line("TUI: open a resumed thread of 2,000 items", fmt(open.ms));
+}
