@@ -13,7 +13,7 @@
 
 import type { ModelClient, ModelError, Prompt } from "../model/types.js";
 import type { ErrorInfo, Event, TurnItem, Usage } from "../protocol/events.js";
-import { emptyUsage } from "../protocol/events.js";
+import { addUsage, emptyUsage } from "../protocol/events.js";
 import {
   isToolCall,
   type MessageItem,
@@ -64,14 +64,6 @@ export interface TurnOutcome {
   usage: Usage;
   error?: ErrorInfo;
   lastMessage?: string;
-}
-
-function addUsage(total: Usage, u: Usage): void {
-  total.input_tokens += u.input_tokens;
-  total.cached_input_tokens += u.cached_input_tokens;
-  total.output_tokens += u.output_tokens;
-  total.reasoning_output_tokens += u.reasoning_output_tokens;
-  total.total_tokens += u.total_tokens;
 }
 
 type SampleResult = { ok: true; items: ResponseItem[]; usage?: Usage } | { ok: false; error: ModelError };

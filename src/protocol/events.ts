@@ -24,6 +24,15 @@ export const emptyUsage = (): Usage => ({
   total_tokens: 0,
 });
 
+/** Adds `u` into `total` in place. */
+export function addUsage(total: Usage, u: Usage): void {
+  total.input_tokens += u.input_tokens;
+  total.cached_input_tokens += u.cached_input_tokens;
+  total.output_tokens += u.output_tokens;
+  total.reasoning_output_tokens += u.reasoning_output_tokens;
+  total.total_tokens += u.total_tokens;
+}
+
 export const CollaborationMode = z.enum(["default", "plan"]);
 export type CollaborationMode = z.infer<typeof CollaborationMode>;
 

@@ -13,7 +13,7 @@ import { normalizeForPrompt } from "../agent/history.js";
 import { type PendingInput, type ResumedCall, runTurn, type TurnOutcome } from "../agent/turn.js";
 import type { Prompt } from "../model/types.js";
 import type { CollaborationMode, Event, ThreadStatus, Usage } from "../protocol/events.js";
-import { emptyUsage } from "../protocol/events.js";
+import { addUsage, emptyUsage } from "../protocol/events.js";
 import { type ResponseItem, type ToolCallItem, userMessage } from "../protocol/items.js";
 import type { TurnOptions } from "../protocol/ops.js";
 import type { QuestionPolicy } from "../protocol/questions.js";
@@ -191,7 +191,7 @@ export class Thread {
       toolContext: (call, signal) => this.toolContext(call, signal, turn),
       emit: (e) => this.emit(e),
       onUsage: (last) => {
-        addInto(this.totalUsage, last);
+        addUsage(this.totalUsage, last);
         this.emit({
           type: "token.usage",
           thread_id: this.id,
@@ -291,12 +291,4 @@ export class Thread {
   private toolContext(call: ToolCallItem, signal: AbortSignal, turn: ActiveTurn): ToolContext {
     return this.core.toolContext(this, turn, call, signal);
   }
-}
-
-function addInto(total: Usage, u: Usage): void {
-  total.input_tokens += u.input_tokens;
-  total.cached_input_tokens += u.cached_input_tokens;
-  total.output_tokens += u.output_tokens;
-  total.reasoning_output_tokens += u.reasoning_output_tokens;
-  total.total_tokens += u.total_tokens;
 }
