@@ -5,7 +5,7 @@
  *
  * Contract:
  * - Accepted params are parsed with these schemas at the connection boundary. Codex clients send many
- *   fields Tandem does not use (approval policy, personality, …): unknown keys are dropped, never an
+ *   fields Tandem does not use (personality, instructions, …): unknown keys are dropped, never an
  *   error, and optional fields accept `null` as Codex clients send it.
  * - Emitted shapes carry only fields the Codex schema defines (plus the nullable ones it requires), so
  *   every Codex-named message validates against the reference bundle (tested with ajv).
@@ -41,9 +41,41 @@ export const InitializeParams = z.object({
 });
 export type InitializeParams = z.infer<typeof InitializeParams>;
 
+/** Codex `SandboxMode` (thread/start `sandbox`): the thread's sandbox, enforced by the OS. */
+export const SandboxMode = z.enum(["read-only", "workspace-write", "danger-full-access"]);
+export type SandboxMode = z.infer<typeof SandboxMode>;
+
+/**
+ * Codex `AskForApproval`. Tandem also takes `on-failure` (its config does); `granular` is reduced to
+ * its `sandbox_approval` flag: true asks like `on-request`, false refuses escalations like `never`.
+ */
+export const AskForApproval = z.union([
+  z.enum(["untrusted", "on-failure", "on-request", "never"]),
+  z.object({ granular: z.object({ sandbox_approval: z.boolean() }) }),
+]);
+export type AskForApproval = z.infer<typeof AskForApproval>;
+
+/** Codex `SandboxPolicy` (turn/start `sandboxPolicy`). */
+export const SandboxPolicy = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("dangerFullAccess") }),
+  z.object({ type: z.literal("readOnly"), networkAccess: z.boolean().nullish() }),
+  z.object({
+    type: z.literal("externalSandbox"),
+    networkAccess: z.enum(["restricted", "enabled"]).nullish(),
+  }),
+  z.object({
+    type: z.literal("workspaceWrite"),
+    writableRoots: z.array(z.string()).nullish(),
+    networkAccess: z.boolean().nullish(),
+  }),
+]);
+export type SandboxPolicy = z.infer<typeof SandboxPolicy>;
+
 export const ThreadStartParams = z.object({
   cwd: z.string().nullish().describe("Working directory of the thread (default: the server's cwd)"),
   model: z.string().nullish(),
+  sandbox: SandboxMode.nullish().describe("The thread's sandbox (default: sandbox_mode from the config)"),
+  approvalPolicy: AskForApproval.nullish().describe("The thread's approval policy (default: the config's)"),
   config: z
     .record(z.string(), z.unknown())
     .nullish()
@@ -98,6 +130,8 @@ export const TurnStartParams = z.object({
   effort: z.string().nullish(),
   outputSchema: z.record(z.string(), z.unknown()).nullish(),
   collaborationMode: CollaborationModeParam.nullish(),
+  approvalPolicy: AskForApproval.nullish().describe("For this turn and the thread's next turns"),
+  sandboxPolicy: SandboxPolicy.nullish().describe("For this turn and the thread's next turns"),
 });
 export type TurnStartParams = z.infer<typeof TurnStartParams>;
 
@@ -123,6 +157,34 @@ export const ToolRequestUserInputResponse = z.object({
   ),
 });
 export type ToolRequestUserInputResponse = z.infer<typeof ToolRequestUserInputResponse>;
+
+/**
+ * Codex `CommandExecutionApprovalDecision`. Tandem acts on accept, acceptForSession,
+ * acceptWithExecpolicyAmendment (the proposed rule, remembered for the project), decline and cancel;
+ * `applyNetworkPolicyAmendment` parses so that its refusal can say why.
+ */
+export const CommandExecutionApprovalDecision = z.union([
+  z.enum(["accept", "acceptForSession", "decline", "cancel"]),
+  z.object({
+    acceptWithExecpolicyAmendment: z.object({ execpolicy_amendment: z.array(z.string()) }),
+  }),
+  z.object({ applyNetworkPolicyAmendment: z.record(z.string(), z.unknown()) }),
+]);
+export type CommandExecutionApprovalDecision = z.infer<typeof CommandExecutionApprovalDecision>;
+
+/** The client's result for `item/commandExecution/requestApproval`. */
+export const CommandExecutionRequestApprovalResponse = z.object({
+  decision: CommandExecutionApprovalDecision,
+});
+export type CommandExecutionRequestApprovalResponse = z.infer<typeof CommandExecutionRequestApprovalResponse>;
+
+/** Codex `FileChangeApprovalDecision`. */
+export const FileChangeApprovalDecision = z.enum(["accept", "acceptForSession", "decline", "cancel"]);
+export type FileChangeApprovalDecision = z.infer<typeof FileChangeApprovalDecision>;
+
+/** The client's result for `item/fileChange/requestApproval`. */
+export const FileChangeRequestApprovalResponse = z.object({ decision: FileChangeApprovalDecision });
+export type FileChangeRequestApprovalResponse = z.infer<typeof FileChangeRequestApprovalResponse>;
 
 // ---------------------------------------------------------------------------------------------
 // Tandem additions (client → server)
@@ -200,6 +262,22 @@ export const CodexThreadItem = z.discriminatedUnion("type", [
     durationMs: z.number().int().nullable(),
   }),
   z.object({
+    type: z.literal("fileChange"),
+    id: z.string(),
+    changes: z.array(
+      z.object({
+        path: z.string(),
+        kind: z.discriminatedUnion("type", [
+          z.object({ type: z.literal("add") }),
+          z.object({ type: z.literal("delete") }),
+          z.object({ type: z.literal("update"), move_path: z.string().nullable() }),
+        ]),
+        diff: z.string().describe("Unified diff; empty while the patch is not applied yet"),
+      }),
+    ),
+    status: z.enum(["inProgress", "completed", "failed", "declined"]),
+  }),
+  z.object({
     type: z.literal("dynamicToolCall"),
     id: z.string(),
     tool: z.string(),
@@ -274,6 +352,35 @@ export const ToolRequestUserInputParams = z.object({
   autoResolutionMs: z.number().int().nullable().describe("Milliseconds left before a timeout policy fires"),
 });
 export type ToolRequestUserInputParams = z.infer<typeof ToolRequestUserInputParams>;
+
+/** Params of the server request `item/commandExecution/requestApproval` (the fields Tandem fills). */
+export const CommandExecutionRequestApprovalParams = z.object({
+  threadId: z.string(),
+  turnId: z.string(),
+  itemId: z.string().describe("The exec_command call id (the commandExecution item)"),
+  approvalId: z.null().describe("Codex sets it only for sub-command callbacks; one approval per call here"),
+  startedAtMs: z.number().int(),
+  reason: z.string().nullable().describe("The model's justification, else why Tandem asks"),
+  command: z.string().nullable(),
+  cwd: z.string().nullable(),
+  proposedExecpolicyAmendment: z
+    .array(z.string())
+    .nullable()
+    .describe("The prefix rule that acceptWithExecpolicyAmendment remembers for the project"),
+  availableDecisions: z.array(CommandExecutionApprovalDecision).nullable(),
+});
+export type CommandExecutionRequestApprovalParams = z.infer<typeof CommandExecutionRequestApprovalParams>;
+
+/** Params of the server request `item/fileChange/requestApproval`. */
+export const FileChangeRequestApprovalParams = z.object({
+  threadId: z.string(),
+  turnId: z.string(),
+  itemId: z.string().describe("The apply_patch call id (the fileChange item)"),
+  startedAtMs: z.number().int(),
+  reason: z.string().nullable(),
+  grantRoot: z.null(),
+});
+export type FileChangeRequestApprovalParams = z.infer<typeof FileChangeRequestApprovalParams>;
 
 // ---------------------------------------------------------------------------------------------
 // Tandem notifications (server → client)

@@ -7,16 +7,21 @@
  *   they are left out, and never become the thread preview.
  * - A tool call and its output become one item keyed by the call id (the id live items used).
  *   `exec_command` becomes a `commandExecution` whose exit code and output are read back from the
- *   output header; other tools become `dynamicToolCall`; `request_user_input` calls are left out
- *   (their questions travel as server requests, see session.ts).
+ *   output header; `apply_patch` becomes a `fileChange` naming the patch's files (the store keeps no
+ *   diff), completed when the output reports the files written; other tools become
+ *   `dynamicToolCall`; `request_user_input` calls are left out (their questions travel as server
+ *   requests, see session.ts).
  * - Developer/system messages and reasoning without a summary are left out.
  */
 import type { CodexThreadItem, CodexTurn } from "../../protocol/app-server.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
 import type { StoredItem, TurnRecord } from "../../store/types.js";
+import { PATCH_TOOL, patchCallItem } from "./file-change.js";
 import { codexTurn, dynamicToolCall, QUESTION_TOOL } from "./mapping.js";
 
 const ABORTED = "aborted";
+/** How apply_patch's output starts when the patch was written (tools/patch). */
+const PATCH_APPLIED = /^Success\. Updated the following files:/;
 
 /** The first user message of a conversation turn, for thread lists. */
 export function threadPreview(items: StoredItem[]): string {
@@ -92,6 +97,10 @@ function toolCall(
   if (call.name === QUESTION_TOOL) return undefined;
   const args = call.type === "function_call" ? call.arguments : call.input;
   const pendingStatus = turnRunning ? "in_progress" : "failed";
+  if (call.name === PATCH_TOOL) {
+    const status = output === undefined ? pendingStatus : PATCH_APPLIED.test(output) ? "completed" : "failed";
+    return patchCallItem(call.call_id, args, status);
+  }
   if (call.name !== "exec_command") {
     const status = output === undefined ? pendingStatus : output === ABORTED ? "failed" : "completed";
     return dynamicToolCall(call.call_id, call.name, args, status, output);

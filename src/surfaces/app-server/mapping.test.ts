@@ -71,8 +71,28 @@ describe("EventMapper", () => {
         id: "x2",
         type: "tool_call",
         tool: "apply_patch",
-        arguments: "*** Begin Patch",
+        arguments: [
+          "*** Begin Patch",
+          "*** Add File: new.txt",
+          "+hi",
+          "*** Update File: a.ts",
+          "*** Move to: b.ts",
+          "@@",
+          "-x",
+          "+y",
+          "*** Delete File: old.txt",
+          "*** End Patch",
+        ].join("\n"),
         status: "in_progress",
+      },
+      {
+        id: "x3",
+        type: "file_change",
+        changes: [
+          { path: "a.ts", kind: "move", move_path: "b.ts", diff: "--- a/a.ts\n+++ b/b.ts\n" },
+          { path: "c.ts", kind: "update", diff: "@@ -1 +1 @@\n-x\n+y\n" },
+        ],
+        status: "completed",
       },
     ];
     const out = mapAll(items.map((item) => ({ type: "item.completed", ...ids, item }) as Event));
@@ -85,7 +105,42 @@ describe("EventMapper", () => {
     });
     expect(completed[1]).toMatchObject({ status: "inProgress", aggregatedOutput: null });
     expect(completed[2]).toMatchObject({ type: "dynamicToolCall", arguments: { a: 1 }, success: true });
-    expect(completed[3]).toMatchObject({ arguments: "*** Begin Patch", success: null, contentItems: null });
+    // apply_patch is a fileChange from start (the files its patch names) to end (the diffs).
+    expect(completed[3]).toEqual({
+      type: "fileChange",
+      id: "x2",
+      status: "inProgress",
+      changes: [
+        { path: "new.txt", kind: { type: "add" }, diff: "" },
+        { path: "a.ts", kind: { type: "update", move_path: "b.ts" }, diff: "" },
+        { path: "old.txt", kind: { type: "delete" }, diff: "" },
+      ],
+    });
+    expect(completed[4]).toEqual({
+      type: "fileChange",
+      id: "x3",
+      status: "completed",
+      changes: [
+        { path: "a.ts", kind: { type: "update", move_path: "b.ts" }, diff: "--- a/a.ts\n+++ b/b.ts\n" },
+        { path: "c.ts", kind: { type: "update", move_path: null }, diff: "@@ -1 +1 @@\n-x\n+y\n" },
+      ],
+    });
+    const fnPatch = codexItem(
+      {
+        id: "x4",
+        type: "tool_call",
+        tool: "apply_patch",
+        arguments: '{"input":"*** Delete File: z"}',
+        status: "failed",
+      },
+      "/",
+    );
+    expect(fnPatch).toEqual({
+      type: "fileChange",
+      id: "x4",
+      status: "failed",
+      changes: [{ path: "z", kind: { type: "delete" }, diff: "" }],
+    });
     const question: TurnItem = {
       id: "q",
       type: "tool_call",
@@ -126,6 +181,40 @@ describe("EventMapper", () => {
       durationMs: 50,
       error: { message: "too long", codexErrorInfo: "contextWindowExceeded" },
     });
+  });
+
+  it("a thread waiting on an approval says so; on both, both flags", () => {
+    const waiting = { approval: true, question: false };
+    const mapper = new EventMapper(
+      () => "/work",
+      () => waiting,
+    );
+    const status = () =>
+      mapper.map({ type: "thread.status_changed", thread_id: "t1", status: "waiting_on_user" }, 0)[0];
+    const first = status();
+    expect(validator.serverNotification(first)).toEqual([]);
+    expect(first.params.status).toEqual({ type: "active", activeFlags: ["waitingOnApproval"] });
+    // A question joins the pending approval: the flags change without a Tandem status change.
+    waiting.question = true;
+    const request = { type: "question.requested", ...ids, request: {} } as unknown as Event;
+    const joined = mapper.map(request, 0);
+    expect(joined.map((n) => n.params.status)).toEqual([
+      { type: "active", activeFlags: ["waitingOnApproval", "waitingOnUserInput"] },
+    ]);
+    expect(mapper.map(request, 0)).toEqual([]);
+    // The approval settles first: only the question is left.
+    waiting.approval = false;
+    const settled = { type: "question.answered", ...ids, request_id: "q", outcome: {} } as unknown as Event;
+    expect(mapper.map(settled, 0)[0].params.status).toEqual({
+      type: "active",
+      activeFlags: ["waitingOnUserInput"],
+    });
+    // The last one settles: nothing here, the status change to running says it.
+    waiting.question = false;
+    expect(mapper.map(settled, 0)).toEqual([]);
+    mapper.map({ type: "thread.status_changed", thread_id: "t1", status: "running" }, 0);
+    waiting.approval = true;
+    expect(mapper.map(request, 0)).toEqual([]);
   });
 });
 
@@ -207,5 +296,36 @@ describe("stored history → Codex turns", () => {
     });
     expect(turns[1]).toMatchObject({ status: "inProgress", completedAt: null });
     expect(turns[1].items[1]).toMatchObject({ command: "sleep 9", status: "inProgress", exitCode: null });
+  });
+
+  it("reads apply_patch calls back as fileChange items", () => {
+    const patch = "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch";
+    const custom = (callId: string) => ({
+      type: "custom_tool_call" as const,
+      name: "apply_patch",
+      input: patch,
+      call_id: callId,
+    });
+    const customOut = (callId: string, output: string) => ({
+      type: "custom_tool_call_output" as const,
+      call_id: callId,
+      output,
+    });
+    const items = [
+      item("p", user("Patch it")),
+      item("p", custom("p1")),
+      item("p", customOut("p1", "Success. Updated the following files:\nA a.txt")),
+      item("p", custom("p2")),
+      item("p", customOut("p2", "blocked by hook: the user declined this file change (read-only sandbox)")),
+    ];
+    const [t] = codexTurns([turn("p", "completed")], items, "/work");
+    expect(
+      validator.serverNotification({ method: "turn/completed", params: { threadId: "t1", turn: t } }),
+    ).toEqual([]);
+    const changes = [{ path: "a.txt", kind: { type: "add" }, diff: "" }];
+    expect(t.items.slice(1)).toEqual([
+      { type: "fileChange", id: "p1", status: "completed", changes },
+      { type: "fileChange", id: "p2", status: "failed", changes },
+    ]);
   });
 });

@@ -10,7 +10,13 @@
  * - Tandem has no Codex item for `request_user_input` calls (Codex shows none either: the question
  *   travels as the `item/tool/requestUserInput` server request whose itemId is the call id), nor for
  *   display `error` items (the `error` event already becomes an `error` notification).
- * - Question events are not mapped here; the session turns them into server requests (see session.ts).
+ * - `apply_patch` calls are `fileChange` items from start to end (file-change.ts); other tools
+ *   without a Codex item are `dynamicToolCall`s.
+ * - A thread waiting on the user is `waitingOnApproval` and/or `waitingOnUserInput`, from what the
+ *   broker holds for it (the `waitingOf` callback); when that changes while it keeps waiting (an
+ *   approval joins a pending question), `thread/status/changed` reports the new flags.
+ * - Question and approval events are not mapped here; the session turns them into server requests
+ *   (see session.ts).
  */
 import type {
   CodexThread,
@@ -22,6 +28,7 @@ import type {
 } from "../../protocol/app-server.js";
 import type { ErrorInfo, Event, ThreadStatus, TurnItem, Usage } from "../../protocol/events.js";
 import type { ThreadRecord, TurnRecord } from "../../store/types.js";
+import { fileChangeItem, PATCH_TOOL, patchCallItem } from "./file-change.js";
 
 export const QUESTION_TOOL = "request_user_input";
 
@@ -32,14 +39,27 @@ export interface Notification {
 
 export const seconds = (ms: number): number => Math.floor(ms / 1000);
 
-export function threadStatus(status: ThreadStatus | undefined): CodexThreadStatus {
+/** What a thread waiting on the user waits for: approvals, questions, or both. */
+export interface Waiting {
+  approval: boolean;
+  question: boolean;
+}
+
+export type WaitingFlag = "waitingOnApproval" | "waitingOnUserInput";
+
+/** `waiting` names what is pending; without it (or when nothing is) a question is assumed. */
+export function threadStatus(status: ThreadStatus | undefined, waiting?: Waiting): CodexThreadStatus {
   switch (status) {
     case "idle":
       return { type: "idle" };
     case "running":
       return { type: "active", activeFlags: [] };
-    case "waiting_on_user":
-      return { type: "active", activeFlags: ["waitingOnUserInput"] };
+    case "waiting_on_user": {
+      const flags: WaitingFlag[] = [];
+      if (waiting?.approval) flags.push("waitingOnApproval");
+      if (waiting?.question) flags.push("waitingOnUserInput");
+      return { type: "active", activeFlags: flags.length ? flags : ["waitingOnUserInput"] };
+    }
     default:
       return { type: "notLoaded" };
   }
@@ -49,6 +69,7 @@ export interface ThreadView {
   record: ThreadRecord;
   /** Live status when the thread is loaded in this process; undefined = not loaded. */
   status?: ThreadStatus;
+  waiting?: Waiting;
   preview: string;
   turns?: CodexTurn[];
 }
@@ -71,7 +92,7 @@ export function codexThread(view: ThreadView, env: { version: string; provider: 
     projectId: null,
     path: null,
     source: "appServer",
-    status: threadStatus(view.status),
+    status: threadStatus(view.status, view.waiting),
     turns: view.turns ?? [],
   };
 }
@@ -155,7 +176,10 @@ export function codexItem(item: TurnItem, cwd: string): CodexThreadItem | undefi
       };
     case "tool_call":
       if (item.tool === QUESTION_TOOL) return undefined;
+      if (item.tool === PATCH_TOOL) return patchCallItem(item.id, item.arguments, item.status);
       return dynamicToolCall(item.id, item.tool, item.arguments, item.status, item.output);
+    case "file_change":
+      return fileChangeItem(item);
     default:
       return undefined;
   }
@@ -195,18 +219,29 @@ export function dynamicToolCall(
 export class EventMapper {
   private turnStarts = new Map<string, number>();
   private announced = new Map<string, Set<string>>();
+  /** Threads waiting on the user → the activeFlags last reported for them. */
+  private waitingFlags = new Map<string, string>();
 
-  constructor(private readonly cwdOf: (threadId: string) => string) {}
+  constructor(
+    private readonly cwdOf: (threadId: string) => string,
+    private readonly waitingOf: (threadId: string) => Waiting | undefined = () => undefined,
+  ) {}
 
   map(event: Event, time: number): Notification[] {
     switch (event.type) {
-      case "thread.status_changed":
-        return [
-          {
-            method: "thread/status/changed",
-            params: { threadId: event.thread_id, status: threadStatus(event.status) },
-          },
-        ];
+      case "thread.status_changed": {
+        const status = threadStatus(event.status, this.waitingOf(event.thread_id));
+        if (event.status === "waiting_on_user" && status.type === "active")
+          this.waitingFlags.set(event.thread_id, status.activeFlags.join());
+        else this.waitingFlags.delete(event.thread_id);
+        return [{ method: "thread/status/changed", params: { threadId: event.thread_id, status } }];
+      }
+      case "question.requested":
+      case "question.answered":
+      case "question.declined":
+      case "question.timed_out":
+      case "question.cancelled":
+        return this.waitingChanged(event.thread_id);
       case "turn.started": {
         this.turnStarts.set(event.turn_id, time);
         return [
@@ -299,6 +334,21 @@ export class EventMapper {
       completedAt: null,
       durationMs: null,
     };
+  }
+
+  /**
+   * While a thread waits on the user, what it waits for may change without a status change (an
+   * approval joins a pending question, or settles first): report the new flags.
+   */
+  private waitingChanged(threadId: string): Notification[] {
+    const last = this.waitingFlags.get(threadId);
+    const waiting = this.waitingOf(threadId);
+    // Nothing pending: the status change to running or idle follows.
+    if (last === undefined || !waiting || (!waiting.approval && !waiting.question)) return [];
+    const status = threadStatus("waiting_on_user", waiting);
+    if (status.type !== "active" || status.activeFlags.join() === last) return [];
+    this.waitingFlags.set(threadId, status.activeFlags.join());
+    return [{ method: "thread/status/changed", params: { threadId, status } }];
   }
 
   /** Item ids already announced with item/started in this turn. */

@@ -12,9 +12,9 @@
  * The broker validates the reply (labels, single vs multi, free text allowed); its refusal is what the
  * client is told.
  */
-import type {
-  CodexQuestion,
-  ToolRequestUserInputParams,
+import {
+  type CodexQuestion,
+  type ToolRequestUserInputParams,
   ToolRequestUserInputResponse,
 } from "../../protocol/app-server.js";
 import type { CollaborationMode } from "../../protocol/events.js";
@@ -54,7 +54,25 @@ export function requestUserInputParams(
   };
 }
 
-export type CodexAnswerResult = { kind: "reply"; reply: QuestionReply } | { kind: "decline"; reason: string };
+/**
+ * What a client's result to a server request means: a reply for the broker, a decline, or an
+ * invalid result (the client is told why and asked again, see session.ts).
+ */
+export type CodexAnswerResult =
+  | { kind: "reply"; reply: QuestionReply }
+  | { kind: "decline"; reason: string }
+  | { kind: "invalid"; message: string };
+
+/** Parses the client's `item/tool/requestUserInput` result and maps it (see replyFromCodex). */
+export function userInputReply(request: QuestionRequest, result: unknown): CodexAnswerResult {
+  const parsed = ToolRequestUserInputResponse.safeParse(result);
+  if (parsed.success) return replyFromCodex(request, parsed.data);
+  const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "result"}: ${i.message}`).join("; ");
+  return {
+    kind: "invalid",
+    message: `the ${REQUEST_USER_INPUT} result is malformed (${issues}); expected {answers: {<question id>: {answers: [string]}}}`,
+  };
+}
 
 export function replyFromCodex(
   request: QuestionRequest,

@@ -5,8 +5,9 @@
  *
  * Contract:
  * - Each event of a thread goes to every session attached to it, as Codex notifications (mapping.ts)
- *   in bus order. `question.requested` becomes an `item/tool/requestUserInput` server request per
- *   attached session plus `tandem/question/requested`; a settled question becomes
+ *   in bus order. `question.requested` becomes a server request per attached session
+ *   (`item/tool/requestUserInput`, or for an approval `item/commandExecution/requestApproval` /
+ *   `item/fileChange/requestApproval`) plus `tandem/question/requested`; a settled request becomes
  *   `serverRequest/resolved` (to every session that got it) plus `tandem/question/settled`.
  * - A failure while serving one session is logged and never reaches the publisher, other sessions or
  *   other threads.
@@ -16,7 +17,7 @@
 import type { Event, Stamped } from "../../protocol/events.js";
 import type { Runtime } from "../../runtime/core.js";
 import { handleRequest } from "./handlers.js";
-import { EventMapper } from "./mapping.js";
+import { EventMapper, type Waiting } from "./mapping.js";
 import { ClientSession } from "./session.js";
 import type { Transport } from "./transport.js";
 
@@ -45,11 +46,20 @@ export class AppServer {
 
   constructor(readonly opts: AppServerOptions) {
     this.runtime = opts.runtime;
-    this.mapper = new EventMapper((threadId) => {
-      const t = this.runtime.thread(threadId);
-      return t?.active?.options.cwd ?? t?.record.cwd ?? process.cwd();
-    });
+    this.mapper = new EventMapper(
+      (threadId) => {
+        const t = this.runtime.thread(threadId);
+        return t?.active?.options.cwd ?? t?.record.cwd ?? process.cwd();
+      },
+      (threadId) => this.waiting(threadId),
+    );
     this.subscription = this.runtime.subscribe((s) => this.onEvent(s));
+  }
+
+  /** What the thread's pending requests wait for (thread status flags). */
+  waiting(threadId: string): Waiting {
+    const pending = this.runtime.broker.list({ threadId });
+    return { approval: pending.some((r) => r.approval), question: pending.some((r) => !r.approval) };
   }
 
   get sessionCount(): number {

@@ -1,28 +1,36 @@
 /**
  * One client connection's state: initialization, the threads it is attached to (as a question
- * responder, SPEC Q3), the notifications it opted out of, and the bridge between the question broker
- * and `item/tool/requestUserInput` server requests.
+ * responder, SPEC Q3), the notifications it opted out of, and the bridge between the broker's
+ * requests and Codex server requests: questions go out as `item/tool/requestUserInput`, approvals
+ * (requests with `approval`, SPEC A2/A3) as `item/commandExecution/requestApproval` or
+ * `item/fileChange/requestApproval`.
  *
  * Contract:
  * - Attaching to a thread registers this connection as a responder for it; `dispose()` (on
  *   disconnect) removes every registration. A disconnect never settles a question: its server
  *   requests are dropped and the question stays pending in the broker for the next client (Q11).
- * - Each pending question is sent at most once per connection (JSON-RPC id = the question's request
- *   id), whichever way it arrives (live event, resume, attach). If the broker refuses the client's
- *   answer as invalid, the question is sent again with a new id (`<request id>.<attempt>`).
- * - A client result becomes a typed reply (questions.ts); a JSON-RPC error becomes a decline. The
+ * - Each pending request is sent at most once per connection (JSON-RPC id = the broker's request
+ *   id), whichever way it arrives (live event, resume, attach); approvals go first (broker order).
+ *   If the client's result is invalid (malformed, or refused by the broker as invalid), the request
+ *   is sent again with a new id (`<request id>.<attempt>`).
+ * - A client result becomes a typed reply (questions.ts) or a decision label (approvals.ts); a
+ *   JSON-RPC error becomes a decline — for an approval, the command or patch does not run. The
  *   broker decides; a refusal is logged and reported as `tandem/question/replyRefused` and `warning`.
  * - When the question settles (here or anywhere), every connection that got it receives
  *   `serverRequest/resolved` with the id it was sent under. A late result for it is passed to the
  *   broker, which acknowledges an identical duplicate and refuses anything else; it never revives it.
  */
-import { ToolRequestUserInputResponse } from "../../protocol/app-server.js";
 import type { CollaborationMode } from "../../protocol/events.js";
 import type { QuestionRequest, Responder } from "../../protocol/questions.js";
 import type { ReplyResult } from "../../questions/broker.js";
 import type { Runtime } from "../../runtime/core.js";
-import { QUESTION_TOOL } from "./mapping.js";
-import { REQUEST_USER_INPUT, replyFromCodex, requestUserInputParams } from "./questions.js";
+import { approvalReply, approvalRequest } from "./approvals.js";
+import {
+  type CodexAnswerResult,
+  REQUEST_USER_INPUT,
+  requestUserInputParams,
+  userInputReply,
+} from "./questions.js";
 import { ConnectionClosedError, RemoteError, RequestCancelledError, RpcConnection } from "./rpc.js";
 import type { Transport } from "./transport.js";
 
@@ -30,6 +38,7 @@ export type SessionRequestHandler = (session: ClientSession, method: string, par
 
 interface Asked {
   rpcId: string;
+  method: string;
   request: QuestionRequest;
   attempt: number;
 }
@@ -92,8 +101,8 @@ export class ClientSession {
   }
 
   /**
-   * Sends the question (`tandem/question/requested`, then the `item/tool/requestUserInput` server
-   * request) unless this connection already has it.
+   * Sends the request (`tandem/question/requested`, then its server request) unless this
+   * connection already has it.
    */
   ask(request: QuestionRequest): void {
     if (this.asked.has(request.request_id) || !this.rpc.isOpen) return;
@@ -101,7 +110,7 @@ export class ClientSession {
     this.send(request, 1);
   }
 
-  /** Every pending question of the thread that this connection has not been sent yet. */
+  /** Every pending request of the thread that this connection has not been sent yet, approvals first. */
   askPending(threadId: string): void {
     for (const request of this.runtime.broker.list({ threadId })) this.ask(request);
   }
@@ -126,12 +135,18 @@ export class ClientSession {
 
   // -------------------------------------------------------------------------------------------
 
+  /** The Codex server request for a broker request: an approval or questions. */
+  private serverRequest(request: QuestionRequest): { method: string; params: unknown } {
+    if (request.approval) return approvalRequest(request, request.approval);
+    return { method: REQUEST_USER_INPUT, params: requestUserInputParams(request, this.modeOf(request)) };
+  }
+
   private send(request: QuestionRequest, attempt: number): void {
     const rpcId = attempt === 1 ? request.request_id : `${request.request_id}.${attempt}`;
-    const entry: Asked = { rpcId, request, attempt };
+    const { method, params } = this.serverRequest(request);
+    const entry: Asked = { rpcId, method, request, attempt };
     this.asked.set(request.request_id, entry);
-    const params = requestUserInputParams(request, this.modeOf(request));
-    this.rpc.request(REQUEST_USER_INPUT, params, { id: rpcId }).result.then(
+    this.rpc.request(method, params, { id: rpcId }).result.then(
       (result) => this.onResult(entry, result),
       (err) => this.onError(entry, err),
     );
@@ -158,7 +173,7 @@ export class ClientSession {
   private onError(entry: Asked, err: unknown): void {
     if (err instanceof ConnectionClosedError || err instanceof RequestCancelledError) return;
     if (!(err instanceof RemoteError)) {
-      this.log(`${this.id}: ${QUESTION_TOOL} request ${entry.rpcId} failed: ${String(err)}`);
+      this.log(`${this.id}: ${entry.method} request ${entry.rpcId} failed: ${String(err)}`);
       return;
     }
     if (!this.current(entry)) return;
@@ -169,22 +184,18 @@ export class ClientSession {
 
   /** Maps a client result to a reply (or a decline) and hands it to the broker. */
   private answer(request: QuestionRequest, result: unknown): ReplyResult {
-    const parsed = ToolRequestUserInputResponse.safeParse(result);
-    if (!parsed.success) {
-      const issues = parsed.error.issues
-        .map((i) => `${i.path.join(".") || "result"}: ${i.message}`)
-        .join("; ");
-      return {
-        ok: false,
-        code: "invalid_reply",
-        message: `the ${REQUEST_USER_INPUT} result is malformed (${issues}); expected {answers: {<question id>: {answers: [string]}}}`,
-      };
-    }
-    const mapped = replyFromCodex(request, parsed.data);
+    const mapped: CodexAnswerResult = request.approval
+      ? approvalReply(request, request.approval, result)
+      : userInputReply(request, result);
     const { thread_id, request_id } = request;
-    return mapped.kind === "reply"
-      ? this.runtime.reply(thread_id, request_id, mapped.reply, this.responder)
-      : this.runtime.broker.decline(thread_id, request_id, this.responder, mapped.reason);
+    switch (mapped.kind) {
+      case "invalid":
+        return { ok: false, code: "invalid_reply", message: mapped.message };
+      case "reply":
+        return this.runtime.reply(thread_id, request_id, mapped.reply, this.responder);
+      case "decline":
+        return this.runtime.broker.decline(thread_id, request_id, this.responder, mapped.reason);
+    }
   }
 
   /** Asks again after an invalid answer, if the question is still pending. */

@@ -7,9 +7,10 @@
  *   re-asks (Q11) reach this client — after the response (see rpc.ts ordering) — and then sends any
  *   other question of the thread still pending, so a client that resumes always gets them.
  * - Thread objects report what Tandem has: `ephemeral` is false (every thread is stored), `source`
- *   is `appServer`, approval and sandbox settings come from the configuration (not enforced by this
- *   surface). Params Tandem does not support (approvals, sandbox, instructions, personality) are
- *   accepted and ignored.
+ *   is `appServer`, the status says whether the thread waits on an approval or a question.
+ * - `thread/start` `sandbox` and `approvalPolicy` become the thread's own settings (safety.ts; the
+ *   runtime enforces them); responses report the settings in force for the thread. Params Tandem
+ *   does not support (instructions, personality, …) are accepted and ignored.
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
@@ -21,11 +22,13 @@ import {
   ThreadResumeParams,
   ThreadStartParams,
 } from "../../protocol/app-server.js";
+import type { Thread } from "../../runtime/thread.js";
 import type { ThreadRecord } from "../../store/types.js";
 import { codexTurns, threadPreview } from "./history.js";
 import { codexThread } from "./mapping.js";
 import { type Ctx, type Method, method, parseParams } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
+import { applySafety, safetyOf, safetyPatch } from "./safety.js";
 import type { AppServer } from "./server.js";
 
 const DEFAULT_PAGE = 50;
@@ -41,6 +44,7 @@ export function threadObject(server: AppServer, record: ThreadRecord, withTurns:
     {
       record: current,
       status: live?.status,
+      ...(live ? { waiting: server.waiting(record.id) } : {}),
       preview: threadPreview(items),
       turns: withTurns ? codexTurns(runtime.store.listTurns(record.id), items, current.cwd) : [],
     },
@@ -49,22 +53,16 @@ export function threadObject(server: AppServer, record: ThreadRecord, withTurns:
 }
 
 /** The settings part shared by thread/start and thread/resume responses. */
-function settingsOf(server: AppServer, record: ThreadRecord) {
+function settingsOf(server: AppServer, thread: Thread) {
+  const { record } = thread;
   const s = server.runtime.settings;
-  const sandbox =
-    s.sandbox_mode === "read-only"
-      ? { type: "readOnly" as const, networkAccess: false }
-      : s.sandbox_mode === "danger-full-access"
-        ? { type: "dangerFullAccess" as const }
-        : { type: "workspaceWrite" as const, writableRoots: [], networkAccess: false };
   const effort = (record.settings as { effort?: string }).effort ?? s.model_reasoning_effort ?? null;
   return {
     model: record.model,
     modelProvider: server.runtime.provider.id,
     cwd: record.cwd,
-    approvalPolicy: s.approval_policy === "on-failure" ? "on-request" : s.approval_policy,
     approvalsReviewer: "user",
-    sandbox,
+    ...safetyOf(thread),
     reasoningEffort: effort,
   };
 }
@@ -93,10 +91,11 @@ const start = method(ThreadStartParams, ({ server, session }: Ctx, p) => {
     model: p.model ?? undefined,
     questionPolicy: config["questions.policy"],
   });
+  applySafety(server.runtime, thread, safetyPatch(p));
   session.attach(thread.id);
   const object = threadObject(server, thread.record, false);
   session.notify("thread/started", { thread: object });
-  return { thread: object, ...settingsOf(server, thread.record) };
+  return { thread: object, ...settingsOf(server, thread) };
 });
 
 const resume = method(ThreadResumeParams, ({ server, session }: Ctx, p) => {
@@ -110,7 +109,7 @@ const resume = method(ThreadResumeParams, ({ server, session }: Ctx, p) => {
     throw new RpcError(ErrorCode.ThreadNotFound, (err as Error).message, { threadId: p.threadId });
   }
   session.askPending(p.threadId);
-  return { thread: threadObject(server, thread.record, true), ...settingsOf(server, thread.record) };
+  return { thread: threadObject(server, thread.record, true), ...settingsOf(server, thread) };
 });
 
 const list = method(ThreadListParams, ({ server }: Ctx, p) => {

@@ -6,6 +6,8 @@
  *   onto Tandem's turn options: mode → TurnOptions.mode (Plan mode is where the model may ask),
  *   settings.model/reasoning_effort win over the top-level `model`/`effort`. An effort Tandem does not
  *   know is ignored with a `warning` notification; `developer_instructions` is not supported (ignored).
+ * - `approvalPolicy` and `sandboxPolicy` hold for this turn and the thread's next ones, as in Codex:
+ *   they are stored with the thread (safety.ts) before the turn starts.
  * - Starting a turn attaches the connection to the thread (a stored thread is opened first).
  *   A thread that already runs a turn refuses with -32003: steer it or interrupt it.
  * - `turn/steer` and `turn/interrupt` name the turn they expect; any other turn → -32003.
@@ -23,6 +25,7 @@ import { TurnOptions } from "../../protocol/ops.js";
 import type { Thread } from "../../runtime/thread.js";
 import { type Ctx, type Method, method } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
+import { applySafety, safetyPatch } from "./safety.js";
 import type { AppServer } from "./server.js";
 import { requireThread } from "./threads.js";
 
@@ -111,6 +114,7 @@ const start = method(TurnStartParams, ({ server, session }: Ctx, p) => {
         `thread ${p.threadId} already runs turn ${thread.active.id}; steer it with turn/steer or stop it with turn/interrupt`,
         { threadId: p.threadId, activeTurnId: thread.active.id },
       );
+    applySafety(server.runtime, thread, safetyPatch(p));
     const turn = thread.startTurn(text, { images, options });
     return { turn: server.mapper.liveTurn(turn.id) };
   } catch (err) {

@@ -1,0 +1,80 @@
+/**
+ * Codex sandbox and approval settings ↔ a Tandem thread's (SPEC A1): `thread/start`
+ * `sandbox`/`approvalPolicy`, `turn/start` `sandboxPolicy`/`approvalPolicy` ("this turn and the
+ * next ones", as Codex documents them), and the settings reported by thread/start and thread/resume.
+ *
+ * Contract:
+ * - Settings are stored with the thread (the keys the runtime reads: `sandbox_mode`,
+ *   `approval_policy`, `writable_roots`, `network_access`), so they also hold after a resume.
+ *   Absent (or null) params leave the thread's settings, and so the configuration, in force.
+ * - `externalSandbox` (the client already sandboxes the process) runs commands without Tandem's
+ *   sandbox, as `danger-full-access`. Granular approval policies reduce to `sandbox_approval`
+ *   (true → on-request, false → never).
+ * - Reported settings are the ones in force for the thread, never a default it does not use.
+ */
+import { resolve } from "node:path";
+import type { AskForApproval, SandboxMode, SandboxPolicy } from "../../protocol/app-server.js";
+import type { Runtime } from "../../runtime/core.js";
+import type { Thread } from "../../runtime/thread.js";
+
+export type SafetyPatch = Record<string, unknown>;
+
+function approvalPolicy(p: AskForApproval): string {
+  return typeof p === "string" ? p : p.granular.sandbox_approval ? "on-request" : "never";
+}
+
+function sandboxPolicy(p: SandboxPolicy): SafetyPatch {
+  switch (p.type) {
+    case "dangerFullAccess":
+    case "externalSandbox":
+      return { sandbox_mode: "danger-full-access" };
+    case "readOnly":
+      return { sandbox_mode: "read-only", network_access: p.networkAccess ?? false };
+    case "workspaceWrite":
+      return {
+        sandbox_mode: "workspace-write",
+        network_access: p.networkAccess ?? false,
+        ...(p.writableRoots ? { writable_roots: p.writableRoots.map((r) => resolve(r)) } : {}),
+      };
+  }
+}
+
+/** The thread settings a request's Codex params ask for (empty when it asks for none). */
+export function safetyPatch(p: {
+  sandbox?: SandboxMode | null;
+  sandboxPolicy?: SandboxPolicy | null;
+  approvalPolicy?: AskForApproval | null;
+}): SafetyPatch {
+  return {
+    ...(p.sandbox ? { sandbox_mode: p.sandbox } : {}),
+    ...(p.sandboxPolicy ? sandboxPolicy(p.sandboxPolicy) : {}),
+    ...(p.approvalPolicy ? { approval_policy: approvalPolicy(p.approvalPolicy) } : {}),
+  };
+}
+
+/** Stores the patch with the thread (live record and store). Call it while no turn runs. */
+export function applySafety(runtime: Runtime, thread: Thread, patch: SafetyPatch): void {
+  if (Object.keys(patch).length === 0) return;
+  const settings = { ...thread.record.settings, ...patch };
+  thread.record.settings = settings;
+  runtime.store.updateThread(thread.id, { settings });
+}
+
+/** The Codex `approvalPolicy` and `sandbox` (SandboxPolicy) in force for the thread. */
+export function safetyOf(thread: Thread) {
+  const sandbox = thread.sandbox();
+  const policy = thread.approvalPolicy();
+  return {
+    approvalPolicy: policy === "on-failure" ? ("on-request" as const) : policy,
+    sandbox:
+      sandbox.mode === "read-only"
+        ? { type: "readOnly" as const, networkAccess: sandbox.network }
+        : sandbox.mode === "danger-full-access"
+          ? { type: "dangerFullAccess" as const }
+          : {
+              type: "workspaceWrite" as const,
+              writableRoots: sandbox.writableRoots,
+              networkAccess: sandbox.network,
+            },
+  };
+}
