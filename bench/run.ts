@@ -14,10 +14,10 @@ import {
 } from "./core.js";
 
 process.stdout.write(`Tandem benchmarks — node ${process.version}, ${new Date().toISOString()}\n\n`);
+coldStart(); // first, before the other benchmarks leave the machine warm and busy
 await loopOverheadHttp();
 await loopOverheadInProcess();
 requestBuild();
-coldStart();
 await questionRoundTrip();
 await manyPending();
 await sandboxCost();
