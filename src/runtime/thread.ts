@@ -14,7 +14,7 @@ import { type PendingInput, type ResumedCall, runTurn, type TurnOutcome } from "
 import type { Prompt } from "../model/types.js";
 import type { CollaborationMode, Event, ThreadStatus, Usage } from "../protocol/events.js";
 import { addUsage, emptyUsage } from "../protocol/events.js";
-import { type ResponseItem, type ToolCallItem, userMessage } from "../protocol/items.js";
+import { messageText, type ResponseItem, type ToolCallItem, userMessage } from "../protocol/items.js";
 import type { TurnOptions } from "../protocol/ops.js";
 import type { QuestionPolicy } from "../protocol/questions.js";
 import type { ThreadRecord } from "../store/types.js";
@@ -106,6 +106,10 @@ export class Thread {
       );
     const turnId = this.core.ids.turn();
     const item = userMessage(text, opts.images ?? []);
+    if (!this.record.title) {
+      this.record.title = text.replace(/\s+/g, " ").trim().slice(0, 80);
+      this.core.store.updateThread(this.id, { title: this.record.title });
+    }
     const pending: PendingInput[] = [{ id: this.core.ids.item("user"), item }];
     return this.launch(turnId, opts.options ?? {}, pending, []);
   }
@@ -206,7 +210,15 @@ export class Thread {
     if (outcome.status !== "completed" && !this.suspended)
       this.core.broker.cancelAll({ threadId: this.id, turnId: turn.id }, outcome.status);
     // Input queued after the last request was built is not lost: it is recorded now.
-    for (const p of turn.pending.splice(0)) this.recordItem(p.item, turn.id);
+    for (const p of turn.pending.splice(0)) {
+      this.recordItem(p.item, turn.id);
+      this.emit({
+        type: "item.completed",
+        thread_id: this.id,
+        turn_id: turn.id,
+        item: { id: p.id, type: "user_message", text: messageText(p.item) },
+      });
+    }
     if (!this.suspended)
       this.core.store.updateTurn(turn.id, {
         status: outcome.status,

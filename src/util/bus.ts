@@ -59,7 +59,9 @@ export function createBus(opts: { replay?: number; onSubscriberError?: (err: unk
       let gap = false;
       if (o.since !== undefined) {
         const first = ring[0]?.seq ?? seq + 1;
-        gap = o.since + 1 < first && o.since < seq;
+        // A gap: events after `since` were dropped from the buffer, or `since` is from a
+        // different (restarted) bus and lies ahead of this one.
+        gap = (o.since + 1 < first && o.since < seq) || o.since > seq;
         for (const s of ring) {
           if (s.seq > o.since && matches(o.threadId, s)) {
             try {
