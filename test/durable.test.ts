@@ -182,3 +182,49 @@ describe("durable questions", () => {
     expect(out.output).toMatch(/disabled|unavailable/);
   });
 });
+
+describe("deferred approvals", () => {
+  it("exec --questions defer stops at an approval (exit 3); resume --answer decision=Accept runs the command", async () => {
+    const { mkdtempSync, existsSync } = await import("node:fs");
+    const outside = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-defer-"));
+    const mock = await startMockProcess({
+      steps: [
+        {
+          output: [
+            {
+              type: "function_call",
+              name: "exec_command",
+              call_id: "esc_1",
+              arguments: {
+                cmd: `echo ran > ${outside}/ran.txt; echo DONE_OK`,
+                sandbox_permissions: "require_escalated",
+                justification: "write outside",
+              },
+            },
+          ],
+        },
+        { expect: { input_contains: ["DONE_OK"] }, output: [{ type: "message", text: "finished" }] },
+      ],
+    });
+    try {
+      const env = { TANDEM_HOME: tempDir(), OPENAI_API_KEY: "k", OPENAI_BASE_URL: mock.url };
+      const first = await runTandem(["exec", "--json", "--questions", "defer", "do it"], { env });
+      expect(first.code).toBe(3);
+      const q = jsonLines(first.stdout).find((l) => l.type === "question.requested");
+      expect(q.questions[0].id).toBe("decision");
+      expect(existsSync(join(outside, "ran.txt"))).toBe(false);
+      const done = await runTandem(["exec", "resume", q.thread_id, "--json", "--answer", "decision=Accept"], {
+        env,
+      });
+      expect(done.stderr).toBe("");
+      expect(done.code).toBe(0);
+      expect(readFileSync(join(outside, "ran.txt"), "utf8")).toBe("ran\n");
+      const events = jsonLines(done.stdout);
+      expect(
+        events.find((e) => e.type === "item.completed" && e.item.type === "agent_message").item.text,
+      ).toBe("finished");
+    } finally {
+      await mock.stop();
+    }
+  });
+});

@@ -76,12 +76,14 @@ export class Approvals {
   ): Promise<ApprovalDecision> {
     if (this.preApproved(thread.id, ask)) return "accept";
     if (!this.rt.responders.has(thread.id)) return "decline";
+    // A re-run after a restart asks the approval that is still pending for this call.
+    const stored = this.rt.store.pendingQuestions(thread.id).find((q) => q.approval && q.call_id === callId);
     const n = (this.counters.get(callId) ?? 0) + 1;
     this.counters.set(callId, n);
     const subject =
       ask.kind === "exec" ? `Run \`${ask.command}\`?` : `Apply changes to ${ask.paths?.join(", ")}?`;
     const request: QuestionRequest = {
-      request_id: requestIdFor(thread.id, `${callId}#approval${n}`),
+      request_id: stored?.request_id ?? requestIdFor(thread.id, `${callId}#approval${n}`),
       thread_id: thread.id,
       turn_id: turnId,
       call_id: callId,
@@ -102,7 +104,7 @@ export class Approvals {
       ],
       policy,
       deadline: null,
-      created_at: Date.now(),
+      created_at: stored?.created_at ?? Date.now(),
       approval: {
         kind: ask.kind,
         reason: ask.reason,

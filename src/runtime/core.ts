@@ -187,14 +187,6 @@ export class Runtime {
     const history = stored.map((s) => s.item);
     const thread = this.attach(record, history);
 
-    // An approval cannot outlive its process: the command it guarded was never run. It is
-    // settled as cancelled and its call repaired as aborted below; the model may ask again.
-    for (const q of this.store.pendingQuestions(id).filter((r) => r.approval)) {
-      this.store.settleQuestion(q.request_id, {
-        status: "cancelled",
-        reason: "the process that asked for this approval ended",
-      });
-    }
     const pending = this.store.pendingQuestions(id);
     const pendingCalls = new Set(pending.map((q) => q.call_id));
     for (const call of orphanCalls(history)) {
@@ -202,11 +194,18 @@ export class Runtime {
     }
     if (pending.length) {
       const calls = new Map(history.filter(isToolCall).map((c) => [c.call_id, c]));
+      const seen = new Set<string>();
       const resumed = pending
-        .filter((q) => calls.has(q.call_id))
+        .filter((q) => calls.has(q.call_id) && !seen.has(q.call_id) && seen.add(q.call_id))
         .map((q) => ({
           call: calls.get(q.call_id)!,
-          run: (signal: AbortSignal) => this.reask(thread, q, signal),
+          // A question is asked again as stored. An approval re-runs its tool call from the
+          // start: the gate asks the same approval (same request id) and, once decided,
+          // runs — or not — the command it guards.
+          run: (signal: AbortSignal) =>
+            q.approval
+              ? this.redispatch(thread, calls.get(q.call_id)!, signal)
+              : this.reask(thread, q, signal),
         }));
       if (resumed.length) thread.resumeTurn(pending[0].turn_id, resumed);
     }
@@ -354,6 +353,28 @@ export class Runtime {
       created_at: Date.now(),
     };
     return this.broker.ask(request, signal);
+  }
+
+  /** Runs a stored tool call again in the thread's active (resumed) turn. */
+  private redispatch(thread: Thread, call: ToolCallItem, signal: AbortSignal): Promise<DispatchResult> {
+    const turn = thread.active;
+    if (!turn) return Promise.resolve({ aborted: true });
+    return thread.registry.dispatch(call, this.toolContext(thread, turn, call, signal));
+  }
+
+  /**
+   * Resolves once every question or approval stored as pending for the thread is asked again
+   * in this process (re-asks start as the thread opens; approvals take a few ticks), or after
+   * `timeoutMs`. Surfaces that answer right after opening a thread wait on this.
+   */
+  async reasked(threadId: string, timeoutMs = 5000): Promise<void> {
+    const want = this.store.pendingQuestions(threadId).map((q) => q.request_id);
+    const end = Date.now() + timeoutMs;
+    while (Date.now() < end) {
+      const live = new Set(this.broker.list({ threadId }).map((q) => q.request_id));
+      if (want.every((id) => live.has(id) || this.store.getQuestion(id)?.outcome)) return;
+      await new Promise((r) => setTimeout(r, 5));
+    }
   }
 
   /** Re-asks a question persisted by an earlier process and maps its outcome for the model. */

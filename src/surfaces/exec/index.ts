@@ -206,6 +206,10 @@ export async function runExec(argv: string[]): Promise<number> {
   let code: number = EXIT.ok;
   let removeSignalHandlers = () => {};
   try {
+    // A run that can answer (defer, a TTY, or --answer on resume) is a responder; attached
+    // before a resumed thread opens, so re-asked approvals see it.
+    const responds = args.questions === "defer" || interactive || answering;
+    if (args.resumeId && responds) runtime.responders.attach({ threadId: args.resumeId }, { kind: "exec" });
     const thread = args.resumeId
       ? runtime.openThread(args.resumeId, { offerQuestions, mode: args.mode, model: args.model })
       : runtime.startThread({
@@ -232,11 +236,11 @@ export async function runExec(argv: string[]): Promise<number> {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
     };
-    if (args.questions === "defer" || interactive)
-      runtime.responders.attach({ threadId: thread.id }, { kind: "exec" });
+    if (!args.resumeId && responds) runtime.responders.attach({ threadId: thread.id }, { kind: "exec" });
 
     if (args.resumeId) {
       if (args.json) write({ type: "thread.started", thread_id: thread.id });
+      await runtime.reasked(thread.id);
       const pending = runtime.broker.list({ threadId: thread.id });
       for (const request of pending) {
         const { reply, errors } = replyFromAnswers(request, args.answers, args.answerJson);
