@@ -51,4 +51,49 @@ describe("exec --questions stdin (tmux)", () => {
     expect(result.answers.stack.selected).toEqual(["Rust"]);
     expect(result.answers.name.other).toBe("my-app");
   });
+
+  it("hides a secret answer as it is typed; the model gets a handle, the command the value", async () => {
+    const SECRET = "tok-9f8e7d6c5b";
+    mock = await startMockProcess({
+      steps: [
+        {
+          output: [
+            {
+              type: "function_call",
+              name: "request_user_input",
+              call_id: "sec",
+              arguments: {
+                questions: [
+                  { id: "token", header: "Token", question: "Paste the deploy token", secret: true },
+                ],
+              },
+            },
+          ],
+        },
+        {
+          expect: { input_contains: ["$TANDEM_SECRET_TOKEN"] },
+          output: [
+            {
+              type: "function_call",
+              name: "exec_command",
+              call_id: "use",
+              arguments: { cmd: 'printf "%s" "$TANDEM_SECRET_TOKEN" > token.txt' },
+            },
+          ],
+        },
+        { output: [{ type: "message", text: "stored" }] },
+      ],
+    });
+    const home = tempDir();
+    const cwd = tempDir();
+    const cmd = `cd ${cwd} && TANDEM_HOME=${home} OPENAI_API_KEY=k OPENAI_BASE_URL=${mock.url} ${BIN} exec --mode plan --questions stdin 'deploy'; echo EXIT=$?; sleep 60`;
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd);
+    await waitForPane(session, (t) => t.includes("token (hidden)>"));
+    tmux("send-keys", "-t", session, SECRET, "Enter");
+    const screen = await waitForPane(session, (t) => /EXIT=\d/.test(t));
+    expect(screen).toContain("EXIT=0");
+    expect(screen).not.toContain(SECRET);
+    expect(readFileSync(`${cwd}/token.txt`, "utf8")).toBe(SECRET);
+    expect(readFileSync(mock.log, "utf8")).not.toContain(SECRET);
+  });
 });

@@ -10,6 +10,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
+import { Writable } from "node:stream";
 import { ConfigError } from "../../config/load.js";
 import type { Event } from "../../protocol/events.js";
 import {
@@ -80,13 +81,25 @@ export function replyFromAnswers(
 }
 
 async function askInline(request: QuestionRequest): Promise<QuestionReply | undefined> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  // Echo goes through this stream so a secret answer can be typed without being shown.
+  let muted = false;
+  const echo = new Writable({
+    write(chunk, _enc, cb) {
+      if (!muted) process.stderr.write(chunk);
+      cb();
+    },
+  });
+  const rl = createInterface({ input: process.stdin, output: echo, terminal: true });
   try {
     process.stderr.write(formatQuestion(request));
     const answers: Record<string, QuestionAnswer> = {};
     for (const q of request.questions) {
       while (true) {
-        const text = (await rl.question(`${q.id}> `)).trim();
+        const asking = rl.question(`${q.id}${q.secret ? " (hidden)" : ""}> `);
+        muted = q.secret;
+        const text = (await asking).trim();
+        muted = false;
+        if (q.secret) process.stderr.write("\n");
         if (!text) break;
         const r = parseTextReply(q, text);
         if (r.ok) {
