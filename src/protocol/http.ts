@@ -170,7 +170,9 @@ export const Interrupted = z.object({
 });
 
 export const QuestionList = z.object({
-  questions: z.array(QuestionRequest).describe("Pending requests, oldest first, across threads"),
+  questions: z
+    .array(QuestionRequest)
+    .describe("Pending requests across threads: approvals first, then oldest first"),
   server_time: z.number().describe("Server clock (epoch ms), to show deadlines without clock skew"),
 });
 export type QuestionList = z.infer<typeof QuestionList>;

@@ -235,15 +235,19 @@ function cellLines(cell: Cell, o: RenderOptions): string[] {
       ];
       const out = block(title, [spaces(2)], [], width, color);
       for (const r of rows) {
+        // A prompt may span lines (an approval's is the subject, then the reason): each line
+        // is wrapped on its own, behind the same indent.
+        const [first = "", ...more] = r.prompt.split("\n");
         out.push(
           ...block(
             [spaces(2), p(`${r.header}: `, { bold: true })],
             [spaces(4)],
-            [p(r.prompt, DIM)],
+            [p(first, DIM)],
             width,
             color,
           ),
         );
+        for (const line of more) out.push(...block([spaces(4)], [spaces(4)], [p(line, DIM)], width, color));
         if (r.answer !== null)
           out.push(...block([spaces(4), p("→ ")], [spaces(6)], [p(r.answer)], width, color));
       }

@@ -27,14 +27,19 @@ import { liveThread } from "./threads.js";
 /** How long a reply waits for a just-opened thread to re-ask its stored question. */
 const REASK_WAIT_MS = 5_000;
 
-/** Pending requests, broker first, then stored ones of threads this process has not opened. */
+/**
+ * Pending requests: the broker's, plus stored ones of threads this process has not opened.
+ * One queue as the broker keeps it (Q16): approvals first, then oldest first.
+ */
 export function pendingQuestions(runtime: Runtime, threadId?: string): QuestionRequest[] {
   const live = runtime.broker.list(threadId ? { threadId } : {});
   const seen = new Set(live.map((r) => r.request_id));
   const stored = runtime.store
     .pendingQuestions(threadId)
     .filter((r) => !seen.has(r.request_id) && !runtime.thread(r.thread_id));
-  return [...live, ...stored].sort((a, b) => a.created_at - b.created_at);
+  return [...live, ...stored].sort(
+    (a, b) => Number(!!b.approval) - Number(!!a.approval) || a.created_at - b.created_at,
+  );
 }
 
 export function questionRoutes(runtime: Runtime, opts: { maxBodyBytes?: number } = {}): Hono {

@@ -54,7 +54,7 @@ function questionSettled(e) {
 function renderInbox() {
   const ul = $("inbox");
   ul.replaceChildren();
-  const list = [...S.questions.values()].sort((a, b) => a.created_at - b.created_at);
+  const list = [...S.questions.values()].sort((a, b) => Number(!!b.approval) - Number(!!a.approval) || a.created_at - b.created_at);
   for (const r of list) {
     const li = el("li");
     li.tabIndex = 0;
@@ -82,7 +82,7 @@ function autoOpen() {
   if (typing) return;
   const next = [...S.questions.values()]
     .filter((r) => !Q.later.has(r.request_id))
-    .sort((a, b) => a.created_at - b.created_at)[0];
+    .sort((a, b) => Number(!!b.approval) - Number(!!a.approval) || a.created_at - b.created_at)[0];
   if (next) openQuestion(next.request_id);
 }
 
