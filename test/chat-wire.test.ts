@@ -49,4 +49,26 @@ describe("chat completions wire", () => {
     expect(asst.map((m: any) => m.tool_calls[0].id)).toEqual(["call_001", "call_002", "call_003"]);
     expect(last.tools[0].function.name).toBe("exec_command");
   });
+
+  it("times out an idle chat stream and retries it", async () => {
+    mock = await startMockProcess({
+      steps: [{ fault: { type: "hang" } }, { output: [{ type: "message", text: "hello after the hang" }] }],
+    });
+    const r = await runTandem(
+      [
+        "exec",
+        "-c",
+        'model_provider="local"',
+        "-c",
+        `model_providers.local={ base_url = "${mock.url}", env_key = "LOCAL_KEY", wire = "chat" }`,
+        "-c",
+        "stream_idle_timeout_ms=300",
+        "hi",
+      ],
+      { env: { TANDEM_HOME: tempDir(), LOCAL_KEY: "local" } },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("hello after the hang\n");
+    expect(r.stderr).toMatch(/retrying: stream idle for 300 ms/);
+  });
 });

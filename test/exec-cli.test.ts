@@ -3,7 +3,7 @@
  * JSONL shape, human output, exit codes, threads/export, resume, kill -9 durability.
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Scripts } from "../src/mock-model/index.js";
@@ -115,6 +115,22 @@ describe("tandem exec (processes)", () => {
   it("accepts the Codex SDK flags and --config overrides; warns on unknown keys", async () => {
     mock = await startMockProcess({ steps: [{ output: [{ type: "message", text: "ok" }] }] });
     const home = tempDir();
+    const schemaFile = join(tempDir(), "schema.json");
+    const schema = {
+      type: "object",
+      properties: { ok: { type: "boolean" } },
+      required: ["ok"],
+      additionalProperties: false,
+    };
+    writeFileSync(schemaFile, JSON.stringify(schema));
+    const imageFile = join(tempDir(), "pixel.png");
+    writeFileSync(
+      imageFile,
+      Buffer.from(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+        "base64",
+      ),
+    );
     const r = await runTandem(
       [
         "exec",
@@ -136,6 +152,10 @@ describe("tandem exec (processes)", () => {
         'approval_policy="never"',
         "--config",
         'web_search="disabled"',
+        "--output-schema",
+        schemaFile,
+        "--image",
+        imageFile,
         "hi",
       ],
       { env: { TANDEM_HOME: home, OPENAI_API_KEY: "k" } },
@@ -145,6 +165,11 @@ describe("tandem exec (processes)", () => {
     const body = jsonLines(readFileSync(mock.log, "utf8"))[0];
     expect(body.model).toBe("gpt-test");
     expect(body.reasoning).toEqual({ effort: "high" });
+    expect(body.text).toEqual({ format: { type: "json_schema", name: "output", strict: true, schema } });
+    const user = body.input.find(
+      (i: any) => i.role === "user" && i.content.some((c: any) => c.type === "input_image"),
+    );
+    expect(user.content[1].image_url).toMatch(/^data:image\/png;base64,iVBOR/);
   });
 
   it("kill -9 mid-turn, then resume: the thread loads with every call paired", async () => {

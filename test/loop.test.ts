@@ -132,6 +132,20 @@ describe("turn loop over HTTP", () => {
     expect(stored.some((s) => s.includes("partial answer"))).toBe(false);
   });
 
+  it("an idle stream times out and is retried", async () => {
+    h = await harness({
+      script: { steps: [{ fault: { type: "hang" } }, { output: [say("after the hang")] }] },
+      overrides: ["stream_idle_timeout_ms=300"],
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const outcome = await thread.startTurn("hello").done;
+    expect(outcome.status).toBe("completed");
+    expect(outcome.lastMessage).toBe("after the hang");
+    const retry = h.events.find((e) => e.event.type === "error")!.event as any;
+    expect(retry.error.kind).toBe("timeout");
+    expect(retry.will_retry).toBe(true);
+  });
+
   it("fails the turn with a clear message on a non-retryable error", async () => {
     h = await harness({
       script: {

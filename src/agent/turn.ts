@@ -192,7 +192,8 @@ async function sampleOnce(env: TurnEnv): Promise<SampleResult> {
         break;
       case "item_done": {
         items.push(ev.item);
-        const display = displayOf(ev.item, items.length);
+        // Items without an id (Chat Completions) keep the id their deltas streamed under.
+        const display = displayOf(ev.item, items.length, [...started].pop());
         if (display) env.emit({ type: "item.completed", ...base, item: display });
         break;
       }
@@ -208,9 +209,9 @@ async function sampleOnce(env: TurnEnv): Promise<SampleResult> {
   };
 }
 
-function displayOf(item: ResponseItem, n: number): TurnItem | undefined {
+function displayOf(item: ResponseItem, n: number, streamedId?: string): TurnItem | undefined {
   if (item.type === "message" && item.role === "assistant")
-    return { id: item.id ?? `msg_${n}`, type: "agent_message", text: messageText(item) };
+    return { id: item.id ?? streamedId ?? `msg_${n}`, type: "agent_message", text: messageText(item) };
   if (item.type === "reasoning") {
     const text = item.summary.map((s) => s.text).join("\n\n");
     return text ? { id: item.id ?? `rs_${n}`, type: "reasoning", text } : undefined;

@@ -12,7 +12,7 @@ import OpenAI from "openai";
 import type { ContentItem, ResponseItem } from "../protocol/items.js";
 import { classifyThrown } from "./errors.js";
 import { baseInstructionsItem } from "./request.js";
-import { toUsage } from "./responses.js";
+import { nextOrIdle, toUsage } from "./responses.js";
 import type { ModelClient, ModelEvent, Prompt, WireTool } from "./types.js";
 
 type ChatMessage = Record<string, unknown>;
@@ -117,7 +117,12 @@ export function buildChatBody(prompt: Prompt): Record<string, unknown> {
   return body;
 }
 
-export function createChatClient(opts: { baseUrl: string; apiKey: string }): ModelClient {
+export function createChatClient(opts: {
+  baseUrl: string;
+  apiKey: string;
+  idleTimeoutMs?: number;
+}): ModelClient {
+  const idleMs = opts.idleTimeoutMs ?? 300_000;
   const client = new OpenAI({ baseURL: opts.baseUrl, apiKey: opts.apiKey, maxRetries: 0 });
   return {
     async *stream(prompt: Prompt, signal: AbortSignal): AsyncIterable<ModelEvent> {
@@ -131,11 +136,27 @@ export function createChatClient(opts: { baseUrl: string; apiKey: string }): Mod
       const calls: Array<{ id: string; name: string; args: string }> = [];
       let usage: ReturnType<typeof toUsage>;
       let finished = false;
+      // Our own controller: aborts on the caller's signal and when the stream goes idle.
+      const ctrl = new AbortController();
+      const onAbort = () => ctrl.abort(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
       try {
         const stream = (await client.chat.completions.create(buildChatBody(prompt) as any, {
-          signal,
+          signal: ctrl.signal,
         })) as any;
-        for await (const chunk of stream) {
+        const it: AsyncIterator<any> = stream[Symbol.asyncIterator]();
+        while (true) {
+          const r = await nextOrIdle(it, idleMs);
+          if (r === "idle") {
+            ctrl.abort();
+            yield {
+              type: "failed",
+              error: { kind: "timeout", message: `stream idle for ${idleMs} ms`, retryable: true },
+            };
+            return;
+          }
+          if (r.done) break;
+          const chunk = r.value;
           if (chunk.usage) usage = toUsage(chunk.usage);
           const choice = chunk.choices?.[0];
           if (!choice) continue;
@@ -161,6 +182,8 @@ export function createChatClient(opts: { baseUrl: string; apiKey: string }): Mod
       } catch (err) {
         yield signal.aborted ? interrupted : { type: "failed", error: classifyThrown(err) };
         return;
+      } finally {
+        signal.removeEventListener("abort", onAbort);
       }
       if (!finished) {
         yield signal.aborted

@@ -36,7 +36,7 @@ export function toUsage(u: any): Usage | undefined {
 }
 
 /** Pulls the next value of an iterator, or reports idleness after `ms`. */
-async function nextOrIdle<T>(it: AsyncIterator<T>, ms: number): Promise<IteratorResult<T> | "idle"> {
+export async function nextOrIdle<T>(it: AsyncIterator<T>, ms: number): Promise<IteratorResult<T> | "idle"> {
   let timer: NodeJS.Timeout | undefined;
   const idle = new Promise<"idle">((resolve) => {
     timer = setTimeout(() => resolve("idle"), ms);

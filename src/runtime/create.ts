@@ -43,7 +43,11 @@ export function createRuntime(opts: CreateRuntimeOptions = {}): {
   const model =
     opts.model ??
     (provider.wire === "chat"
-      ? createChatClient({ baseUrl: provider.baseUrl, apiKey })
+      ? createChatClient({
+          baseUrl: provider.baseUrl,
+          apiKey,
+          idleTimeoutMs: settings.stream_idle_timeout_ms,
+        })
       : createResponsesClient({
           baseUrl: provider.baseUrl,
           apiKey,
