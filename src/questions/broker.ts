@@ -19,16 +19,17 @@
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import type { Event } from "../protocol/events.js";
 import {
-  type Question,
   type QuestionAnswer,
   type QuestionOutcome,
   QuestionReply,
   type QuestionRequest,
-  REDACTED,
   type Responder,
 } from "../protocol/questions.js";
 import type { Store } from "../store/types.js";
 import type { Bus } from "../util/bus.js";
+import { normalizeAnswers, redactOutcome, timeoutOutcome, validateReply } from "./reply.js";
+
+export { type CheckedReply, redactOutcome, timeoutOutcome, validateReply } from "./reply.js";
 
 export type BrokerStore = Pick<
   Store,
@@ -366,122 +367,6 @@ export function createBroker(deps: BrokerDeps): Broker {
     const key = outcome.status === "answered" && clear ? replyKey(outcome.answers) : undefined;
     return { threadId: request.thread_id, outcome, replyKey: key };
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reply validation (pure; exported so surfaces can pre-check input with the same messages)
-// ---------------------------------------------------------------------------------------------
-
-export type CheckedReply =
-  | { ok: true; answers: Record<string, QuestionAnswer>; unanswered: string[] }
-  | { ok: false; message: string };
-
-/**
- * Checks a reply against its questions and normalises it: `selected` de-duplicated, blank
- * `other`/`note` dropped. Rules: at least one question answered (to give no answer, decline);
- * only known question ids; every present answer must answer (an option or an "other" text — a note
- * alone does not); labels must be options; `single` takes one option; `text` needs a non-empty
- * `other` and no options; `other` only where `allow_other`. Left-out questions are `unanswered`.
- */
-export function validateReply(questions: Question[], reply: QuestionReply): CheckedReply {
-  const parsed = QuestionReply.safeParse(reply);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "reply"}: ${i.message}`);
-    return { ok: false, message: `reply is malformed: ${issues.join("; ")}` };
-  }
-  const answers = normalizeAnswers(parsed.data.answers);
-  const ids = questions.map((q) => q.id);
-  const given = Object.keys(answers);
-  if (given.length === 0)
-    return {
-      ok: false,
-      message: `reply answers no question; expected an answer for ${quoteList(ids, "and/or")} (to give no answer, decline)`,
-    };
-  for (const id of given) {
-    const q = questions.find((x) => x.id === id);
-    if (!q)
-      return { ok: false, message: `unknown question "${id}"; expected one of ${quoteList(ids, "or")}` };
-    const problem = checkAnswer(q, answers[id]);
-    if (problem) return { ok: false, message: `question "${id}": ${problem}` };
-  }
-  return { ok: true, answers, unanswered: ids.filter((id) => !Object.hasOwn(answers, id)) };
-}
-
-function checkAnswer(q: Question, a: QuestionAnswer): string | undefined {
-  if (q.kind === "text") {
-    if (a.selected.length > 0)
-      return `this is a free-text question; put the answer in "other", not "selected"`;
-    if (a.other === undefined) return `expected a non-empty "other" text`;
-    return undefined;
-  }
-  const labels = q.options.map((o) => o.label);
-  const expected = q.allow_other ? `${quoteList(labels, ",")} or an "other" text` : quoteList(labels, "or");
-  const stray = a.selected.find((label) => !labels.includes(label));
-  if (stray !== undefined) return `"${stray}" is not an option; expected one of ${expected}`;
-  if (q.kind === "single" && a.selected.length > 1)
-    return `takes one option; got ${a.selected.length} (${quoteList(a.selected, "and")})`;
-  if (a.other !== undefined && !q.allow_other)
-    return `does not accept free text; expected one of ${expected}`;
-  if (a.selected.length === 0 && a.other === undefined)
-    return `nothing chosen; expected one of ${expected} (a note alone does not answer; leave the question out to skip it)`;
-  return undefined;
-}
-
-/** Structural normalisation, the same for accepted and duplicate replies. */
-function normalizeAnswers(answers: Record<string, QuestionAnswer>): Record<string, QuestionAnswer> {
-  const out: Record<string, QuestionAnswer> = {};
-  for (const [id, a] of Object.entries(answers)) {
-    const n: QuestionAnswer = { selected: [...new Set(a.selected ?? [])] };
-    if (a.other !== undefined && a.other.trim() !== "") n.other = a.other;
-    if (a.note !== undefined && a.note.trim() !== "") n.note = a.note;
-    out[id] = n;
-  }
-  return out;
-}
-
-/** `"a", "b" or "c"` (joiner "or"/"and"), or `"a", "b", "c"` (joiner ","). */
-function quoteList(items: string[], joiner: string): string {
-  const q = items.map((s) => `"${s}"`);
-  if (joiner === "," || q.length < 2) return q.join(", ");
-  return `${q.slice(0, -1).join(", ")} ${joiner} ${q[q.length - 1]}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Outcomes and events
-// ---------------------------------------------------------------------------------------------
-
-const RECOMMENDED = /\(recommended\)\s*$/i;
-
-/** Q7: `recommended` picks each question's recommended option (else unanswered); `empty`/`decline` none. */
-export function timeoutOutcome(request: QuestionRequest): QuestionOutcome {
-  const policy = request.policy;
-  const answers: Record<string, QuestionAnswer> = {};
-  const unanswered: string[] = [];
-  const pick = policy.type === "timeout" && policy.on_timeout === "recommended";
-  for (const q of request.questions) {
-    const rec = pick ? q.options.find((o) => RECOMMENDED.test(o.label)) : undefined;
-    if (rec) answers[q.id] = { selected: [rec.label] };
-    else unanswered.push(q.id);
-  }
-  return { status: "timed_out", policy, answers, unanswered };
-}
-
-/** The outcome with `other`/`note` of secret questions replaced by REDACTED (Q10). */
-export function redactOutcome(request: QuestionRequest, outcome: QuestionOutcome): QuestionOutcome {
-  if (outcome.status !== "answered" && outcome.status !== "timed_out") return outcome;
-  const secret = new Set(request.questions.filter((q) => q.secret).map((q) => q.id));
-  if (!Object.keys(outcome.answers).some((id) => secret.has(id))) return outcome;
-  const answers: Record<string, QuestionAnswer> = {};
-  for (const [id, a] of Object.entries(outcome.answers)) {
-    if (!secret.has(id)) answers[id] = a;
-    else
-      answers[id] = {
-        ...a,
-        ...(a.other !== undefined && { other: REDACTED }),
-        ...(a.note !== undefined && { note: REDACTED }),
-      };
-  }
-  return { ...outcome, answers };
 }
 
 function terminalEvent(request: QuestionRequest, outcome: QuestionOutcome): Event {
