@@ -4,7 +4,7 @@
  * and base instructions become a developer message at the front of `input`.
  */
 import type { ResponseItem } from "../protocol/items.js";
-import type { Prompt, WireTool } from "./types.js";
+import type { Prompt } from "./types.js";
 
 export function baseInstructionsItem(base: NonNullable<Prompt["baseInstructions"]>): ResponseItem {
   const item: Record<string, unknown> = { type: "message" };
@@ -49,9 +49,4 @@ export function buildResponsesBody(prompt: Prompt): Record<string, unknown> {
     };
   }
   return body;
-}
-
-/** The wire definition of a tool list, preserving each tool's exact parameters. */
-export function wireTools(tools: WireTool[]): WireTool[] {
-  return tools;
 }

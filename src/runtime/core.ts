@@ -27,7 +27,6 @@ import { createUpdatePlanTool } from "../tools/plan.js";
 import { type DispatchResult, type ToolHooks, ToolRegistry } from "../tools/registry.js";
 import { createRequestUserInputTool } from "../tools/request-user-input.js";
 import type { ToolContext } from "../tools/types.js";
-import { AbortError } from "../util/abort.js";
 import { type Bus, createBus } from "../util/bus.js";
 import { type IdSource, randomIds, shortId } from "../util/ids.js";
 import { Approvals } from "./approvals.js";
@@ -420,6 +419,3 @@ export class Runtime {
     this.store.close();
   }
 }
-
-export type RuntimeCore = Runtime;
-export { AbortError };

@@ -22,7 +22,7 @@ import { TurnDiffTracker } from "../tools/patch/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
 import { PauseClock } from "../util/pause-clock.js";
-import type { RuntimeCore } from "./core.js";
+import type { Runtime } from "./core.js";
 
 export interface ActiveTurn {
   id: string;
@@ -51,7 +51,7 @@ export class Thread {
   suspended = false;
 
   constructor(
-    readonly core: RuntimeCore,
+    readonly core: Runtime,
     public record: ThreadRecord,
     history: ResponseItem[],
     readonly registry: ToolRegistry,
