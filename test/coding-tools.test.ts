@@ -131,4 +131,57 @@ describe("coding tools through the loop", () => {
     const out = (h.model.requests as any[])[1].input.find((i: any) => i.type === "custom_tool_call_output");
     expect(out.output).toMatch(/declined/);
   });
+
+  it("a patch that writes outside the workspace asks; accepted, it writes there", async () => {
+    const { mkdtempSync, existsSync } = await import("node:fs");
+    const outside = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-patch-out-"));
+    const patch = ["*** Begin Patch", `*** Add File: ${outside}/shared.md`, "+shared", "*** End Patch"].join(
+      "\n",
+    );
+    h = await harness({
+      script: {
+        steps: [
+          { output: [{ type: "custom_tool_call", name: "apply_patch", input: patch, call_id: "out1" }] },
+          {
+            output: [
+              {
+                type: "custom_tool_call",
+                name: "apply_patch",
+                input: patch.replace("shared.md", "second.md"),
+                call_id: "out2",
+              },
+            ],
+          },
+          { output: [{ type: "message", text: "ok" }] },
+        ],
+      },
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const turn = thread.startTurn("go");
+    const q1 = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
+    expect(q1.request.approval).toMatchObject({ kind: "file_change", paths: [`${outside}/shared.md`] });
+    h.runtime.reply(
+      thread.id,
+      q1.request.request_id,
+      { answers: { decision: { selected: ["Accept"] } } },
+      { kind: "test" },
+    );
+    const q2 = (await h.waitFor(
+      (e) => e.type === "question.requested" && e.request.request_id !== q1.request.request_id,
+    )) as EventOf<"question.requested">;
+    h.runtime.reply(
+      thread.id,
+      q2.request.request_id,
+      { answers: { decision: { selected: ["Decline"] } } },
+      { kind: "test" },
+    );
+    await turn.done;
+    expect(readFileSync(join(outside, "shared.md"), "utf8")).toBe("shared\n");
+    expect(existsSync(join(outside, "second.md"))).toBe(false);
+    const outs = (h.model.requests as any[])[2].input.filter(
+      (i: any) => i.type === "custom_tool_call_output",
+    );
+    expect(outs[1].output).toMatch(/declined/);
+  });
 });

@@ -52,7 +52,7 @@ export interface PatchPlan {
   entries: Map<string, Entry>;
 }
 
-export function planPatch(ops: PatchOp[], cwd: string, fs: PatchFs): PatchPlan {
+export function planPatch(ops: PatchOp[], cwd: string, fs: PatchFs, extraRoots: string[] = []): PatchPlan {
   const entries = new Map<string, Entry>();
   const changes: FileChange[] = [];
   const header = (op: PatchOp) =>
@@ -75,7 +75,7 @@ export function planPatch(ops: PatchOp[], cwd: string, fs: PatchFs): PatchPlan {
   };
   const resolvePath = (path: string, op: PatchOp) => {
     try {
-      return resolvePatchPath(cwd, path, fs);
+      return resolvePatchPath(cwd, path, fs, extraRoots);
     } catch (err) {
       throw new PatchApplyError(`${header(op)}: ${(err as Error).message}`);
     }

@@ -55,7 +55,17 @@ describe("apply_patch corpus", () => {
     const beforeParent = snapshot(parent);
 
     const tool = createApplyPatchTools().custom;
-    const result = await tool.execute(input, makeCtx({ cwd }));
+    const result = await tool.execute(
+      input,
+      makeCtx({
+        cwd,
+        safety: {
+          sandbox: { mode: "workspace-write", writableRoots: [], network: false },
+          approvalPolicy: "never",
+          requestApproval: async () => "decline",
+        },
+      }),
+    );
     const output = String(result.output);
 
     if (existsSync(join(dir, "after"))) {

@@ -8,8 +8,9 @@
  *   outside `ctx.cwd`) nothing is written and the model gets `success:false` with a message
  *   naming the file and chunk. Then all files are written (temp + rename); a write failure rolls
  *   back the files already written (changes.ts).
- * - Paths are relative to `ctx.cwd`; absolute paths only inside it; nothing outside it, even
- *   through `..` or a symbolic link (paths.ts).
+ * - Paths are relative to `ctx.cwd`. Outside it (also through `..` or a symbolic link, paths.ts)
+ *   a patch writes only where the policy allows: the sandbox's writable roots, anywhere under
+ *   danger-full-access, or a directory the user approved for this call (`writableRootsFor`).
  * - Success output: `Success. Updated the following files:` then `A path` / `M path` / `D path`.
  * - `display` (for surfaces, never the model): `{type: "file_change", changes: [{path, kind,
  *   move_path?, diff}], status: "completed" | "failed"}`; `diff` is a unified diff per change.
@@ -20,6 +21,7 @@
  * - `onApplied(changes, ctx)` runs after a successful commit (e.g. to feed a TurnDiffTracker);
  *   an exception it throws is swallowed (the files are already written).
  */
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import type { TurnItem } from "../../protocol/events.js";
 import { AbortError } from "../../util/abort.js";
@@ -63,10 +65,11 @@ export function applyPatch(
   cwd: string,
   fs: PatchFs = nodePatchFs,
   signal?: AbortSignal,
+  extraRoots: string[] = [],
 ): ApplyPatchOutcome {
   let plan: ReturnType<typeof planPatch>;
   try {
-    plan = planPatch(parsePatch(input), cwd, fs);
+    plan = planPatch(parsePatch(input), cwd, fs, extraRoots);
   } catch (err) {
     if (PatchParseError.isInstance(err)) return { ok: false, stage: "parse", error: err.message };
     if (PatchApplyError.isInstance(err)) return { ok: false, stage: "verify", error: err.message };
@@ -111,9 +114,61 @@ function failureText(out: Extract<ApplyPatchOutcome, { ok: false }>): string {
   return `apply_patch verification failed: ${out.error}\nNo files were changed.`;
 }
 
-function run(input: string, ctx: ToolContext, opts: ApplyPatchToolOptions): ToolResult {
+/**
+ * Where this call may write beyond `ctx.cwd` (SPEC A1/A2): anywhere under danger-full-access;
+ * the sandbox's writable roots under workspace-write; and, after the user approves it, any
+ * other directory the patch names (writes outside the workspace ask). Declined/`never` → a
+ * refusal the model sees; cancel interrupts the turn.
+ */
+async function writableRootsFor(
+  input: string,
+  ctx: ToolContext,
+): Promise<{ ok: true; roots: string[] } | { ok: false; message: string }> {
+  const { sandbox, approvalPolicy } = ctx.safety;
+  if (sandbox.mode === "danger-full-access") return { ok: true, roots: ["/"] };
+  const roots = sandbox.mode === "workspace-write" ? [...sandbox.writableRoots] : [];
+  let ops: ReturnType<typeof parsePatch>;
+  try {
+    ops = parsePatch(input);
+  } catch {
+    return { ok: true, roots }; // the apply step reports the parse error precisely
+  }
+  const cwd = resolve(ctx.cwd);
+  const within = (dir: string, p: string) => {
+    const r = relative(dir, p);
+    return r !== "" && !r.startsWith("..") && !isAbsolute(r);
+  };
+  const targets = ops.flatMap((op) =>
+    op.type === "update" && op.movePath ? [op.path, op.movePath] : [op.path],
+  );
+  const outside = targets
+    .map((p) => resolve(cwd, p))
+    .filter((abs) => !within(cwd, abs) && !roots.some((r) => within(resolve(r), abs)));
+  if (outside.length === 0) return { ok: true, roots };
+  // Under `never` nobody is asked: the path check refuses the outside paths precisely.
+  if (approvalPolicy === "never") return { ok: true, roots };
+  const decision = await ctx.safety.requestApproval({
+    kind: "file_change",
+    reason: "This patch writes outside the workspace.",
+    cwd: ctx.cwd,
+    paths: outside,
+  });
+  if (decision === "cancel")
+    throw new AbortError("the user cancelled the file change; the turn is interrupted");
+  if (decision === "decline")
+    return {
+      ok: false,
+      message: `The user declined this file change outside the workspace (${outside.join(", ")}).`,
+    };
+  return { ok: true, roots: [...roots, ...outside.map((p) => dirname(p))] };
+}
+
+async function run(input: string, ctx: ToolContext, opts: ApplyPatchToolOptions): Promise<ToolResult> {
   if (ctx.signal.aborted) throw new AbortError("apply_patch was interrupted before it started");
-  const out = applyPatch(input, ctx.cwd, opts.fs ?? nodePatchFs, ctx.signal);
+  const allowed = await writableRootsFor(input, ctx);
+  if (!allowed.ok)
+    return { output: allowed.message, success: false, display: fileChangeDisplay([], "failed") };
+  const out = applyPatch(input, ctx.cwd, opts.fs ?? nodePatchFs, ctx.signal, allowed.roots);
   if (!out.ok) {
     return {
       output: failureText(out),

@@ -1,5 +1,5 @@
 /**
- * Where a patch may write. Policy (until the sandbox issue adds writable roots):
+ * Where a patch may write. Policy (the caller adds writable roots, see `extraRoots`):
  * - Paths are resolved against the call's working directory (`ctx.cwd`).
  * - Absolute paths are accepted when they lie inside the working directory (models often echo
  *   absolute paths from tool output); anything else is refused.
@@ -27,10 +27,35 @@ const inside = (root: string, p: string): boolean => {
   return r !== "" && !r.startsWith(`..${sep}`) && r !== ".." && !isAbsolute(r);
 };
 
-export function resolvePatchPath(cwd: string, path: string, fs: PatchFs): ResolvedPath {
+/**
+ * `extraRoots`: further directories the call may write (writable roots of the sandbox, or
+ * directories the user approved for this call); paths there keep their absolute form in `rel`.
+ */
+export function resolvePatchPath(
+  cwd: string,
+  path: string,
+  fs: PatchFs,
+  extraRoots: string[] = [],
+): ResolvedPath {
   const root = resolve(cwd);
   if (path.includes("\0")) throw new PatchApplyError(`invalid path '${path}': it contains a NUL character`);
   const abs = resolve(root, path);
+  const extra = extraRoots.map((r) => resolve(r)).find((r) => inside(r, abs));
+  if (extra !== undefined && !inside(root, abs)) {
+    const realExtra = fs.realpath(extra) ?? extra;
+    let probe = abs;
+    let realProbe = fs.realpath(probe);
+    while (realProbe === undefined && probe !== extra && probe !== dirname(probe)) {
+      probe = dirname(probe);
+      realProbe = fs.realpath(probe);
+    }
+    const real = realProbe === undefined ? abs : join(realProbe, relative(probe, abs));
+    if (!inside(realExtra, real))
+      throw new PatchApplyError(
+        `path '${path}' resolves to ${real} through a symbolic link, outside ${realExtra}.`,
+      );
+    return { abs, real, rel: abs };
+  }
   if (!inside(root, abs))
     throw new PatchApplyError(
       abs === root
