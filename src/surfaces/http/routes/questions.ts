@@ -11,7 +11,6 @@
  * - Responses carry the broker's redacted outcome only: secret answers never come back.
  */
 import { Hono } from "hono";
-import type { Event } from "../../../protocol/events.js";
 import {
   RejectBody,
   type ReplyBody,
@@ -115,26 +114,8 @@ async function ensureAsked(
   const stored = runtime.store.getQuestion(requestId);
   const waiting = stored && !stored.outcome && stored.request.thread_id === threadId;
   if (!waiting) return "ok";
-  await new Promise<void>((resolve, reject) => {
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      sub.unsubscribe();
-      resolve();
-    };
-    const isAsked = (e: Event) => e.type === "question.requested" && e.request.request_id === requestId;
-    const sub = runtime.bus.subscribe((s) => isAsked(s.event) && finish(), { threadId });
-    const timer = setTimeout(finish, REASK_WAIT_MS);
-    try {
-      liveThread(runtime, threadId);
-    } catch (err) {
-      finish();
-      reject(err);
-    }
-    if (runtime.broker.list({ threadId }).some((r) => r.request_id === requestId)) finish();
-  });
+  liveThread(runtime, threadId);
+  await runtime.reasked(threadId, REASK_WAIT_MS);
   return "ok";
 }
 
