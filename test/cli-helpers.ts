@@ -61,7 +61,12 @@ export function runTandem(
     delete (env as Record<string, string | undefined>).OPENAI_API_KEY;
     delete (env as Record<string, string | undefined>).CODEX_API_KEY;
     Object.assign(env, opts.env);
-    const p = spawn(BIN, args, { env, cwd: opts.cwd, stdio: ["pipe", "pipe", "pipe"] });
+    // Never the repository: a scripted model's commands run in the default cwd.
+    const p = spawn(BIN, args, {
+      env,
+      cwd: opts.cwd ?? tempDir("tandem-run-cwd-"),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     p.stdout.on("data", (d) => {

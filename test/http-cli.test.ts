@@ -22,6 +22,8 @@ interface ServeProcess {
 
 async function startServe(args: string[], env: Record<string, string>): Promise<ServeProcess> {
   const proc = spawn(BIN, ["serve", ...args], {
+    // Threads created without a cwd run here: never in the repository.
+    cwd: tempDir("tandem-serve-cwd-"),
     env: { ...process.env, NO_COLOR: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
