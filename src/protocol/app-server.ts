@@ -103,6 +103,41 @@ export const ThreadReadParams = z.object({
 });
 export type ThreadReadParams = z.infer<typeof ThreadReadParams>;
 
+/** Offset pagination shared by the list methods: `cursor` is a previous page's `nextCursor`. */
+const Page = {
+  limit: z.number().int().min(0).nullish().describe("Page size (0 or absent: the method's default)"),
+  cursor: z.string().nullish().describe("Opaque cursor from a previous page's nextCursor"),
+};
+
+export const ThreadLoadedListParams = z.object(Page);
+export type ThreadLoadedListParams = z.infer<typeof ThreadLoadedListParams>;
+
+/** thread/unsubscribe, thread/archive and thread/unarchive: just the thread. */
+export const ThreadIdParams = z.object({ threadId: z.string() });
+export type ThreadIdParams = z.infer<typeof ThreadIdParams>;
+
+export const ThreadSetNameParams = z.object({
+  threadId: z.string(),
+  name: z.string().describe("The thread's title; surrounding whitespace is trimmed, empty is refused"),
+});
+export type ThreadSetNameParams = z.infer<typeof ThreadSetNameParams>;
+
+export const ModelListParams = z.object({
+  ...Page,
+  includeHidden: z.boolean().nullish(),
+  modelProvider: z.string().nullish().describe("A configured provider id (default: the one in use)"),
+});
+export type ModelListParams = z.infer<typeof ModelListParams>;
+
+export const ConfigReadParams = z.object({
+  cwd: z.string().nullish().describe("Ignored: Tandem has no per-project config layers"),
+  includeLayers: z.boolean().nullish(),
+});
+export type ConfigReadParams = z.infer<typeof ConfigReadParams>;
+
+export const GetAccountParams = z.object({ refreshToken: z.boolean().nullish() });
+export type GetAccountParams = z.infer<typeof GetAccountParams>;
+
 /** The user input kinds Tandem accepts; skills, mentions and audio are refused as invalid params. */
 export const UserInput = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string() }),
@@ -322,6 +357,49 @@ export const CodexThread = z.object({
   turns: z.array(CodexTurn),
 });
 export type CodexThread = z.infer<typeof CodexThread>;
+
+/** Codex `Model` (model/list): the fields Tandem can fill truthfully. */
+export const CodexModel = z.object({
+  id: z.string(),
+  model: z.string(),
+  displayName: z.string(),
+  description: z.string(),
+  hidden: z.boolean(),
+  isDefault: z.boolean(),
+  defaultReasoningEffort: z.string().min(1),
+  supportedReasoningEfforts: z.array(
+    z.object({ reasoningEffort: z.string().min(1), description: z.string() }),
+  ),
+  inputModalities: z.array(z.enum(["text", "image"])),
+});
+export type CodexModel = z.infer<typeof CodexModel>;
+
+/**
+ * Codex `Config` (config/read): the Tandem settings that have a Codex counterpart, under Codex's
+ * snake_case keys. Settings Tandem leaves unset are absent, never a made-up default.
+ */
+export const CodexConfig = z.object({
+  model: z.string(),
+  model_provider: z.string(),
+  approval_policy: z.enum(["untrusted", "on-request", "never"]),
+  approvals_reviewer: z.literal("user"),
+  sandbox_mode: SandboxMode,
+  sandbox_workspace_write: z.object({
+    network_access: z.boolean(),
+    writable_roots: z.array(z.string()),
+  }),
+  model_reasoning_effort: z.string().optional(),
+  model_reasoning_summary: z.enum(["auto", "concise", "detailed", "none"]).optional(),
+  service_tier: z.string().optional(),
+});
+export type CodexConfig = z.infer<typeof CodexConfig>;
+
+/** Codex `GetAccountResponse`: Tandem has no account, only (maybe) an API key from the environment. */
+export const CodexAccountResponse = z.object({
+  account: z.object({ type: z.literal("apiKey") }).nullable(),
+  requiresOpenaiAuth: z.boolean(),
+});
+export type CodexAccountResponse = z.infer<typeof CodexAccountResponse>;
 
 export const TokenUsageBreakdown = z.object({
   inputTokens: z.number().int(),

@@ -1,9 +1,10 @@
 /**
- * Request dispatch: method name → params schema → handler. Codex v2 methods live in threads.ts and
- * turns.ts; `initialize` and the Tandem `tandem/question/*` additions live here.
+ * Request dispatch: method name → params schema → handler. Codex v2 methods live in threads.ts,
+ * manage.ts, turns.ts and info.ts; `initialize` and the Tandem `tandem/question/*` additions live here.
  *
  * Contract:
- * - Unknown method → -32601. Any method but `initialize` before `initialize` → -32002.
+ * - Unknown method → -32601, never a fake success; for Codex methods clients commonly call, the
+ *   message says why Tandem does not support them. Any method but `initialize` before `initialize` → -32002.
  *   Params failing their zod schema → -32602 with one "path: message" per issue (and the issues as
  *   `data`). Handler refusals are `RpcError`s with the codes of rpc.ts.
  * - Handlers are synchronous: they call the runtime and return the result, so the response always
@@ -18,6 +19,8 @@ import {
   QuestionReplyParams,
   QuestionTouchParams,
 } from "../../protocol/app-server.js";
+import { INFO_METHODS } from "./info.js";
+import { MANAGE_METHODS } from "./manage.js";
 import { brokerError, type Method, method, parseParams } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
 import type { AppServer } from "./server.js";
@@ -76,8 +79,42 @@ const QUESTION_METHODS: Record<string, Method<any>> = {
 const METHODS: Record<string, Method<any>> = {
   initialize,
   ...THREAD_METHODS,
+  ...MANAGE_METHODS,
   ...TURN_METHODS,
+  ...INFO_METHODS,
   ...QUESTION_METHODS,
+};
+
+/**
+ * Codex methods clients commonly call that Tandem does not implement, with why (appended to the
+ * -32601 message). Any other unknown method gets the plain message.
+ */
+const UNSUPPORTED: Record<string, string> = {
+  "account/login/start": "Tandem has no login; it reads the API key from the environment",
+  "account/login/cancel": "Tandem has no login",
+  "account/logout": "Tandem has no login; unset the API key in the environment instead",
+  "account/rateLimits/read": "Tandem does not track account rate limits",
+  "account/usage/read": "Tandem does not track account usage",
+  "config/value/write": "Tandem's configuration is read-only here; edit $TANDEM_HOME/config.toml",
+  "config/batchWrite": "Tandem's configuration is read-only here; edit $TANDEM_HOME/config.toml",
+  "configRequirements/read": "Tandem has no managed configuration requirements",
+  "modelProvider/list": "Tandem serves one provider per process; config/read names it",
+  "collaborationMode/list": "Tandem takes collaborationMode plan or default on turn/start",
+  "thread/fork": "Tandem cannot fork threads over the app server",
+  "thread/delete": "Tandem keeps every thread; thread/archive hides one from thread/list",
+  "thread/compact/start": "Tandem does not compact threads on request",
+  "thread/rollback": "Tandem cannot roll back turns",
+  "thread/revert": "Tandem cannot revert turns",
+  "thread/turns/list": "thread/read with includeTurns returns the turns",
+  "review/start": "Tandem has no review mode",
+  "command/exec": "Tandem runs commands only as tools within a turn",
+  fuzzyFileSearch: "Tandem has no file search over the app server",
+  "skills/list": "Tandem has no skills",
+  "plugin/list": "Tandem has no plugins",
+  "app/list": "Tandem has no apps",
+  "mcpServerStatus/list": "Tandem has no MCP servers",
+  "experimentalFeature/list": "Tandem has no experimental feature flags",
+  "feedback/upload": "Tandem does not upload feedback",
 };
 
 export function handleRequest(
@@ -87,7 +124,13 @@ export function handleRequest(
   params: unknown,
 ): unknown {
   const m = Object.hasOwn(METHODS, name) ? METHODS[name] : undefined;
-  if (!m) throw new RpcError(ErrorCode.MethodNotFound, `method not found: ${name}`);
+  if (!m) {
+    const why = Object.hasOwn(UNSUPPORTED, name) ? UNSUPPORTED[name] : undefined;
+    throw new RpcError(
+      ErrorCode.MethodNotFound,
+      why ? `method not found: ${name} is not supported by Tandem (${why})` : `method not found: ${name}`,
+    );
+  }
   if (!session.initialized && name !== "initialize")
     throw new RpcError(ErrorCode.NotInitialized, `not initialized: send initialize before ${name}`);
   return m.run({ server, session }, parseParams(name, m.params, params));

@@ -44,3 +44,24 @@ const BROKER_CODES: Record<ReplyErrorCode, number> = {
 export function brokerError(r: ReplyFailure): RpcError {
   return new RpcError(BROKER_CODES[r.code], r.message, { reason: r.code });
 }
+
+/**
+ * One page of `items` for the list methods: `cursor` is the offset a previous page returned as
+ * `nextCursor`; a `limit` of 0 or absent means `defaultLimit` (all when undefined).
+ */
+export function pageOf<T>(
+  name: string,
+  items: T[],
+  p: { limit?: number | null; cursor?: string | null },
+  defaultLimit?: number,
+): { data: T[]; nextCursor: string | null } {
+  const offset = p.cursor ? Number(p.cursor) : 0;
+  if (!Number.isSafeInteger(offset) || offset < 0 || String(offset) !== (p.cursor || "0"))
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `invalid params for ${name}: cursor: not a cursor from nextCursor`,
+    );
+  const limit = p.limit || defaultLimit || items.length;
+  const end = offset + limit;
+  return { data: items.slice(offset, end), nextCursor: end < items.length ? String(end) : null };
+}

@@ -66,6 +66,18 @@ export class AppServer {
     return this.sessions.size;
   }
 
+  /** Sends a notification to every initialized session (e.g. `thread/archived`). */
+  broadcast(method: string, params: Record<string, unknown>): void {
+    for (const s of this.sessions) {
+      if (!s.initialized) continue;
+      try {
+        s.notify(method, params);
+      } catch (err) {
+        this.opts.log(`${s.id}: cannot deliver ${method}: ${(err as Error)?.stack ?? err}`);
+      }
+    }
+  }
+
   /** Serves one client over `transport`. Resolves once the transport started. */
   async connect(transport: Transport): Promise<ClientSession> {
     const session = new ClientSession(

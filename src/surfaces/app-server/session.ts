@@ -6,9 +6,10 @@
  * `item/fileChange/requestApproval`.
  *
  * Contract:
- * - Attaching to a thread registers this connection as a responder for it; `dispose()` (on
- *   disconnect) removes every registration. A disconnect never settles a question: its server
- *   requests are dropped and the question stays pending in the broker for the next client (Q11).
+ * - Attaching to a thread registers this connection as a responder for it; `unsubscribe` (the
+ *   `thread/unsubscribe` method) removes one registration and `dispose()` (on disconnect) all of
+ *   them. Neither settles a question: its server requests are dropped and the question stays
+ *   pending in the broker for the next client (Q11).
  * - Each pending request is sent at most once per connection (JSON-RPC id = the broker's request
  *   id), whichever way it arrives (live event, resume, attach); approvals go first (broker order).
  *   If the client's result is invalid (malformed, or refused by the broker as invalid), the request
@@ -98,6 +99,22 @@ export class ClientSession {
   detach(threadId: string): void {
     this.attachments.get(threadId)?.();
     this.attachments.delete(threadId);
+  }
+
+  /**
+   * Stops being a responder for the thread and drops the server requests this connection holds for
+   * it; the questions stay pending in the broker for the other responders, and a later attach sends
+   * them again. Returns false when the connection was not attached.
+   */
+  unsubscribe(threadId: string): boolean {
+    if (!this.attachments.has(threadId)) return false;
+    this.detach(threadId);
+    for (const [requestId, entry] of this.asked) {
+      if (entry.request.thread_id !== threadId) continue;
+      this.asked.delete(requestId);
+      this.rpc.forget(entry.rpcId, "the client unsubscribed from the thread");
+    }
+    return true;
   }
 
   /**

@@ -1,5 +1,5 @@
 /**
- * Codex `thread/*` methods over the runtime: start, resume, list, read.
+ * Codex `thread/*` methods over the runtime: start, resume, list, read (the others: manage.ts).
  *
  * Contract:
  * - `thread/start` and `thread/resume` attach the connection to the thread as a responder (Q3).
@@ -8,6 +8,8 @@
  *   other question of the thread still pending, so a client that resumes always gets them.
  * - Thread objects report what Tandem has: `ephemeral` is false (every thread is stored), `source`
  *   is `appServer`, the status says whether the thread waits on an approval or a question.
+ * - `thread/list` lists archived threads (thread settings `archived`, see manage.ts) only when asked
+ *   with `archived: true`, and only those then.
  * - `thread/start` `sandbox` and `approvalPolicy` become the thread's own settings (safety.ts; the
  *   runtime enforces them); responses report the settings in force for the thread. Params Tandem
  *   does not support (instructions, personality, …) are accepted and ignored.
@@ -67,6 +69,15 @@ function settingsOf(server: AppServer, thread: Thread) {
   };
 }
 
+/** The thread-settings key `thread/archive` sets: archived threads leave the default thread/list. */
+export const ARCHIVED = "archived";
+
+/** Whether the thread is archived (the live record wins over the stored one). */
+export function isArchived(server: AppServer, record: ThreadRecord): boolean {
+  const current = server.runtime.thread(record.id)?.record ?? record;
+  return current.settings[ARCHIVED] === true;
+}
+
 export function requireThread(server: AppServer, threadId: string): ThreadRecord {
   const record = server.runtime.thread(threadId)?.record ?? server.runtime.store.getThread(threadId);
   if (!record)
@@ -120,12 +131,12 @@ const list = method(ThreadListParams, ({ server }: Ctx, p) => {
       ErrorCode.InvalidParams,
       "invalid params for thread/list: cursor: not a cursor from nextCursor",
     );
-  if (p.archived) return { data: [], nextCursor: null };
+  const archived = p.archived ?? false;
   const cwds =
     p.cwd === undefined || p.cwd === null ? undefined : new Set([p.cwd].flat().map((c) => resolve(c)));
   const records = server.runtime.store
-    .listThreads(cwds ? {} : { limit: offset + limit + 1 })
-    .filter((r) => !cwds || cwds.has(r.cwd));
+    .listThreads()
+    .filter((r) => isArchived(server, r) === archived && (!cwds || cwds.has(r.cwd)));
   const page = records.slice(offset, offset + limit);
   return {
     data: page.map((r) => threadObject(server, r, false)),
