@@ -5,7 +5,7 @@
  */
 import { Box, useApp, useInput } from "ink";
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
-import { Composer } from "./composer.js";
+import { Composer, type PasteSource } from "./composer.js";
 import type { TuiController } from "./controller.js";
 import type { Keymap } from "./keymap.js";
 import { QuestionPane } from "./overlay.js";
@@ -14,7 +14,16 @@ import { LiveArea, Scrollback } from "./transcript.js";
 
 export const QUIT_WINDOW_MS = 2000;
 
-export function App({ controller, keymap }: { controller: TuiController; keymap: Keymap }) {
+export function App({
+  controller,
+  keymap,
+  pastes,
+}: {
+  controller: TuiController;
+  keymap: Keymap;
+  /** Out-of-band bracketed pastes (paste.ts); without it pastes are read in band. */
+  pastes?: PasteSource;
+}) {
   const store = controller.store;
   const snap = useSyncExternalStore(store.subscribe, store.getSnapshot);
   const { exit } = useApp();
@@ -42,6 +51,7 @@ export function App({ controller, keymap }: { controller: TuiController; keymap:
 
   const onSubmit = useCallback(
     (text: string) => {
+      controller.history.record(text, controller.cwd);
       if (controller.submit(text) === "quit") exit();
     },
     [controller, exit],
@@ -78,6 +88,8 @@ export function App({ controller, keymap }: { controller: TuiController; keymap:
           onSubmit={onSubmit}
           onInterrupt={onInterrupt}
           onKey={onKey}
+          history={controller.history}
+          pastes={pastes}
         />
         <StatusLine status={snap.status} pending={snap.pending.length} hint={hint} />
       </Box>

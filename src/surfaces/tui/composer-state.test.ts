@@ -94,3 +94,37 @@ describe("composer keys", () => {
     expect(composerActions("steer now\r", {}, km)).toEqual([ins("steer now"), { type: "submit" }]);
   });
 });
+
+describe("bracketed paste and history updates", () => {
+  const paste = (text: string): ComposerAction => ({ type: "paste", text });
+
+  it("inserts a paste literally: newlines, a trailing backslash + newline, a leading slash", () => {
+    const block = "/not a command\nline \\\nend\\";
+    const r = run(emptyComposer(), ins("see: "), paste(block));
+    expect(r.sent).toEqual([]);
+    expect(r.state.text).toBe(`see: ${block}`);
+    expect(run(r.state, { type: "submit" }).sent).toEqual([]); // trailing "\" + Enter: newline, as typed
+    expect(run(r.state, ins("!"), { type: "submit" }).sent).toEqual([`see: ${block}!`]);
+  });
+
+  it("shows a large paste as a placeholder and expands it on submit", () => {
+    const big = Array.from({ length: 12 }, (_, i) => `line ${i}`).join("\n");
+    const r = run(emptyComposer(), ins("a "), paste(big), ins(" b "), paste(big));
+    expect(r.state.text).toBe("a [pasted 12 lines] b [pasted 12 lines #2]");
+    const sent = run(r.state, { type: "submit" });
+    expect(sent.sent).toEqual([`a ${big} b ${big}`]);
+    expect(sent.state.history).toEqual([`a ${big} b ${big}`]);
+    expect(sent.state.pastes).toEqual({});
+    const long = "x".repeat(2500);
+    expect(run(emptyComposer(), paste(long)).state.text).toBe("[pasted 2500 chars]");
+  });
+
+  it("a history update keeps the draft, also while browsing", () => {
+    let r = run(emptyComposer(["old"]), ins("draft"), { type: "up" });
+    expect(r.state.text).toBe("old");
+    r = run(r.state, { type: "history", history: ["old", "resumed"] });
+    expect(r.state.text).toBe("draft");
+    r = run(r.state, { type: "up" });
+    expect(r.state.text).toBe("resumed");
+  });
+});

@@ -7,6 +7,11 @@
  * breaks (CRLF/CR normalised to LF), except that one trailing line break on a single-line chunk
  * counts as Enter: terminals deliver fast "text⏎" as one chunk.
  *
+ * Bracketed paste (`paste` action, see paste.ts) is inserted literally: its line breaks stay
+ * line breaks, nothing in it submits, a trailing backslash stays. A large paste shows as a
+ * placeholder ("[pasted 120 lines]") that is expanded back when the text is submitted (if the
+ * placeholder was edited it is no longer recognised and stays as typed).
+ *
  * History: ↑ on the first line recalls older entries, ↓ on the last line newer ones, back to the
  * draft that was being typed. Consecutive duplicates are stored once.
  */
@@ -18,10 +23,16 @@ export interface ComposerState {
   /** Position in history while browsing (history.length = the live draft). */
   historyIndex: number;
   draft: string;
+  /** Placeholder → pasted text, for large pastes shown compactly. */
+  pastes: Record<string, string>;
 }
 
 export type ComposerAction =
   | { type: "insert"; text: string }
+  /** A bracketed paste (already cleaned by paste.ts). */
+  | { type: "paste"; text: string }
+  /** Replaces the history list (e.g. a resumed thread's messages joined it). */
+  | { type: "history"; history: string[] }
   | { type: "newline" }
   | { type: "submit" }
   | { type: "deleteBack" }
@@ -47,7 +58,29 @@ export const emptyComposer = (history: string[] = []): ComposerState => ({
   history,
   historyIndex: history.length,
   draft: "",
+  pastes: {},
 });
+
+/** A paste with more lines (or characters) than this shows as a placeholder. */
+export const PASTE_COLLAPSE_LINES = 10;
+export const PASTE_COLLAPSE_CHARS = 2000;
+
+/** The placeholder for a large paste, unique among `taken`. */
+export function pastePlaceholder(text: string, taken: Record<string, string>): string {
+  const lines = text.split("\n").length;
+  const base = lines > 1 ? `[pasted ${lines} lines` : `[pasted ${[...text].length} chars`;
+  for (let i = 1; ; i++) {
+    const label = `${base}${i > 1 ? ` #${i}` : ""}]`;
+    if (!(label in taken)) return label;
+  }
+}
+
+/** The composer text with large-paste placeholders replaced by what was pasted. */
+export function expandPastes(text: string, pastes: Record<string, string>): string {
+  let out = text;
+  for (const [label, body] of Object.entries(pastes)) out = out.split(label).join(body);
+  return out;
+}
 
 const chars = (s: string) => [...s];
 
@@ -106,12 +139,30 @@ export function reduce(s: ComposerState, a: ComposerAction): ComposerStep {
   switch (a.type) {
     case "insert":
       return { state: insertAt(s, a.text) };
+    case "paste": {
+      if (!a.text) return { state: s };
+      const large = a.text.split("\n").length > PASTE_COLLAPSE_LINES || a.text.length > PASTE_COLLAPSE_CHARS;
+      if (!large) return { state: insertAt(s, a.text) };
+      const label = pastePlaceholder(a.text, s.pastes);
+      return { state: { ...insertAt(s, label), pastes: { ...s.pastes, [label]: a.text } } };
+    }
+    case "history":
+      return {
+        state: {
+          ...s,
+          history: a.history,
+          historyIndex: a.history.length,
+          draft: "",
+          text: s.historyIndex === s.history.length ? s.text : s.draft,
+          cursor: s.historyIndex === s.history.length ? s.cursor : chars(s.draft).length,
+        },
+      };
     case "newline":
       return { state: insertAt(s, "\n") };
     case "set":
       return { state: edit(s, a.text, chars(a.text).length) };
     case "clear":
-      return { state: edit(s, "", 0) };
+      return { state: { ...edit(s, "", 0), pastes: {} } };
     case "deleteBack":
       if (s.cursor === 0) return { state: s };
       c.splice(s.cursor - 1, 1);
@@ -143,8 +194,8 @@ export function reduce(s: ComposerState, a: ComposerAction): ComposerStep {
       if (s.cursor === c.length && s.text.endsWith("\\")) {
         return { state: edit(s, `${s.text.slice(0, -1)}\n`, c.length) };
       }
-      const text = s.text.trim();
-      if (!text) return { state: edit(s, "", 0) };
+      const text = expandPastes(s.text, s.pastes).trim();
+      if (!text) return { state: { ...edit(s, "", 0), pastes: {} } };
       const history = s.history[s.history.length - 1] === text ? s.history : [...s.history, text];
       return { state: emptyComposer(history.slice(-500)), submitted: text };
     }

@@ -2,9 +2,14 @@
  * The composer: multi-line input over composer-state.ts. Enter sends (the app decides whether
  * that starts a turn or queues a steer), newline keys come from the keymap, Esc asks the app to
  * interrupt. `locked` (a question is shown) disables it entirely; the draft is kept.
+ *
+ * Pastes: from `pastes` (paste.ts's stdin stand-in, out of band, while the composer is active),
+ * or — when Ink receives the bracketed-paste markers itself (tests, another stdin) — by collecting
+ * everything between the `[200~` and `[201~` events. Either way the text goes in literally.
+ * History: `history` (history.ts) seeds ↑/↓ and pushes changes (a resumed thread's messages).
  */
 import { Box, Text, useInput } from "ink";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import {
   type ComposerAction,
   type ComposerState,
@@ -13,6 +18,7 @@ import {
   reduce,
 } from "./composer-state.js";
 import type { Action, KeyInfo, Keymap } from "./keymap.js";
+import { cleanPaste, type PasteListener } from "./paste.js";
 import { theme } from "./theme.js";
 
 export interface ComposerProps {
@@ -23,8 +29,22 @@ export interface ComposerProps {
   onInterrupt(): void;
   /** Called on every key the composer handles (the app uses it to reset the Ctrl-C prompt). */
   onKey?(): void;
-  history?: string[];
+  history?: HistorySource;
+  pastes?: PasteSource;
 }
+
+export interface HistorySource {
+  entries(): string[];
+  subscribe(fn: () => void): () => void;
+}
+
+export interface PasteSource {
+  onPaste(listener: PasteListener): () => void;
+}
+
+/** How Ink reports the bracketed-paste markers when they reach useInput (ESC stripped). */
+const IN_BAND_START = "[200~";
+const IN_BAND_END = "[201~";
 
 /** Keymap actions that map one-to-one onto editing actions. */
 const EDITS: Array<[Action, ComposerAction]> = [
@@ -58,28 +78,63 @@ export function composerActions(input: string, key: KeyInfo, km: Keymap): Compos
 }
 
 export function Composer(props: ComposerProps) {
-  const [state, setState] = useState<ComposerState>(() => emptyComposer(props.history));
+  const [state, setState] = useState<ComposerState>(() => emptyComposer(props.history?.entries() ?? []));
   const ref = useRef(state);
   const latest = useRef(props);
   latest.current = props;
+  /** Text of an in-band paste being collected (undefined: none). */
+  const inBand = useRef<string | undefined>(undefined);
+
+  const apply = (actions: ComposerAction[]) => {
+    const p = latest.current;
+    let s = ref.current;
+    for (const a of actions) {
+      const step = reduce(s, a);
+      s = step.state;
+      if (step.submitted !== undefined) p.onSubmit(step.submitted);
+    }
+    ref.current = s;
+    setState(s);
+  };
+  const applyRef = useRef(apply);
+  applyRef.current = apply;
+
+  const history = props.history;
+  useEffect(
+    () => history?.subscribe(() => applyRef.current([{ type: "history", history: [...history.entries()] }])),
+    [history],
+  );
+
+  const pastes = props.pastes;
+  useEffect(() => {
+    if (props.locked || !pastes) return;
+    return pastes.onPaste((text) => {
+      latest.current.onKey?.();
+      applyRef.current([{ type: "paste", text }]);
+      return true;
+    });
+  }, [pastes, props.locked]);
 
   useInput(
     (input, key) => {
       const p = latest.current;
+      if (inBand.current !== undefined || input === IN_BAND_START) {
+        if (input === IN_BAND_START) inBand.current = "";
+        else if (input === IN_BAND_END) {
+          const text = cleanPaste(inBand.current ?? "");
+          inBand.current = undefined;
+          p.onKey?.();
+          apply([{ type: "paste", text }]);
+        } else inBand.current += key.return ? "\n" : key.tab ? "\t" : input;
+        return;
+      }
       const actions = composerActions(input, key, p.keymap);
       if (actions === "interrupt") {
         if (p.running) p.onInterrupt();
         return;
       }
       if (actions.length) p.onKey?.();
-      let s = ref.current;
-      for (const a of actions) {
-        const step = reduce(s, a);
-        s = step.state;
-        if (step.submitted !== undefined) p.onSubmit(step.submitted);
-      }
-      ref.current = s;
-      setState(s);
+      apply(actions);
     },
     { isActive: !props.locked },
   );

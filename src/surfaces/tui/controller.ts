@@ -16,6 +16,7 @@ import type { Runtime } from "../../runtime/core.js";
 import type { Thread } from "../../runtime/thread.js";
 import { cellsFromHistory } from "./cells.js";
 import { type CommandName, helpText, parseCommand } from "./commands.js";
+import { ComposerHistory } from "./history.js";
 import type { Keymap } from "./keymap.js";
 import type { ActionResult } from "./overlay.js";
 import { ViewStore } from "./view-store.js";
@@ -29,12 +30,15 @@ export interface ControllerOptions {
   responder?: Responder;
   touchEveryMs?: number;
   frameMs?: number;
+  /** The composer's ↑/↓ history (default: in memory only). */
+  history?: ComposerHistory;
 }
 
 export type SubmitResult = "sent" | "steered" | "command" | "quit" | "ignored";
 
 export class TuiController {
   readonly store: ViewStore;
+  readonly history: ComposerHistory;
   mode: CollaborationMode;
   private thread: Thread | undefined;
   private detach: () => void = () => {};
@@ -47,6 +51,7 @@ export class TuiController {
     private readonly opts: ControllerOptions,
   ) {
     this.mode = opts.mode;
+    this.history = opts.history ?? new ComposerHistory(undefined);
     this.responder = opts.responder ?? { kind: "tui" };
     this.store = new ViewStore(
       { id: "", model: opts.model ?? runtime.settings.model, mode: opts.mode, cwd: opts.cwd },
@@ -58,6 +63,11 @@ export class TuiController {
 
   get threadId(): string {
     return this.store.threadId;
+  }
+
+  /** The directory the UI was opened on. */
+  get cwd(): string {
+    return this.opts.cwd;
   }
 
   get running(): boolean {
@@ -92,6 +102,7 @@ export class TuiController {
     );
     this.store.notice(`Resumed thread ${id} (${cells.length} entries)`, "dim");
     this.store.addCells(cells);
+    this.history.addThread(cells.flatMap((c) => (c.kind === "user" ? [c.text] : [])));
     this.show(thread);
     return thread;
   }

@@ -19,7 +19,9 @@ import { App } from "./app.js";
 import { parseTuiArgs, TUI_USAGE, type TuiArgs, UsageError } from "./args.js";
 import { TuiController } from "./controller.js";
 import { type DemoSetup, startDemo } from "./demo.js";
+import { ComposerHistory } from "./history.js";
 import { loadKeymap } from "./keymap.js";
+import { enableBracketedPaste, PasteStdin } from "./paste.js";
 
 const say = (s: string) => process.stderr.write(`${s}\n`);
 
@@ -93,8 +95,10 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
     return 2;
   }
 
-  // Keys come from the user's home even when the demo switches to a throwaway one.
-  const { keymap, warnings: keyWarnings } = loadKeymap(tandemHome());
+  // Keys and history come from the user's home even when the demo switches to a throwaway one.
+  const home = tandemHome();
+  const { keymap, warnings: keyWarnings } = loadKeymap(home);
+  const history = new ComposerHistory(home);
   const built = await build(args, opts.demo ? await startDemo() : undefined);
   if ("code" in built) return built.code;
   const { runtime, demo } = built;
@@ -105,6 +109,7 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
     mode: demo ? "plan" : (args.mode ?? "default"),
     keymap,
     demo: !!demo,
+    history,
   });
   const store = controller.store;
   if (demo) store.add({ kind: "banner", ...demo.banner });
@@ -128,22 +133,30 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
       "warn",
     );
 
-  const instance = render(<App controller={controller} keymap={keymap} />, {
+  // Ink reads keys through PasteStdin, which takes bracketed pastes out of the stream whole.
+  const stdin = new PasteStdin(process.stdin);
+  const pasteOff = enableBracketedPaste(1);
+  const instance = render(<App controller={controller} keymap={keymap} pastes={stdin} />, {
     exitOnCtrlC: false,
     patchConsole: true,
     maxFps: 30,
+    stdin: stdin as unknown as NodeJS.ReadStream,
   });
   const stop = () => instance.unmount();
   process.once("SIGTERM", stop);
   process.once("SIGHUP", stop);
+  process.once("SIGINT", stop);
   const first = demo ? demo.prompt : args.prompt;
   if (first) setTimeout(() => controller.submit(first), 50);
 
   try {
     await instance.waitUntilExit();
   } finally {
+    pasteOff();
+    stdin.dispose();
     process.off("SIGTERM", stop);
     process.off("SIGHUP", stop);
+    process.off("SIGINT", stop);
     const id = controller.threadId;
     controller.dispose();
     await runtime.shutdown();
