@@ -7,83 +7,29 @@
  * what the model saw in the mock's request log, and the thread's history in the SQLite store:
  * every call has exactly one output.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import type { Script } from "../src/mock-model/index.js";
 import { openStore } from "../src/store/index.js";
-import { BIN, type MockProcess, startMockProcess } from "./cli-helpers.js";
-import { tempDir } from "./helpers.js";
+import { hasTmux, requests, tuiHarness } from "./tui-harness.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 const hasBwrap = spawnSync("bwrap", ["--version"]).status === 0;
 const JUSTIFICATION = "Write the shared build log outside the workspace";
 
-const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
-const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-let mock: MockProcess | undefined;
-let session: string | undefined;
-let n = 0;
-const cleanup: Array<() => void> = [];
-
-afterEach(async () => {
-  if (session) spawnSync("tmux", ["kill-session", "-t", session]);
-  session = undefined;
-  await mock?.stop();
-  mock = undefined;
-  for (const f of cleanup.splice(0)) f();
+/** The built TUI in a fresh tmux session (CI unset, so it runs interactively). */
+const { launch, startMock, waitFor, keys, literal, defer } = tuiHarness({
+  name: "tandem-tui-approval",
+  tempPrefix: "tandem-tui",
 });
 
 /** A fresh directory under $HOME: the workspace-write sandbox cannot write there. */
 function outsideDir(): string {
   const dir = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-tui-approval-"));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  defer(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
-
-/** Starts the built TUI in a fresh tmux session (CI unset, so it runs interactively). */
-function launch(url: string): { home: string; cwd: string } {
-  const home = tempDir("tandem-tui-home-");
-  const cwd = tempDir("tandem-tui-cwd-");
-  session = `tandem-tui-approval-${process.pid}-${++n}`;
-  const unset = ["CI", "CONTINUOUS_INTEGRATION", "OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"];
-  const env = [
-    `TANDEM_HOME=${q(home)}`,
-    "TERM=xterm-256color",
-    "OPENAI_API_KEY=test-key",
-    `OPENAI_BASE_URL=${q(url)}`,
-  ];
-  const cmd = `cd ${q(ROOT)} && env ${unset.map((v) => `-u ${v}`).join(" ")} ${env.join(" ")} ${q(BIN)} --cd ${q(cwd)}; echo "[exited $?]"; sleep 120`;
-  tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", cmd);
-  return { home, cwd };
-}
-
-/** The pane with its scrollback, wrapped lines joined. */
-const pane = () => tmux("capture-pane", "-p", "-J", "-S", "-500", "-t", session!);
-
-async function waitFor(text: string | RegExp, ms = 30_000): Promise<string> {
-  const end = Date.now() + ms;
-  let last = "";
-  while (Date.now() < end) {
-    last = pane();
-    if (typeof text === "string" ? last.includes(text) : text.test(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`pane never showed ${String(text)}; last capture:\n${last}`);
-}
-
-const keys = (...k: string[]) => tmux("send-keys", "-t", session!, ...k);
-const literal = (text: string) => tmux("send-keys", "-t", session!, "-l", text);
-
-/** Every request body the scripted model received, in order. */
-const requests = (log: string): any[] =>
-  readFileSync(log, "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l));
 
 /** The output the model was sent for `callId` (first request carrying it), or undefined. */
 function sentOutput(log: string, callId: string): string | undefined {
@@ -187,8 +133,8 @@ describe.skipIf(!hasTmux || !hasBwrap)(
           { expect: { input_contains: ["TUI_42"] }, output: [message("The log is written.")] },
         ],
       };
-      mock = await startMockProcess(script);
-      const { home, cwd } = launch(mock.url);
+      const mock = await startMock(script);
+      const { home, cwd } = launch({ url: mock.url });
       await promptUntilApproval("write the build log", cmd, cwd);
       await decide("1", "Accept");
 
@@ -219,8 +165,8 @@ describe.skipIf(!hasTmux || !hasBwrap)(
           { expect: { input_contains: ["declined"] }, output: [message("Understood, I will not touch it.")] },
         ],
       };
-      mock = await startMockProcess(script);
-      const { home, cwd } = launch(mock.url);
+      const mock = await startMock(script);
+      const { home, cwd } = launch({ url: mock.url });
       await promptUntilApproval("touch the shared file", cmd, cwd);
       await decide("4", "Decline");
 
@@ -249,8 +195,8 @@ describe.skipIf(!hasTmux || !hasBwrap)(
           { expect: { input_contains: ["again please"] }, output: [message("Back after the cancel.")] },
         ],
       };
-      mock = await startMockProcess(script);
-      const { home, cwd } = launch(mock.url);
+      const mock = await startMock(script);
+      const { home, cwd } = launch({ url: mock.url });
       await promptUntilApproval("touch the shared file", cmd, cwd);
       await decide("5", "Cancel");
 

@@ -4,81 +4,15 @@
  * Keys go in with `tmux send-keys`; what the user sees comes out of `capture-pane`; the scripted
  * model's request log shows what reached the model. Polls the pane instead of sleeping.
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Script } from "../src/mock-model/index.js";
-import { BIN, type MockProcess, startMockProcess } from "./cli-helpers.js";
-import { tempDir } from "./helpers.js";
+import { builtOrSourceTui, hasTmux, requests, tuiHarness } from "./tui-harness.js";
 
-const ROOT = resolve(import.meta.dirname, "..");
-const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
-
-/**
- * What runs in the pane: the built `./bin/tandem` when dist/ contains the TUI (`npm test` builds
- * first), else the sources through tsx (`src/surfaces/tui/dev-main.tsx`).
- */
-function tuiCommand(): string[] {
-  const dist = resolve(ROOT, "dist");
-  const built =
-    existsSync(dist) &&
-    readdirSync(dist).some(
-      (f) => f.endsWith(".js") && readFileSync(join(dist, f), "utf8").includes("function runTui"),
-    );
-  if (built && readFileSync(resolve(ROOT, "src/cli.ts"), "utf8").includes("runTui")) return [BIN];
-  return [resolve(ROOT, "node_modules/.bin/tsx"), resolve(ROOT, "src/surfaces/tui/dev-main.tsx")];
-}
-const TUI = tuiCommand();
-
-const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
-const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
-let mock: MockProcess | undefined;
-let session: string | undefined;
-let n = 0;
-
-afterEach(async () => {
-  if (session) spawnSync("tmux", ["kill-session", "-t", session]);
-  session = undefined;
-  await mock?.stop();
-  mock = undefined;
+/** The built `./bin/tandem` when dist/ contains the TUI, else the sources through tsx. */
+const { launch, kill, startMock, pane, waitFor, keys, literal } = tuiHarness({
+  name: "tandem-tui",
+  command: builtOrSourceTui(),
 });
-
-/** Starts the TUI in a fresh tmux session; the pane stays open after it exits (for the last lines). */
-function launch(url: string | null, args: string[]): { home: string; cwd: string } {
-  const home = tempDir("tandem-tui-home-");
-  const cwd = tempDir("tandem-tui-cwd-");
-  session = `tandem-tui-${process.pid}-${++n}`;
-  const unset = ["CI", "CONTINUOUS_INTEGRATION", "OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"];
-  const env = [`TANDEM_HOME=${q(home)}`, "TERM=xterm-256color"];
-  if (url) env.push("OPENAI_API_KEY=test-key", `OPENAI_BASE_URL=${q(url)}`);
-  const cmd = `cd ${q(ROOT)} && env ${unset.map((v) => `-u ${v}`).join(" ")} ${env.join(" ")} ${TUI.map(q).join(" ")} --cd ${q(cwd)} ${args.map(q).join(" ")}; echo "[exited $?]"; sleep 120`;
-  tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", cmd);
-  return { home, cwd };
-}
-
-/** The pane with its scrollback, wrapped lines joined. */
-const pane = () => tmux("capture-pane", "-p", "-J", "-S", "-500", "-t", session!);
-
-async function waitFor(text: string | RegExp, ms = 30_000): Promise<string> {
-  const end = Date.now() + ms;
-  let last = "";
-  while (Date.now() < end) {
-    last = pane();
-    if (typeof text === "string" ? last.includes(text) : text.test(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`pane never showed ${String(text)}; last capture:\n${last}`);
-}
-
-const keys = (...k: string[]) => tmux("send-keys", "-t", session!, ...k);
-const literal = (text: string) => tmux("send-keys", "-t", session!, "-l", text);
-const requests = (log: string) =>
-  readFileSync(log, "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l));
 
 describe.skipIf(!hasTmux)("tandem TUI in tmux (real processes)", { timeout: 120_000 }, () => {
   it("answers a two-question batch (digit + free text with a note) and the model receives it", async () => {
@@ -113,8 +47,8 @@ describe.skipIf(!hasTmux)("tandem TUI in tmux (real processes)", { timeout: 120_
         },
       ],
     };
-    mock = await startMockProcess(script);
-    launch(mock.url, ["--mode", "plan"]);
+    const mock = await startMock(script);
+    launch({ url: mock.url, args: ["--mode", "plan"] });
     await waitFor("ask Tandem to do something");
     literal("plan a project");
     keys("Enter");
@@ -159,8 +93,8 @@ describe.skipIf(!hasTmux)("tandem TUI in tmux (real processes)", { timeout: 120_
         },
       ],
     };
-    mock = await startMockProcess(script);
-    launch(mock.url, []);
+    const mock = await startMock(script);
+    launch({ url: mock.url });
     await waitFor("ask Tandem to do something");
     literal("write a long answer");
     keys("Enter");
@@ -180,7 +114,7 @@ describe.skipIf(!hasTmux)("tandem TUI in tmux (real processes)", { timeout: 120_
   });
 
   it("without an API key says so, names the variable and asks before running the demo", async () => {
-    launch(null, []);
+    launch({ url: null });
     await waitFor("no API key — set OPENAI_API_KEY");
     await waitFor("Run the offline demo instead?");
     literal("n");
@@ -188,8 +122,8 @@ describe.skipIf(!hasTmux)("tandem TUI in tmux (real processes)", { timeout: 120_
     await waitFor("[exited 1]");
     expect(pane()).toContain("Nothing started.");
 
-    spawnSync("tmux", ["kill-session", "-t", session!]);
-    launch(null, []);
+    kill();
+    launch({ url: null });
     await waitFor("Run the offline demo instead?");
     literal("y");
     keys("Enter");
