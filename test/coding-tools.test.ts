@@ -184,4 +184,40 @@ describe("coding tools through the loop", () => {
     );
     expect(outs[1].output).toMatch(/declined/);
   });
+
+  it("accept for session covers later patches to the same paths outside the workspace", async () => {
+    const { mkdtempSync } = await import("node:fs");
+    const outside = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-patch-session-"));
+    const add = ["*** Begin Patch", `*** Add File: ${outside}/log.md`, "+one", "*** End Patch"].join("\n");
+    const upd = [
+      "*** Begin Patch",
+      `*** Update File: ${outside}/log.md`,
+      "@@",
+      " one",
+      "+two",
+      "*** End Patch",
+    ].join("\n");
+    h = await harness({
+      script: {
+        steps: [
+          { output: [{ type: "custom_tool_call", name: "apply_patch", input: add, call_id: "s1" }] },
+          { output: [{ type: "custom_tool_call", name: "apply_patch", input: upd, call_id: "s2" }] },
+          { output: [{ type: "message", text: "ok" }] },
+        ],
+      },
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const turn = thread.startTurn("go");
+    const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
+    h.runtime.reply(
+      thread.id,
+      q.request.request_id,
+      { answers: { decision: { selected: ["Accept for session"] } } },
+      { kind: "test" },
+    );
+    await turn.done;
+    expect(readFileSync(join(outside, "log.md"), "utf8")).toBe("one\ntwo\n");
+    expect(h.events.filter((e) => e.event.type === "question.requested")).toHaveLength(1);
+  });
 });

@@ -2,8 +2,8 @@
  * Approvals (SPEC A2, A3): turn a tool's ApprovalAsk into a request on the broker's queue
  * (approvals go first), and remember what the user allowed.
  *
- * - accept: this once; accept_for_session: the same command (or the model's prefix rule) in
- *   this thread without asking again; accept_and_remember: the prefix rule (or the exact
+ * - accept: this once; accept_for_session: the same command (or the model's prefix rule), or
+ *   a patch touching only already-approved paths, in this thread without asking again; accept_and_remember: the prefix rule (or the exact
  *   command) persisted per project in the store, surviving restarts; decline: the model is
  *   told; cancel: the turn is interrupted.
  * - Timeouts never approve: a timed-out approval is a decline, whatever `on_timeout` says.
@@ -28,7 +28,7 @@ const DESCRIPTIONS: Record<ApprovalDecisionName, string> = {
 };
 
 export class Approvals {
-  private session = new Map<string, { commands: Set<string>; prefixes: string[][] }>();
+  private session = new Map<string, { commands: Set<string>; prefixes: string[][]; paths: Set<string> }>();
   private counters = new Map<string, number>();
 
   constructor(private readonly rt: Runtime) {}
@@ -52,15 +52,16 @@ export class Approvals {
   private sessionOf(threadId: string) {
     let s = this.session.get(threadId);
     if (!s) {
-      s = { commands: new Set(), prefixes: [] };
+      s = { commands: new Set(), prefixes: [], paths: new Set() };
       this.session.set(threadId, s);
     }
     return s;
   }
 
   preApproved(threadId: string, ask: ApprovalAsk): boolean {
-    if (ask.kind !== "exec" || !ask.command) return false;
     const s = this.sessionOf(threadId);
+    if (ask.kind === "file_change") return !!ask.paths?.length && ask.paths.every((p) => s.paths.has(p));
+    if (!ask.command) return false;
     if (s.commands.has(ask.command)) return true;
     const prefixes = [...s.prefixes, ...this.rules(ask.cwd)];
     return prefixes.some((p) => matchesPrefix(ask.command!, p));
@@ -123,6 +124,9 @@ export class Approvals {
       (Object.keys(APPROVAL_LABELS) as ApprovalDecisionName[]).find((k) => APPROVAL_LABELS[k] === label) ??
       "decline";
     const rule = ask.prefix_rule?.length ? ask.prefix_rule : ask.command ? commandWords(ask.command) : null;
+    if (decision === "accept_for_session" && ask.kind === "file_change") {
+      for (const p of ask.paths ?? []) this.sessionOf(thread.id).paths.add(p);
+    }
     if (decision === "accept_for_session" && ask.command) {
       const s = this.sessionOf(thread.id);
       s.commands.add(ask.command);
