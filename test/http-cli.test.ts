@@ -152,6 +152,53 @@ describe("tandem serve (processes)", () => {
     events.close();
   });
 
+  it("--responder: a script that only polls GET /question can answer; the question waits for it", async () => {
+    const demo = Scripts.questionDemo();
+    demo.steps[1] = { ...demo.steps[1], expect: { input_contains: ["polled-answer"] } };
+    mock = await startMockProcess(demo);
+    server = await startServe(
+      ["--port", "0", "--token", "poll-token-123", "--responder", "-c", `openai_base_url="${mock.url}"`],
+      {
+        TANDEM_HOME: tempDir(),
+        OPENAI_API_KEY: "k",
+      },
+    );
+    const json = { authorization: "Bearer poll-token-123", "content-type": "application/json" };
+    const thread = (await (
+      await fetch(`${server.url}/thread`, { method: "POST", headers: json, body: '{"mode":"plan"}' })
+    ).json()) as any;
+    await fetch(`${server.url}/thread/${thread.id}/turn`, {
+      method: "POST",
+      headers: json,
+      body: '{"text":"go"}',
+    });
+    let pending: any[] = [];
+    for (let i = 0; i < 200 && pending.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      pending = (
+        (await (await fetch(`${server.url}/question?thread=${thread.id}`, { headers: json })).json()) as any
+      ).questions;
+    }
+    expect(pending).toHaveLength(1);
+    const reply = await fetch(`${server.url}/question/${pending[0].request_id}/reply`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ thread_id: thread.id, text: { stack: "1", name: "polled-answer" } }),
+    });
+    expect(reply.status).toBe(200);
+    let status = "";
+    for (let i = 0; i < 200 && status !== "idle"; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      const detail = (await (
+        await fetch(`${server.url}/thread/${thread.id}`, { headers: json })
+      ).json()) as any;
+      status = detail.thread.status;
+    }
+    expect(status).toBe("idle");
+    expect(readFileSync(mock.log, "utf8")).toContain("polled-answer");
+    expect(await server.stop()).toBe(0);
+  });
+
   it("bad usage exits 2, a missing key exits 1, with a message", async () => {
     const home = tempDir();
     const port = await runTandem(["serve", "--port", "http"], { env: { TANDEM_HOME: home } });

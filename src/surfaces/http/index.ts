@@ -23,11 +23,13 @@ import { startHttpServer } from "./server.js";
 export { createHttpApp, type HttpAppOptions } from "./app.js";
 export { type HttpServer, type HttpServerOptions, startHttpServer } from "./server.js";
 
-export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--token T] [-c key=value…] [-m model]
+export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--token T] [--responder] [-c key=value…] [-m model]
 
   --port N     port to listen on (default 0: a free port, printed at start)
   --host H     interface to bind (default 127.0.0.1; anything else exposes the server)
   --token T    bearer token for the API (default: $TANDEM_SERVE_TOKEN, else a random one)
+  --responder  questions may wait for API clients that poll GET /question (without it, only
+               an open web page or an SSE ?responder= connection counts as someone to answer)
   -c key=val   override a config setting (repeatable)
   -m model     model for new threads`;
 
@@ -35,7 +37,15 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
 export async function runServe(argv: string[]): Promise<number> {
   const err = (s: string) => process.stderr.write(`tandem serve: ${s}\n`);
-  let v: { port?: string; host?: string; token?: string; config?: string[]; model?: string; help?: boolean };
+  let v: {
+    port?: string;
+    host?: string;
+    token?: string;
+    config?: string[];
+    model?: string;
+    help?: boolean;
+    responder?: boolean;
+  };
   try {
     v = parseArgs({
       args: argv,
@@ -46,6 +56,7 @@ export async function runServe(argv: string[]): Promise<number> {
         config: { type: "string", short: "c", multiple: true },
         model: { type: "string", short: "m" },
         help: { type: "boolean", short: "h" },
+        responder: { type: "boolean" },
       },
     }).values;
   } catch (e) {
@@ -86,6 +97,10 @@ export async function runServe(argv: string[]): Promise<number> {
     }
     throw e;
   }
+
+  // --responder: API clients that poll GET /question answer questions, so every thread of this
+  // server may wait for them even with no page or SSE responder connected (Q3).
+  if (v.responder) runtime.responders.attach("all", { kind: "http", id: "--responder" });
 
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {
