@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EventOf } from "../src/protocol/events.js";
 import { jsonLines, type MockProcess, runTandem, startMockProcess } from "./cli-helpers.js";
-import { type Harness, harness, tempDir } from "./helpers.js";
+import { decide, type Harness, harness, tempDir } from "./helpers.js";
 
 const PATCH = [
   "*** Begin Patch",
@@ -120,12 +120,7 @@ describe("coding tools through the loop", () => {
     const turn = thread.startTurn("go");
     const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
     expect(q.request.approval).toMatchObject({ kind: "file_change", paths: ["app.txt", "notes.md"] });
-    h.runtime.reply(
-      thread.id,
-      q.request.request_id,
-      { answers: { decision: { selected: ["Decline"] } } },
-      { kind: "test" },
-    );
+    decide(h, q, "Decline");
     await turn.done;
     expect(readFileSync(join(h.cwd, "app.txt"), "utf8")).toBe("line one\nline two\nline three\n");
     const out = (h.model.requests as any[])[1].input.find((i: any) => i.type === "custom_tool_call_output");
@@ -161,21 +156,11 @@ describe("coding tools through the loop", () => {
     const turn = thread.startTurn("go");
     const q1 = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
     expect(q1.request.approval).toMatchObject({ kind: "file_change", paths: [`${outside}/shared.md`] });
-    h.runtime.reply(
-      thread.id,
-      q1.request.request_id,
-      { answers: { decision: { selected: ["Accept"] } } },
-      { kind: "test" },
-    );
+    decide(h, q1, "Accept");
     const q2 = (await h.waitFor(
       (e) => e.type === "question.requested" && e.request.request_id !== q1.request.request_id,
     )) as EventOf<"question.requested">;
-    h.runtime.reply(
-      thread.id,
-      q2.request.request_id,
-      { answers: { decision: { selected: ["Decline"] } } },
-      { kind: "test" },
-    );
+    decide(h, q2, "Decline");
     await turn.done;
     expect(readFileSync(join(outside, "shared.md"), "utf8")).toBe("shared\n");
     expect(existsSync(join(outside, "second.md"))).toBe(false);
@@ -210,12 +195,7 @@ describe("coding tools through the loop", () => {
     h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("go");
     const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
-    h.runtime.reply(
-      thread.id,
-      q.request.request_id,
-      { answers: { decision: { selected: ["Accept for session"] } } },
-      { kind: "test" },
-    );
+    decide(h, q, "Accept for session");
     await turn.done;
     expect(readFileSync(join(outside, "log.md"), "utf8")).toBe("one\ntwo\n");
     expect(h.events.filter((e) => e.event.type === "question.requested")).toHaveLength(1);

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { loadConfig, resolveProvider } from "../src/config/load.js";
 import { type MockModel, type Script, startMockModel } from "../src/mock-model/index.js";
 import { createResponsesClient } from "../src/model/responses.js";
-import type { Event, Stamped } from "../src/protocol/events.js";
+import type { Event, EventOf, Stamped } from "../src/protocol/events.js";
 import { Runtime } from "../src/runtime/core.js";
 import { openStore } from "../src/store/index.js";
 import type { IdSource } from "../src/util/ids.js";
@@ -108,4 +108,15 @@ export async function harness(opts: {
       await model.close();
     },
   };
+}
+
+/** Decides an approval (its `decision` question) with one of its labels, as a test surface. */
+export function decide(h: Harness, event: EventOf<"question.requested">, label: string): void {
+  const r = h.runtime.reply(
+    event.thread_id,
+    event.request.request_id,
+    { answers: { decision: { selected: [label] } } },
+    { kind: "test" },
+  );
+  if (!r.ok) throw new Error(`decide(${label}) refused: ${r.message}`);
 }

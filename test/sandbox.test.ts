@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { EventOf } from "../src/protocol/events.js";
 import { isKnownSafe } from "../src/tools/exec/safe-commands.js";
 import { sandboxWrap } from "../src/tools/exec/sandbox.js";
-import { type Harness, harness, tempDir } from "./helpers.js";
+import { decide, type Harness, harness, tempDir } from "./helpers.js";
 
 const call = (id: string, cmd: string, extra: Record<string, unknown> = {}) => ({
   type: "function_call" as const,
@@ -116,21 +116,11 @@ describe("sandbox (bubblewrap)", () => {
     const first = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
     expect(first.request.approval).toMatchObject({ kind: "exec", justification: "write the shared config" });
     expect(first.request.approval?.command).toContain("escalated");
-    h.runtime.reply(
-      thread.id,
-      first.request.request_id,
-      { answers: { decision: { selected: ["Accept"] } } },
-      { kind: "test" },
-    );
+    decide(h, first, "Accept");
     const second = (await h.waitFor(
       (e) => e.type === "question.requested" && e.request.request_id !== first.request.request_id,
     )) as EventOf<"question.requested">;
-    h.runtime.reply(
-      thread.id,
-      second.request.request_id,
-      { answers: { decision: { selected: ["Decline"] } } },
-      { kind: "test" },
-    );
+    decide(h, second, "Decline");
     expect((await turn.done).status).toBe("completed");
     expect(readFileSync(join(outside, "a.txt"), "utf8")).toBe("escalated\n");
     // The next, non-escalated command is sandboxed again: once means once.
@@ -155,12 +145,7 @@ describe("sandbox (bubblewrap)", () => {
     h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
     let turn = thread.startTurn("go");
     const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
-    h.runtime.reply(
-      thread.id,
-      q.request.request_id,
-      { answers: { decision: { selected: ["Accept and remember"] } } },
-      { kind: "test" },
-    );
+    decide(h, q, "Accept and remember");
     await turn.done;
     expect(existsSync(join(outside, "one"))).toBe(true);
     await h.close();
@@ -194,12 +179,7 @@ describe("sandbox (bubblewrap)", () => {
     h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("go");
     const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
-    h.runtime.reply(
-      thread.id,
-      q.request.request_id,
-      { answers: { decision: { selected: ["Cancel"] } } },
-      { kind: "test" },
-    );
+    decide(h, q, "Cancel");
     expect((await turn.done).status).toBe("interrupted");
     const items = h.runtime.store.loadItems(thread.id).map((s) => s.item);
     expect(items.filter((i) => i.type === "function_call_output")).toEqual([
