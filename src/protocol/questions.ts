@@ -85,6 +85,11 @@ export const QuestionRequest = z.object({
 });
 export type QuestionRequest = z.infer<typeof QuestionRequest>;
 
+/** The one queue order every surface shows (Q16): approvals first, then oldest first. */
+export function queueOrder(a: QuestionRequest, b: QuestionRequest): number {
+  return Number(!!b.approval) - Number(!!a.approval) || a.created_at - b.created_at;
+}
+
 export const QuestionAnswer = z.object({
   selected: z.array(z.string()).default([]).describe("Labels of chosen options"),
   other: z.string().optional().describe("Free-text answer (the 'Other' field)"),

@@ -23,6 +23,7 @@ import {
   type QuestionOutcome,
   QuestionReply,
   type QuestionRequest,
+  queueOrder,
   type Responder,
 } from "../protocol/questions.js";
 import type { Store } from "../store/types.js";
@@ -340,7 +341,7 @@ export function createBroker(deps: BrokerDeps): Broker {
           .filter((w) => filter.threadId === undefined || w.request.thread_id === filter.threadId)
           .map((w) => ({ ...w.request }))
           // One FIFO queue, approvals first (Q16).
-          .sort((a, b) => Number(!!b.approval) - Number(!!a.approval) || a.created_at - b.created_at)
+          .sort(queueOrder)
       );
     },
 

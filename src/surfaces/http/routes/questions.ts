@@ -17,7 +17,12 @@ import {
   ReplyBody as ReplyBodySchema,
   TouchBody,
 } from "../../../protocol/http.js";
-import type { QuestionAnswer, QuestionRequest, Responder } from "../../../protocol/questions.js";
+import {
+  type QuestionAnswer,
+  type QuestionRequest,
+  queueOrder,
+  type Responder,
+} from "../../../protocol/questions.js";
 import { parseTextReply } from "../../../questions/text-reply.js";
 import type { Runtime } from "../../../runtime/core.js";
 import { brokerFailure, fail, readBody } from "../errors.js";
@@ -36,9 +41,7 @@ export function pendingQuestions(runtime: Runtime, threadId?: string): QuestionR
   const stored = runtime.store
     .pendingQuestions(threadId)
     .filter((r) => !seen.has(r.request_id) && !runtime.thread(r.thread_id));
-  return [...live, ...stored].sort(
-    (a, b) => Number(!!b.approval) - Number(!!a.approval) || a.created_at - b.created_at,
-  );
+  return [...live, ...stored].sort(queueOrder);
 }
 
 export function questionRoutes(runtime: Runtime, opts: { maxBodyBytes?: number } = {}): Hono {
