@@ -294,7 +294,7 @@ export async function sandboxCost(n = 60): Promise<void> {
       const ctx = makeCtx({
         cwd,
         safety: {
-          sandbox: { mode, writableRoots: [], network: false },
+          sandbox: { mode, writableRoots: [], network: false, protectedPaths: [] },
           approvalPolicy: "never",
           requestApproval: async () => "decline",
         },

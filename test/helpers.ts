@@ -59,6 +59,7 @@ export async function harness(opts: {
     ids: opts.ids,
     windowId: opts.windowId,
     installationId: opts.installationId,
+    home,
   });
   const events: Stamped[] = [];
   const waiters: Array<{ pred: (e: Event) => boolean; resolve: (e: Event) => void }> = [];

@@ -8,6 +8,7 @@
  * session's process tree, then closes the store.
  */
 
+import { dirname, resolve } from "node:path";
 import { ABORTED_OUTPUT, orphanCalls } from "../agent/history.js";
 import type { ResolvedProvider } from "../config/load.js";
 import type { Settings } from "../config/schema.js";
@@ -44,6 +45,8 @@ export interface RuntimeOptions {
   /** Identifies this process's window in client_metadata. */
   windowId?: string;
   installationId?: string;
+  /** `$TANDEM_HOME` of this process: never writable from the sandbox (SPEC A4). */
+  home?: string;
 }
 
 export interface StartThreadOptions {
@@ -61,6 +64,16 @@ export interface StartThreadOptions {
   writableRoots?: string[];
 }
 
+/** Tandem's home and the store's files (with their directory), as absolute paths. */
+function protectedPathsFor(home: string | undefined, storePath: string): string[] {
+  const out = home ? [resolve(home)] : [];
+  if (storePath !== ":memory:") {
+    const db = resolve(storePath);
+    out.push(dirname(db), db, `${db}-wal`, `${db}-shm`);
+  }
+  return [...new Set(out)];
+}
+
 export class Runtime {
   readonly settings: Settings;
   readonly store: Store;
@@ -75,6 +88,8 @@ export class Runtime {
   readonly windowId: string;
   readonly installationId: string;
   readonly baseInstructions: string;
+  /** Paths commands and patches may never write (SPEC A4): home, the store and its WAL files. */
+  readonly protectedPaths: string[];
   private threads = new Map<string, Thread>();
   private hooks: ToolHooks[] = [];
 
@@ -88,6 +103,7 @@ export class Runtime {
     this.windowId = opts.windowId ?? shortId("window", 4);
     this.installationId = opts.installationId ?? this.ensureInstallationId();
     this.baseInstructions = opts.settings.base_instructions ?? DEFAULT_BASE_INSTRUCTIONS;
+    this.protectedPaths = protectedPathsFor(opts.home, opts.store.path);
     this.responders = createResponders();
     this.broker = createBroker({
       bus: this.bus,

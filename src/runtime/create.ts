@@ -54,6 +54,6 @@ export function createRuntime(opts: CreateRuntimeOptions = {}): {
           idleTimeoutMs: settings.stream_idle_timeout_ms,
         }));
   const store = openStore(join(home, "state.db"));
-  const runtime = new Runtime({ settings, store, model, provider, ids: opts.ids });
+  const runtime = new Runtime({ settings, store, model, provider, ids: opts.ids, home });
   return { runtime, warnings, settings, provider };
 }

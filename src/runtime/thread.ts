@@ -286,6 +286,7 @@ export class Thread {
         s.sandbox_mode) as ToolContext["safety"]["sandbox"]["mode"],
       writableRoots: [...(s.sandbox_workspace_write.writable_roots ?? []), ...(st.writable_roots ?? [])],
       network: st.network_access ?? s.sandbox_workspace_write.network_access,
+      protectedPaths: this.core.protectedPaths,
     };
   }
 

@@ -138,7 +138,7 @@ export function openStore(path: string): Store {
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
     migrate(db);
-    return new SqliteStore(db);
+    return new SqliteStore(db, path);
   } catch (e) {
     db.close();
     throw e;
@@ -235,7 +235,10 @@ class SqliteStore implements Store {
   readonly #updateThread;
   readonly #updateTurn;
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    readonly path: string,
+  ) {
     this.#db = db;
     const p = (sql: string) => db.prepare(sql);
     const threadCols =

@@ -49,6 +49,8 @@ export interface StoredQuestion {
 }
 
 export interface Store {
+  /** Where the store lives on disk (":memory:" for none): a protected path (SPEC A4). */
+  readonly path: string;
   createThread(thread: ThreadRecord): void;
   updateThread(id: string, patch: Partial<Omit<ThreadRecord, "id">>): void;
   getThread(id: string): ThreadRecord | undefined;

@@ -57,7 +57,7 @@ function harness(
       ...over.gate,
     },
     safety: {
-      sandbox: { mode: "danger-full-access", writableRoots: [], network: true },
+      sandbox: { mode: "danger-full-access", writableRoots: [], network: true, protectedPaths: [] },
       approvalPolicy: "never",
       requestApproval: async () => "decline",
     },

@@ -75,6 +75,11 @@ export interface SafetyContext {
     mode: "read-only" | "workspace-write" | "danger-full-access";
     writableRoots: string[];
     network: boolean;
+    /**
+     * Absolute paths never writable from the sandbox or by patches, whatever the writable
+     * roots (SPEC A4): Tandem's home and its store. Each writable root's `.git` is protected too.
+     */
+    protectedPaths: string[];
   };
   approvalPolicy: "never" | "on-request" | "on-failure" | "untrusted";
   /**

@@ -40,7 +40,7 @@ export function makeCtx(over: Partial<ToolContext> = {}): TestContext {
       policy: { type: "wait" },
     },
     safety: {
-      sandbox: { mode: "danger-full-access", writableRoots: [], network: true },
+      sandbox: { mode: "danger-full-access", writableRoots: [], network: true, protectedPaths: [] },
       approvalPolicy: "never",
       requestApproval: async () => "decline",
     },

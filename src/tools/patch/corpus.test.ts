@@ -60,7 +60,7 @@ describe("apply_patch corpus", () => {
       makeCtx({
         cwd,
         safety: {
-          sandbox: { mode: "workspace-write", writableRoots: [], network: false },
+          sandbox: { mode: "workspace-write", writableRoots: [], network: false, protectedPaths: [] },
           approvalPolicy: "never",
           requestApproval: async () => "decline",
         },
