@@ -1,17 +1,20 @@
 // Bundles the CLI into dist/ so `tandem --version` starts without loading sources through tsx.
 // Code splitting keeps each surface in its own chunk: `import()` in cli.ts loads only what a
 // subcommand needs. Dependencies stay external (node_modules), loaded lazily by those chunks.
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync, renameSync, rmSync } from "node:fs";
 import { build } from "esbuild";
 
 const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
-// Start clean: chunk names are content hashes, so old ones would pile up.
-rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
+// Build into a private folder and swap it in, so a process running `dist/` while another
+// builds sees either the old bundle or the new one (chunk names are content hashes).
+const dist = new URL("../dist", import.meta.url);
+const tmp = new URL(`../dist.tmp-${process.pid}`, import.meta.url);
+rmSync(tmp, { recursive: true, force: true });
 
 await build({
   entryPoints: { cli: "src/cli.ts" },
-  outdir: "dist",
+  outdir: tmp.pathname,
   bundle: true,
   platform: "node",
   format: "esm",
@@ -23,3 +26,12 @@ await build({
   // The version is inlined so `tandem --version` reads no file.
   define: { __TANDEM_VERSION__: JSON.stringify(version) },
 });
+
+const old = new URL(`../dist.old-${process.pid}`, import.meta.url);
+try {
+  renameSync(dist, old);
+} catch {
+  // no dist yet
+}
+renameSync(tmp, dist);
+rmSync(old, { recursive: true, force: true });
