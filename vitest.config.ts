@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
-    reporters: ["default"],
+    // The skip reporter prints which system tools were missing (and how to install them) and,
+    // under TANDEM_REQUIRE_TOOLS=1 (.ci/run), fails the run on any skipped test.
+    reporters: ["default", "./test/skip-reporter.ts"],
   },
 });

@@ -6,14 +6,14 @@
  * Accept runs it outside the sandbox, Decline (or `/reject`) tells the model it was declined,
  * Cancel interrupts the turn. History, read back with `GET /thread/:id`, stays well paired.
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Script } from "../src/mock-model/index.js";
 import { isEvent, openSse, type Served, type SseClient, serve, TOKEN } from "./http-helpers.js";
+import { missing } from "./system-tools.js";
 
-const hasBwrap = spawnSync("bwrap", ["--version"]).status === 0;
+const hasBwrap = missing("bwrap").length === 0;
 const auth = { authorization: `Bearer ${TOKEN}` };
 const JUSTIFICATION = "Write the shared build log outside the workspace";
 const LABELS = ["Accept", "Accept for session", "Accept and remember", "Decline", "Cancel"];

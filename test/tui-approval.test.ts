@@ -7,15 +7,15 @@
  * what the model saw in the mock's request log, and the thread's history in the SQLite store:
  * every call has exactly one output.
  */
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Script } from "../src/mock-model/index.js";
 import { openStore } from "../src/store/index.js";
+import { missing } from "./system-tools.js";
 import { hasTmux, requests, tuiHarness } from "./tui-harness.js";
 
-const hasBwrap = spawnSync("bwrap", ["--version"]).status === 0;
+const hasBwrap = missing("bwrap").length === 0;
 const JUSTIFICATION = "Write the shared build log outside the workspace";
 
 /** The built TUI in a fresh tmux session (CI unset, so it runs interactively). */

@@ -11,11 +11,12 @@ import { join, resolve } from "node:path";
 import { afterEach } from "vitest";
 import { BIN, type MockProcess, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
+import { missing } from "./system-tools.js";
 
 /** The repository root; the TUI is started from here. */
 export const ROOT = resolve(import.meta.dirname, "..");
-/** Whether tmux is installed (the TUI tests skip without it). */
-export const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
+/** Whether tmux is installed (the TUI tests skip without it; see system-tools.ts). */
+export const hasTmux = missing("tmux").length === 0;
 /** Whether `npm run build` has produced `dist/cli.js` (tests that need `./bin/tandem` skip without it). */
 export const hasBuild = existsSync(resolve(ROOT, "dist/cli.js"));
 

@@ -1,0 +1,58 @@
+/**
+ * One skip policy for tests that need a system tool (bubblewrap, tmux, chromium).
+ *
+ * - `missing(...tools)` says which of the tools this machine lacks; a suite that needs them
+ *   runs `describe.skipIf(missing("tmux").length > 0)`. Detection runs each tool once.
+ * - `TANDEM_TEST_HIDE_TOOLS=bwrap,tmux` pretends those tools are absent (to try the fresh-machine
+ *   path on a machine that has them).
+ * - `TANDEM_REQUIRE_TOOLS=1` (set by `.ci/run`, which installs every tool) makes a missing tool
+ *   an error instead of a skip: `missing()` throws, so the suite fails loudly, and the skip
+ *   reporter (test/skip-reporter.ts) fails the run on any skipped test at all.
+ * The reporter prints one summary line naming each missing tool and the command that installs it.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+
+export const SYSTEM_TOOLS = {
+  bwrap: {
+    install: "apt-get install bubblewrap",
+    probe: () => spawnSync("bwrap", ["--version"]).status === 0,
+  },
+  tmux: { install: "apt-get install tmux", probe: () => spawnSync("tmux", ["-V"]).status === 0 },
+  chromium: { install: "apt-get install chromium", probe: () => existsSync("/usr/bin/chromium") },
+} as const;
+
+export type SystemTool = keyof typeof SYSTEM_TOOLS;
+
+export const REQUIRE_TOOLS = process.env.TANDEM_REQUIRE_TOOLS === "1";
+
+const hidden = new Set((process.env.TANDEM_TEST_HIDE_TOOLS ?? "").split(",").map((s) => s.trim()));
+const seen = new Map<SystemTool, boolean>();
+
+/** True when `tool` is installed here (and not hidden by TANDEM_TEST_HIDE_TOOLS). */
+export function hasTool(tool: SystemTool): boolean {
+  let ok = seen.get(tool);
+  if (ok === undefined) {
+    ok = !hidden.has(tool) && SYSTEM_TOOLS[tool].probe();
+    seen.set(tool, ok);
+  }
+  return ok;
+}
+
+/** The tools among `tools` that this machine lacks. Throws under TANDEM_REQUIRE_TOOLS=1. */
+export function missing(...tools: SystemTool[]): SystemTool[] {
+  const out = tools.filter((t) => !hasTool(t));
+  if (out.length && REQUIRE_TOOLS)
+    throw new Error(
+      `TANDEM_REQUIRE_TOOLS=1 but ${out.join(", ")} ${out.length > 1 ? "are" : "is"} missing: ` +
+        out.map((t) => SYSTEM_TOOLS[t].install).join("; "),
+    );
+  return out;
+}
+
+/** `bwrap missing (apt-get install bubblewrap)` for every tool this machine lacks. */
+export function missingSummary(): string[] {
+  return (Object.keys(SYSTEM_TOOLS) as SystemTool[])
+    .filter((t) => !hasTool(t))
+    .map((t) => `${t} missing (${SYSTEM_TOOLS[t].install})`);
+}
