@@ -8,7 +8,7 @@ const HELP = `tandem — a coding agent runtime with a durable question protocol
 
 Usage:
   tandem [--cd DIR] [--resume ID]      the terminal UI
-  tandem demo [--json]                 run the whole loop offline on the built-in SCRIPTED model
+  tandem demo [--json] [--seed] [--keep] run the whole loop offline on the built-in SCRIPTED model
   tandem demo --tui                    the terminal UI on the scripted model, with a question to answer
   tandem app-server [--listen ws://127.0.0.1:PORT]
                                        JSON-RPC (Codex app-server v2 compatible) over stdio or websocket
@@ -144,7 +144,24 @@ function exit(code: number): void {
   process.stdout.write("", () => process.exit(code));
 }
 
+/**
+ * A configuration or store problem the user can fix (bad config value, unusable TANDEM_HOME,
+ * damaged state.db): its message says what to do, so print that alone — no stack — and exit 2
+ * like every other configuration error. Recognised by name / brand so this file stays light.
+ */
+function isUserFixable(err: unknown): err is Error {
+  if (!(err instanceof Error)) return false;
+  if (err.name === "ConfigError") return true;
+  const isStore = (err as unknown as Record<symbol, unknown>)[Symbol.for("tandem.store.error")] === true;
+  return isStore && ["open", "schema"].includes((err as Error & { code?: string }).code ?? "");
+}
+
 main(process.argv.slice(2)).then(exit, (err) => {
+  if (isUserFixable(err)) {
+    process.stderr.write(`tandem: ${err.message}\n`);
+    exit(2);
+    return;
+  }
   process.stderr.write(`tandem: ${(err as Error)?.stack ?? err}\n`);
   exit(1);
 });

@@ -26,8 +26,25 @@ export const README_DEMO_FINAL = "README.md 已创建并完成验证，内容符
 export const README_DEMO_PROMPT =
   "请创建 README.md，内容如下：\n\n# Codex Demo\n\n这是一个使用 Rust 编写的 Agent 项目。";
 
-export function readmeDemo(opts: DemoOptions = {}): Script {
+/** The same task in English: what `tandem demo` runs unless `--seed` asks for the seed's words. */
+export const README_DEMO_ENGLISH = {
+  prompt: "Create README.md with this content:\n\n# Tandem Demo\n\nAn agent project written in Rust.",
+  arguments: {
+    check: README_DEMO_ARGUMENTS.check,
+    write: String.raw`{"cmd":"cat > README.md <<'EOF'\n# Tandem Demo\n\nAn agent project written in Rust.\nEOF","yield_time_ms":1000}`,
+    verify: README_DEMO_ARGUMENTS.verify,
+  },
+  final: "README.md is created and verified: it has the title and the description you asked for.",
+} as const;
+
+/**
+ * The "create README.md" walkthrough: the seed's exact words by default (golden tests depend on
+ * them), or the same four steps in English with `english: true`.
+ */
+export function readmeDemo(opts: DemoOptions & { english?: boolean } = {}): Script {
   const pace = opts.tokenDelayMs ? { token_delay_ms: opts.tokenDelayMs } : {};
+  const args = opts.english ? README_DEMO_ENGLISH.arguments : README_DEMO_ARGUMENTS;
+  const final = opts.english ? README_DEMO_ENGLISH.final : README_DEMO_FINAL;
   const exec = (n: string, args: string) => ({
     type: "function_call" as const,
     id: `fc_00${n}`,
@@ -40,12 +57,12 @@ export function readmeDemo(opts: DemoOptions = {}): Script {
     steps: [
       {
         note: "R1: check whether README.md exists",
-        output: [exec("1", README_DEMO_ARGUMENTS.check)],
+        output: [exec("1", args.check)],
         ...pace,
       },
-      { note: "R2: write README.md", output: [exec("2", README_DEMO_ARGUMENTS.write)], ...pace },
-      { note: "R3: read it back", output: [exec("3", README_DEMO_ARGUMENTS.verify)], ...pace },
-      { note: "R4: final answer", output: [{ type: "message", text: README_DEMO_FINAL }], ...pace },
+      { note: "R2: write README.md", output: [exec("2", args.write)], ...pace },
+      { note: "R3: read it back", output: [exec("3", args.verify)], ...pace },
+      { note: "R4: final answer", output: [{ type: "message", text: final }], ...pace },
     ],
   };
 }
