@@ -11,7 +11,19 @@
  * The reporter prints one summary line naming each missing tool and the command that installs it.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { accessSync, constants } from "node:fs";
+import { delimiter, join } from "node:path";
+
+function onPath(name: string): boolean {
+  return (process.env.PATH ?? "").split(delimiter).some((d) => {
+    try {
+      accessSync(join(d, name), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
 
 export const SYSTEM_TOOLS = {
   bwrap: {
@@ -19,7 +31,7 @@ export const SYSTEM_TOOLS = {
     probe: () => spawnSync("bwrap", ["--version"]).status === 0,
   },
   tmux: { install: "apt-get install tmux", probe: () => spawnSync("tmux", ["-V"]).status === 0 },
-  chromium: { install: "apt-get install chromium", probe: () => existsSync("/usr/bin/chromium") },
+  chromium: { install: "apt-get install chromium", probe: () => onPath("chromium") },
 } as const;
 
 export type SystemTool = keyof typeof SYSTEM_TOOLS;
