@@ -385,12 +385,51 @@ describe("questions end to end", () => {
     expect(h!.events.some((e) => e.event.type === "question.requested")).toBe(false);
   });
 
+  // Fails if the broker's list is not oldest-first across threads (e.g. queueOrder reversed), or
+  // if an answered secret leaks into the pending list.
   it("keeps a list of pending requests that is secret-free and FIFO", async () => {
-    const thread = await planThread({ steps: [{ output: [ask("f1", [STACK]), ask("f2", [NAME])] }] });
-    thread.startTurn("x");
-    await h!.waitFor((e) => e.type === "question.requested" && e.request.call_id === "f2");
-    await h!.waitFor((e) => e.type === "question.requested" && e.request.call_id === "f1");
-    const list: QuestionRequest[] = h!.runtime.broker.list();
-    expect(list.map((q) => q.call_id).sort()).toEqual(["f1", "f2"]);
+    const SECRET = "sk-FIFO-5e2d8c1b9a";
+    const KEY: Q = { id: "api_key", header: "API key", question: "Paste your API key", secret: true };
+    h = await harness({
+      script: {
+        steps: [
+          { output: [ask("f1", [STACK])] },
+          { output: [ask("s1", [KEY])] },
+          { output: [ask("f2", [NAME])] },
+          { output: [ask("f3", [TESTS])] },
+        ],
+      },
+    });
+    const open = () => {
+      const t = h!.runtime.startThread({ cwd: h!.cwd, mode: "plan" });
+      h!.runtime.responders.attach({ threadId: t.id }, { kind: "test" });
+      return t;
+    };
+    const asked = async (callId: string) => {
+      const e = (await h!.waitFor(
+        (e) => requested(e) && e.request.call_id === callId,
+      )) as EventOf<"question.requested">;
+      // The next request must be strictly younger, so FIFO is decided by order, not a tie.
+      while (Date.now() <= e.request.created_at) await new Promise((r) => setTimeout(r, 1));
+      return e.request;
+    };
+    const a = open();
+    a.startTurn("a");
+    await asked("f1");
+    const b = open();
+    b.startTurn("b");
+    const secret = await asked("s1");
+    expect(
+      h.runtime.reply(b.id, secret.request_id, { answers: { api_key: { other: SECRET } } }, { kind: "test" })
+        .ok,
+    ).toBe(true);
+    await asked("f2");
+    const c = open();
+    c.startTurn("c");
+    await asked("f3");
+    const list: QuestionRequest[] = h.runtime.broker.list();
+    expect(list.map((q) => q.call_id)).toEqual(["f1", "f2", "f3"]);
+    expect(list.map((q) => q.thread_id)).toEqual([a.id, b.id, c.id]);
+    expect(JSON.stringify(list)).not.toContain(SECRET);
   });
 });

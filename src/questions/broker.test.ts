@@ -609,14 +609,48 @@ describe("secrets (Q10)", () => {
 });
 
 describe("persistence (Q11)", () => {
+  // Fails if question.requested is published before the row is saved, if the stored outcome
+  // carries the secret instead of REDACTED, or if a touch does not move the stored deadline.
   it("persists before publishing, settles with the redacted outcome, records touches", async () => {
-    const { broker, db } = setup();
-    const r = request({ call: "c1", policy: { type: "timeout", ms: 60_000, on_timeout: "empty" } });
+    const db = fakeStore();
+    const bus = createBus();
+    const events: Event[] = [];
+    bus.subscribe((s) => events.push(s.event));
+    const publishedAtSave: string[][] = [];
+    const save = db.store.saveQuestion.bind(db.store);
+    db.store.saveQuestion = (r) => {
+      publishedAtSave.push(events.map((e) => e.type));
+      save(r);
+    };
+    const broker = createBroker({ bus, store: db.store });
+    const SECRET = "sk-persist-77c1e0a4";
+    const r = request({
+      call: "c1",
+      questions: [stack, token],
+      policy: { type: "timeout", ms: 60_000, on_timeout: "empty" },
+    });
     const p = broker.ask(r, never());
+    expect(publishedAtSave).toEqual([[]]);
+    expect(events.map((e) => e.type)).toEqual(["question.requested"]);
+    const firstDeadline = db.rows.get(r.request_id)!.request.deadline!;
+    await new Promise((res) => setTimeout(res, 5));
     broker.touch(r.request_id);
-    broker.reply("t1", r.request_id, { answers: { stack: { selected: ["Rust"] } } }, web);
+    expect(db.rows.get(r.request_id)!.request.deadline!).toBeGreaterThan(firstDeadline);
+    broker.reply(
+      "t1",
+      r.request_id,
+      { answers: { stack: { selected: ["Rust"] }, token: { other: SECRET } } },
+      web,
+    );
     await p;
     expect(db.calls.map((c) => c.op)).toEqual(["saveQuestion", "updateQuestionDeadline", "settleQuestion"]);
+    const settled = db.calls[2].args[1] as QuestionOutcome;
+    expect(settled).toMatchObject({
+      status: "answered",
+      answers: { stack: { selected: ["Rust"] }, token: { other: REDACTED } },
+    });
+    expect(JSON.stringify(db.calls)).not.toContain(SECRET);
+    expect(JSON.stringify(db.rows.get(r.request_id))).not.toContain(SECRET);
   });
 
   it("a re-ask after restart keeps created_at and deadline, adds no row, and a late answer completes it", async () => {

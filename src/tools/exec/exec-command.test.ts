@@ -66,8 +66,14 @@ describe("exec_command output format", () => {
   it("streams masked chunks through onUpdate", async () => {
     const ctx = makeCtx({ cwd: dir });
     await run({ cmd: "echo one; echo two >&2" }, ctx);
-    expect(ctx.updates.map((u) => u.chunk).join("")).toMatch(/one\n|two\n/);
-    expect(new Set(ctx.updates.map((u) => u.stream))).toEqual(new Set(["stdout", "stderr"]));
+    // Fails if either stream is dropped or lines are attributed to the wrong stream.
+    const of = (stream: string) =>
+      ctx.updates
+        .filter((u) => u.stream === stream)
+        .map((u) => u.chunk)
+        .join("");
+    expect(of("stdout")).toBe("one\n");
+    expect(of("stderr")).toBe("two\n");
   });
 });
 
