@@ -52,7 +52,7 @@ export async function gateCommand(args: ExecCommandArgs, cwd: string, ctx: ToolC
     return { kind: "run", escalated: true };
   }
 
-  if (safety.approvalPolicy === "untrusted" && !isKnownSafe(args.cmd)) {
+  if (safety.approvalPolicy === "untrusted" && !isKnownSafe(args.cmd, args.shell)) {
     const ok = await ask("Untrusted mode: this command is not on the known-safe list.");
     if (!ok) return { kind: "refuse", status: "declined", message: DECLINED };
   }
