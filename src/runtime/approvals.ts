@@ -1,18 +1,25 @@
 /**
- * Approvals (SPEC A2, A3): turn a tool's ApprovalAsk into a request on the broker's queue
- * (approvals go first), and remember what the user allowed.
+ * Approvals (SPEC A2, A3; issue 9 items 4 and 6): turn a tool's ApprovalAsk into a request on the
+ * broker's queue (approvals go first), and remember what the user allowed.
  *
- * - accept: this once; accept_for_session: the same command (or the model's prefix rule), or
- *   a patch touching only already-approved paths, in this thread without asking again; accept_and_remember: the prefix rule (or the exact
- *   command) persisted per project in the store, surviving restarts; decline: the model is
- *   told; cancel: the turn is interrupted.
- * - Timeouts never approve: a timed-out approval is a decline, whatever `on_timeout` says.
- * - No responder attached (headless): `decline` without waiting — the policy decides.
+ * - No responder attached (headless): `decline` without waiting, whatever was allowed before —
+ *   session grants and remembered rules apply only when someone could have been asked.
+ * - accept: this once. accept_for_session: exactly this command string in this directory (or a
+ *   patch touching only already-approved paths), in this thread, without asking again; never the
+ *   model's proposed prefix rule.
+ * - accept_and_remember: stores the rule `ruleFor(ask)` per project in the store, surviving
+ *   restarts: the model's `prefix_rule` when it is a prefix of the command's words, else the
+ *   command's own words (the exact command). A command that is not one plain simple command
+ *   (compound, substitutions, …) has no rule: remembering then allows the exact command for the
+ *   session. The prompt, the option's description and `approval.prefix_rule` show that rule.
+ * - A rule approves a command only when every simple command in it starts with a rule
+ *   (`matchesRules`): `git status; rm -rf x` is not covered by ["git"].
+ * - decline: the model is told; cancel: the turn is interrupted. Timeouts never approve.
  */
 import type { QuestionPolicy, QuestionRequest } from "../protocol/questions.js";
 import { APPROVAL_LABELS, type ApprovalDecisionName } from "../protocol/questions.js";
 import { requestIdFor } from "../questions/broker.js";
-import { commandWords, matchesPrefix } from "../tools/exec/safe-commands.js";
+import { commandWords, isPrefix, matchesRules } from "../tools/exec/safe-commands.js";
 import type { ApprovalAsk, ApprovalDecision } from "../tools/types.js";
 import { AbortError } from "../util/abort.js";
 import { projectDirs } from "./context.js";
@@ -27,8 +34,31 @@ const DESCRIPTIONS: Record<ApprovalDecisionName, string> = {
   cancel: "Do not run it and stop the turn",
 };
 
+/** The rule "Accept and remember" would store for `ask` (see the module contract), or null. */
+export function ruleFor(ask: ApprovalAsk): string[] | null {
+  if (ask.kind !== "exec" || !ask.command) return null;
+  const words = commandWords(ask.command);
+  if (!words?.length) return null;
+  return ask.prefix_rule && isPrefix(ask.prefix_rule, words) ? [...ask.prefix_rule] : words;
+}
+
+const shown = (words: string[]) => `\`${words.join(" ")}\``;
+
+function descriptions(ask: ApprovalAsk, rule: string[] | null): Record<ApprovalDecisionName, string> {
+  if (ask.kind !== "exec") return DESCRIPTIONS;
+  return {
+    ...DESCRIPTIONS,
+    accept_for_session: "Allow this exact command again in this directory for the rest of this session",
+    accept_and_remember: rule
+      ? `Remember the rule ${shown(rule)} for this project: commands starting with it run without asking`
+      : "No rule can be stored for this command (not a single plain command); allows this exact command for this session",
+  };
+}
+
+const sessionKey = (cwd: string, command: string) => `${cwd}\0${command}`;
+
 export class Approvals {
-  private session = new Map<string, { commands: Set<string>; prefixes: string[][]; paths: Set<string> }>();
+  private session = new Map<string, { commands: Set<string>; paths: Set<string> }>();
   private counters = new Map<string, number>();
 
   constructor(private readonly rt: Runtime) {}
@@ -37,10 +67,19 @@ export class Approvals {
     return `prefix_rules:${projectDirs(cwd)[0]}`;
   }
 
-  /** Prefix rules remembered for the project containing `cwd`. */
+  /** Prefix rules remembered for the project containing `cwd` (malformed entries are ignored). */
   rules(cwd: string): string[][] {
     const raw = this.rt.store.getMeta(this.key(cwd));
-    return raw ? (JSON.parse(raw) as string[][]) : [];
+    let parsed: unknown;
+    try {
+      parsed = raw ? JSON.parse(raw) : [];
+    } catch {
+      return [];
+    }
+    if (!Array.isArray(parsed)) return [];
+    return parsed.filter(
+      (r): r is string[] => Array.isArray(r) && r.length > 0 && r.every((w) => typeof w === "string"),
+    );
   }
 
   private remember(cwd: string, rule: string[]): void {
@@ -52,7 +91,7 @@ export class Approvals {
   private sessionOf(threadId: string) {
     let s = this.session.get(threadId);
     if (!s) {
-      s = { commands: new Set(), prefixes: [], paths: new Set() };
+      s = { commands: new Set(), paths: new Set() };
       this.session.set(threadId, s);
     }
     return s;
@@ -62,9 +101,8 @@ export class Approvals {
     const s = this.sessionOf(threadId);
     if (ask.kind === "file_change") return !!ask.paths?.length && ask.paths.every((p) => s.paths.has(p));
     if (!ask.command) return false;
-    if (s.commands.has(ask.command)) return true;
-    const prefixes = [...s.prefixes, ...this.rules(ask.cwd)];
-    return prefixes.some((p) => matchesPrefix(ask.command!, p));
+    if (s.commands.has(sessionKey(ask.cwd, ask.command))) return true;
+    return matchesRules(ask.command, this.rules(ask.cwd));
   }
 
   async request(
@@ -75,14 +113,22 @@ export class Approvals {
     policy: QuestionPolicy,
     signal: AbortSignal,
   ): Promise<ApprovalDecision> {
-    if (this.preApproved(thread.id, ask)) return "accept";
+    // Headless first: a planted rule or a session grant must not approve when nobody could answer.
     if (!this.rt.responders.has(thread.id)) return "decline";
+    if (this.preApproved(thread.id, ask)) return "accept";
     // A re-run after a restart asks the approval that is still pending for this call.
     const stored = this.rt.store.pendingQuestions(thread.id).find((q) => q.approval && q.call_id === callId);
     const n = (this.counters.get(callId) ?? 0) + 1;
     this.counters.set(callId, n);
+    const rule = ruleFor(ask);
     const subject =
       ask.kind === "exec" ? `Run \`${ask.command}\`?` : `Apply changes to ${ask.paths?.join(", ")}?`;
+    const ruleLine =
+      ask.kind !== "exec"
+        ? ""
+        : rule
+          ? `\nAccept and remember stores the rule ${shown(rule)} (commands starting with these words).`
+          : "\nAccept and remember cannot store a rule for this command.";
     const request: QuestionRequest = {
       request_id: stored?.request_id ?? requestIdFor(thread.id, `${callId}#approval${n}`),
       thread_id: thread.id,
@@ -93,11 +139,11 @@ export class Approvals {
         {
           id: "decision",
           header: ask.kind === "exec" ? "Approve" : "Approve edit",
-          prompt: `${subject}\n${ask.reason}`,
+          prompt: `${subject}\n${ask.reason}${ruleLine}`,
           kind: "single",
           options: (Object.keys(APPROVAL_LABELS) as ApprovalDecisionName[]).map((k) => ({
             label: APPROVAL_LABELS[k],
-            description: DESCRIPTIONS[k],
+            description: descriptions(ask, rule)[k],
           })),
           allow_other: false,
           secret: false,
@@ -112,7 +158,8 @@ export class Approvals {
         cwd: ask.cwd,
         ...(ask.command !== undefined ? { command: ask.command } : {}),
         ...(ask.justification !== undefined ? { justification: ask.justification } : {}),
-        ...(ask.prefix_rule !== undefined ? { prefix_rule: ask.prefix_rule } : {}),
+        // The rule that "Accept and remember" stores (not the model's proposal as is).
+        ...(rule ? { prefix_rule: rule } : {}),
         ...(ask.paths !== undefined ? { paths: ask.paths } : {}),
       },
     };
@@ -123,18 +170,15 @@ export class Approvals {
     const decision =
       (Object.keys(APPROVAL_LABELS) as ApprovalDecisionName[]).find((k) => APPROVAL_LABELS[k] === label) ??
       "decline";
-    const rule = ask.prefix_rule?.length ? ask.prefix_rule : ask.command ? commandWords(ask.command) : null;
     if (decision === "accept_for_session" && ask.kind === "file_change") {
       for (const p of ask.paths ?? []) this.sessionOf(thread.id).paths.add(p);
     }
     if (decision === "accept_for_session" && ask.command) {
-      const s = this.sessionOf(thread.id);
-      s.commands.add(ask.command);
-      if (ask.prefix_rule?.length) s.prefixes.push(ask.prefix_rule);
+      this.sessionOf(thread.id).commands.add(sessionKey(ask.cwd, ask.command));
     }
     if (decision === "accept_and_remember") {
       if (rule) this.remember(ask.cwd, rule);
-      else if (ask.command) this.sessionOf(thread.id).commands.add(ask.command);
+      else if (ask.command) this.sessionOf(thread.id).commands.add(sessionKey(ask.cwd, ask.command));
     }
     if (decision === "cancel") thread.interrupt("cancelled by the user at an approval");
     return decision;
