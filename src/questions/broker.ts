@@ -13,7 +13,8 @@
  * - Settled ids are remembered in a bounded LRU (falling back to the store) and never revive: a late
  *   reply is refused, except an identical one, which is acknowledged as a duplicate (Q11 idempotence).
  * - Secrets (Q10): for `secret:true` questions, `other`/`note` are replaced by REDACTED in every event,
- *   store row and reply result. Only the promise returned by `ask` carries the real value.
+ *   store row and reply result, and secret values typed into other answers are masked (reply.ts).
+ *   Only the promise returned by `ask` carries the real value.
  * - Nothing is retained per request after settling except the LRU entry (no timers, no listeners).
  */
 import { createHash, createHmac, randomBytes } from "node:crypto";
@@ -49,6 +50,11 @@ export interface BrokerDeps {
   settledCapacity?: number;
   /** Store or hook failures that must not break settling (default: process warning). */
   onError?: (err: unknown) => void;
+  /**
+   * Masks secrets the thread already holds (from earlier answers) in the free text and notes of
+   * an outcome before it is published or stored (Q10). The reply's own secrets are always masked.
+   */
+  maskSecrets?: (threadId: string, text: string) => string;
 }
 
 export type ReplyErrorCode =
@@ -179,7 +185,8 @@ export function createBroker(deps: BrokerDeps): Broker {
     waiters.delete(request.request_id);
     if (w.timer) clearTimeout(w.timer);
     w.signal.removeEventListener("abort", w.onAbort);
-    const shown = redactOutcome(request, outcome);
+    const { maskSecrets } = deps;
+    const shown = redactOutcome(request, outcome, maskSecrets && ((t) => maskSecrets(request.thread_id, t)));
     remember(request.request_id, { threadId: request.thread_id, outcome: shown, replyKey: key });
     if (store && persist) attempt(() => store.settleQuestion(request.request_id, shown));
     bus.publish(terminalEvent(request, shown));

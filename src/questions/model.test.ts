@@ -425,6 +425,25 @@ describe("toModelResult", () => {
     expect(empty.unanswered).toEqual(["db_engine", "features", "api_key"]);
   });
 
+  it("masks a secret the user also typed into another answer of the same reply (issue 9)", () => {
+    // fails if only the secret question's own answer is replaced (the re-ask path after a
+    // restart has no secret store to mask with, so toModelResult must do it itself).
+    const r = parse({
+      status: "answered",
+      answers: {
+        api_key: { selected: [], other: " sk-live-123 " },
+        db_engine: { selected: ["SQLite"], note: "key sk-live-123" },
+        features: { selected: [], other: "with  sk-live-123  twice sk-live-123" },
+      },
+      unanswered: [],
+      responder,
+    });
+    expect(JSON.stringify(r)).not.toContain("sk-live");
+    expect(r.answers.db_engine).toEqual({ selected: ["SQLite"], note: "key [redacted secret]" });
+    expect(r.answers.features.other).toBe("with [redacted secret] twice [redacted secret]");
+    expect(r.answers.api_key.other).toBe("$TANDEM_SECRET_API_KEY");
+  });
+
   it("never puts a secret value or its note in the result", () => {
     const text = toModelResult(
       {

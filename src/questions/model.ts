@@ -21,6 +21,7 @@ import type {
 import { AbortError } from "../util/abort.js";
 import { shortId } from "../util/ids.js";
 import { requestIdFor } from "./broker.js";
+import { redactAnswers } from "./reply.js";
 
 export const MAX_QUESTIONS = 3;
 export const MAX_HEADER_CHARS = 12;
@@ -319,7 +320,8 @@ const WITHHELD_MESSAGE =
 
 /**
  * Serialises an outcome for the model. For secret questions the free-text value is replaced by
- * `secretHandle(questionId)` and any note is dropped, so no secret text can leak.
+ * `secretHandle(questionId)` and any note is dropped, so no secret text can leak; a secret value
+ * the user also typed into another answer of the same reply is masked there (`redactAnswers`).
  * Answers for ids not in the request are ignored. `cancelled` never reaches the model (the call
  * is recorded as aborted): passing it throws an AbortError.
  */
@@ -395,10 +397,12 @@ function mapAnswers(
 ): { answers: Record<string, QuestionAnswer>; unanswered: string[] } {
   const answers: Record<string, QuestionAnswer> = {};
   const unanswered: string[] = [];
+  // A secret typed into another answer of the same reply is masked there too.
+  const masked = redactAnswers(request.questions, given);
   for (const q of request.questions) {
-    const a = Object.hasOwn(given, q.id) ? given[q.id] : undefined;
+    const a = Object.hasOwn(given, q.id) ? masked[q.id] : undefined;
     // A secret answer is its free text only; a note or selection alone does not answer it.
-    if (!a || (q.secret ? !a.other : !isGiven(a))) {
+    if (!a || (q.secret ? !given[q.id].other : !isGiven(a))) {
       unanswered.push(q.id);
       continue;
     }

@@ -11,6 +11,7 @@ import {
   type QuestionRequest,
   REDACTED,
 } from "../protocol/questions.js";
+import { MIN_MASK_LENGTH } from "./secrets.js";
 
 export type CheckedReply =
   | { ok: true; answers: Record<string, QuestionAnswer>; unanswered: string[] }
@@ -106,20 +107,48 @@ export function timeoutOutcome(request: QuestionRequest): QuestionOutcome {
   return { status: "timed_out", policy, answers, unanswered };
 }
 
-/** The outcome with `other`/`note` of secret questions replaced by REDACTED (Q10). */
-export function redactOutcome(request: QuestionRequest, outcome: QuestionOutcome): QuestionOutcome {
+/** The outcome as events, the store and repliers see it (Q10): see `redactAnswers`. */
+export function redactOutcome(
+  request: QuestionRequest,
+  outcome: QuestionOutcome,
+  maskKnown?: (text: string) => string,
+): QuestionOutcome {
   if (outcome.status !== "answered" && outcome.status !== "timed_out") return outcome;
-  const secret = new Set(request.questions.filter((q) => q.secret).map((q) => q.id));
-  if (!Object.keys(outcome.answers).some((id) => secret.has(id))) return outcome;
-  const answers: Record<string, QuestionAnswer> = {};
-  for (const [id, a] of Object.entries(outcome.answers)) {
-    if (!secret.has(id)) answers[id] = a;
-    else
-      answers[id] = {
-        ...a,
-        ...(a.other !== undefined && { other: REDACTED }),
-        ...(a.note !== undefined && { note: REDACTED }),
-      };
+  return { ...outcome, answers: redactAnswers(request.questions, outcome.answers, maskKnown) };
+}
+
+/**
+ * Answers with `other`/`note` of secret questions replaced by REDACTED, and the values of those
+ * secret answers (as typed and trimmed, when at least MIN_MASK_LENGTH long) masked wherever the
+ * user also typed them into the free text or note of another question of the same reply.
+ * `maskKnown` additionally masks that text against secrets held from earlier answers.
+ */
+export function redactAnswers(
+  questions: Question[],
+  given: Record<string, QuestionAnswer>,
+  maskKnown?: (text: string) => string,
+): Record<string, QuestionAnswer> {
+  const secret = new Set(questions.filter((q) => q.secret).map((q) => q.id));
+  const values = new Set<string>();
+  for (const id of secret) {
+    const other = Object.hasOwn(given, id) ? given[id].other : undefined;
+    for (const v of other === undefined ? [] : [other, other.trim()])
+      if (v.length >= MIN_MASK_LENGTH) values.add(v);
   }
-  return { ...outcome, answers };
+  const longestFirst = [...values].sort((a, b) => b.length - a.length);
+  const mask = (text: string) => {
+    let out = text;
+    for (const v of longestFirst) if (out.includes(v)) out = out.split(v).join(REDACTED);
+    return maskKnown ? maskKnown(out) : out;
+  };
+  const answers: Record<string, QuestionAnswer> = {};
+  for (const [id, a] of Object.entries(given)) {
+    const replace = secret.has(id) ? () => REDACTED : mask;
+    answers[id] = {
+      ...a,
+      ...(a.other !== undefined && { other: replace(a.other) }),
+      ...(a.note !== undefined && { note: replace(a.note) }),
+    };
+  }
+  return answers;
 }

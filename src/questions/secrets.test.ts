@@ -46,6 +46,39 @@ describe("secret store (Q10)", () => {
     expect(secrets.view("t1").env()).toEqual({ TANDEM_SECRET_PIN: "123" });
   });
 
+  it("knows a value with surrounding whitespace both as typed and trimmed", () => {
+    const secrets = createSecretStore();
+    secrets.put("t1", "key", "  sk-abcdef\n");
+    const { mask, env } = secrets.view("t1");
+    expect(env().TANDEM_SECRET_KEY).toBe("  sk-abcdef\n"); // the command gets it as typed
+    expect(mask("key=sk-abcdef;")).toBe(`key=${REDACTED};`);
+  });
+
+  it("safeCut keeps back a tail that may be the start of a secret, and never cuts through one", () => {
+    const secrets = createSecretStore();
+    const { safeCut } = secrets.view("t1");
+    expect(safeCut("no secrets yet sk-")).toBe(18);
+    secrets.put("t1", "key", "sk-SECRET-1234");
+    secrets.put("t1", "other", "T-12ab");
+    expect(safeCut("plain output")).toBe(12);
+    expect(safeCut("abc sk-SEC")).toBe(4); // "sk-SEC" may continue as the secret
+    expect(safeCut("abc sk-SECRET-1234")).toBe(18); // complete: shown (masked) now
+    expect(safeCut("abc sk-SECRET-1234", 8)).toBe(4); // a cut inside a value moves before it
+    expect(safeCut("abc sk-SECRET-12")).toBe(4);
+    // Both "sk-SECRET-12" and its tail "T-12" may continue as a value: the longer hold wins.
+    expect(safeCut("x sk-SECRET-12")).toBe(2);
+    expect(safeCut("x sk-SECRET-1x")).toBe(14); // diverged: not a secret, nothing held
+    expect(safeCut("")).toBe(0);
+    // Property: for every split of a text, showing mask(head) and holding the rest never shows
+    // a prefix of length >= 4 of the secret in the shown part at its end.
+    const text = "..sk-SECRET-1234..T-12ab..sk-SECRET-12";
+    for (let at = 0; at <= text.length; at++) {
+      const cut = safeCut(text.slice(0, at));
+      const shown = secrets.view("t1").mask(text.slice(0, cut));
+      expect(shown).not.toMatch(/sk-S|T-12/);
+    }
+  });
+
   it("forgets a thread on dropThread", () => {
     const secrets = createSecretStore();
     secrets.put("t1", "a", "value-one");

@@ -9,9 +9,17 @@
  *   Putting the same name again replaces the value; the old value stays known for masking.
  * - `view(thread)` is live (it sees secrets put later): `env()` gives `TANDEM_SECRET_<NAME>` → value
  *   for a child process environment (exec expands the handle there, never in the command text);
- *   `mask(text)` replaces every value the thread ever held with REDACTED, longest first. Values
- *   shorter than MIN_MASK_LENGTH (4) characters are not masked: replacing "1" or "ab" everywhere
- *   would mangle ordinary output while hiding nothing worth hiding.
+ *   `mask(text)` replaces every value the thread ever held with REDACTED, longest first; a value
+ *   with surrounding whitespace is known both as typed and trimmed (a pasted "  sk-1\n" is masked
+ *   where a program prints "sk-1"). Values shorter than MIN_MASK_LENGTH (4) characters are not
+ *   masked: replacing "1" or "ab" everywhere would mangle ordinary output while hiding nothing.
+ * - `safeCut(text, at)` is for streams (text arriving in pieces): the largest cut ≤ `at` such that
+ *   `mask(text.slice(0, cut))` can be shown now without showing part of a secret — no known value
+ *   crosses the cut, and what follows the cut is not the start of a value that may continue in
+ *   the next piece. Callers keep `text.slice(cut)` and prepend it to the next piece. The kept
+ *   tail is shorter than the longest known value unless values overlap there.
+ * - Masking is exact-match only: it cannot catch a value the program encodes (base64, hex, URL
+ *   escapes), reverses, or prints interleaved with other text.
  * - `dropThread` forgets everything of a thread (thread close).
  */
 import { REDACTED } from "../protocol/questions.js";
@@ -23,6 +31,7 @@ export const MIN_MASK_LENGTH = 4;
 export interface SecretView {
   env(): Record<string, string>;
   mask(text: string): string;
+  safeCut(text: string, at?: number): number;
 }
 
 export interface SecretStore {
@@ -69,6 +78,7 @@ export function createSecretStore(): SecretStore {
       for (const value of known) if (out.includes(value)) out = out.split(value).join(REDACTED);
       return out;
     },
+    safeCut: (text, at = text.length) => safeCut(threads.get(threadId)?.known ?? [], text, at),
   });
 
   return {
@@ -83,10 +93,10 @@ export function createSecretStore(): SecretStore {
         threads.set(threadId, t);
       }
       t.current.set(env, value);
-      if (value.length >= MIN_MASK_LENGTH && !t.known.includes(value)) {
-        t.known.push(value);
-        t.known.sort((a, b) => b.length - a.length);
+      for (const v of new Set([value, value.trim()])) {
+        if (v.length >= MIN_MASK_LENGTH && !t.known.includes(v)) t.known.push(v);
       }
+      t.known.sort((a, b) => b.length - a.length);
       return `$${env}`;
     },
     view,
@@ -97,4 +107,35 @@ export function createSecretStore(): SecretStore {
       threads.delete(threadId);
     },
   };
+}
+
+/** See the contract: the largest safe cut ≤ `at` for `text` against the `known` values. */
+function safeCut(known: string[], text: string, at: number): number {
+  let cut = Math.max(0, Math.min(at, text.length - longestPendingStart(known, text)));
+  // Move the cut to the start of any known value that crosses it, until none does.
+  for (let moved = true; moved; ) {
+    moved = false;
+    for (const v of known) {
+      const p = text.indexOf(v, Math.max(0, cut - v.length + 1));
+      if (p !== -1 && p < cut) {
+        cut = p;
+        moved = true;
+      }
+    }
+  }
+  return cut;
+}
+
+/** Length of the longest suffix of `text` that is a proper prefix of a known value. */
+function longestPendingStart(known: string[], text: string): number {
+  let best = 0;
+  for (const v of known) {
+    const from = Math.max(0, text.length - v.length + 1);
+    for (let p = text.indexOf(v[0], from); p !== -1; p = text.indexOf(v[0], p + 1)) {
+      const tail = text.length - p;
+      if (tail > best && v.startsWith(text.slice(p))) best = tail;
+      if (tail <= best) break;
+    }
+  }
+  return best;
 }

@@ -109,6 +109,7 @@ export class Runtime {
       bus: this.bus,
       store: this.store,
       onPendingChange: (threadId, count) => this.threads.get(threadId)?.onPendingQuestions(count),
+      maskSecrets: (threadId, text) => this.secrets.view(threadId).mask(text),
     });
   }
 

@@ -28,6 +28,12 @@ export interface SecretView {
   env(): Record<string, string>;
   /** Replaces every known secret value in `text` with a redaction marker. */
   mask(text: string): string;
+  /**
+   * For text arriving in pieces: the largest cut ≤ `at` (default: the end) before which `text`
+   * can be masked and shown without showing part of a secret; keep the rest for the next piece.
+   * Optional for test fakes; without it streams cut where they like.
+   */
+  safeCut?(text: string, at?: number): number;
 }
 
 export interface AskOptions {

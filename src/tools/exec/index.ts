@@ -6,7 +6,8 @@
  *   time the thread spends waiting on the user does not count. A process that outlives the
  *   yield stays alive as a session in `ExecSessions`; its output so far is returned.
  * - Output is merged stdout+stderr; secrets are masked (`ctx.secrets.mask`) before anything
- *   is streamed (`ctx.onUpdate`, whole lines), truncated or returned. See format.ts.
+ *   is streamed (`ctx.onUpdate`, whole lines), truncated or returned, and never shown cut in
+ *   two across reads (masking.ts). See format.ts.
  * - `success` is false only when the tool itself failed (bad workdir, missing shell, unknown
  *   session, write to an exited session); a non-zero exit code is a valid output.
  * - On `ctx.signal` abort while waiting, the command's whole process tree is killed (its
@@ -22,7 +23,8 @@ import { defineTool, type FunctionTool, type ToolContext, type ToolResult } from
 import { renderChunk } from "./format.js";
 import { gateCommand } from "./gate.js";
 import { buildEnv, resolveShell, resolveWorkdir } from "./launch.js";
-import { type ExecProcess, type OutputListener, type OutputStream, spawnProcess } from "./process.js";
+import { maskedStream, takeOutput } from "./masking.js";
+import { type ExecProcess, spawnProcess } from "./process.js";
 import {
   EXEC_COMMAND_DESCRIPTION,
   EXEC_COMMAND_WIRE,
@@ -65,36 +67,6 @@ function approvalFields(args: ExecCommandArgs): Record<string, unknown> {
   return out;
 }
 
-/** Partial lines longer than this are streamed without waiting for their newline. */
-const MAX_HELD_CHARS = 4096;
-
-/**
- * A listener that streams masked output to `ctx.onUpdate` whole lines at a time, so a secret
- * split across two reads is still masked; `flush()` sends what is held back.
- */
-function maskedStream(ctx: ToolContext): { listener: OutputListener; flush(): void } {
-  const held: Record<OutputStream, string> = { stdout: "", stderr: "" };
-  const emit = (stream: OutputStream, text: string) => {
-    const masked = text.length > 0 ? ctx.secrets.mask(text) : "";
-    if (masked.length > 0) ctx.onUpdate({ stream, chunk: masked });
-  };
-  return {
-    listener(stream, chunk) {
-      const text = held[stream] + chunk;
-      const cut = text.lastIndexOf("\n") + 1;
-      const keep = text.length - cut > MAX_HELD_CHARS ? text.length : cut;
-      held[stream] = text.slice(keep);
-      emit(stream, text.slice(0, keep));
-    },
-    flush() {
-      for (const stream of ["stdout", "stderr"] as const) {
-        emit(stream, held[stream]);
-        held[stream] = "";
-      }
-    },
-  };
-}
-
 /**
  * Streams output while waiting up to `ms` active time for exit.
  * On abort: `onAbort()`, kill the tree, throw AbortError.
@@ -105,7 +77,7 @@ async function waitForYield(
   ms: number,
   onAbort: () => void,
 ): Promise<void> {
-  const stream = maskedStream(ctx);
+  const stream = maskedStream(ctx, proc);
   proc.listener = stream.listener;
   try {
     await ctx.pause.waitActive(ms, { signal: ctx.signal, wake: proc.exited });
@@ -143,7 +115,7 @@ export function createExecTools(opts: ExecToolsOptions): {
       wallMs: performance.now() - started,
       exitCode,
       sessionId,
-      raw: proc.output.take(),
+      raw: takeOutput(proc, ctx.secrets),
       maxTokens,
       mask: (t) => ctx.secrets.mask(t),
     });
