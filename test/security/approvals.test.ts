@@ -230,8 +230,7 @@ describe.skipIf(!hasBwrap)("untrusted: the known-safe list has no holes", () => 
     h = undefined;
   });
 
-  async function setup(steps: any[]) {
-    const cwd = tempDir("tandem-cwd-");
+  async function setup(steps: any[], cwd = tempDir("tandem-cwd-")) {
     writeFileSync(join(cwd, "f.txt"), "b\na\na\n");
     spawnSync("git", ["init", "-q", cwd]);
     h = await harness({ cwd, script: { steps }, overrides: ['approval_policy="untrusted"'] });
@@ -272,5 +271,22 @@ describe.skipIf(!hasBwrap)("untrusted: the known-safe list has no holes", () => 
     expect(questions(h)).toEqual([]);
     for (let i = 0; i < cmds.length; i++)
       expect(outputOf(h, `ok${i}`)).toContain("Process exited with code 0");
+  });
+
+  // fails if the known-safe decision depends on where the workspace lies (under /tmp or not):
+  // with the workspace under /var/lib a hole still asks and a read-only command still runs.
+  it("a workspace outside /tmp: the same decisions", async () => {
+    const cwd = mkdtempSync("/var/lib/tandem-test-");
+    try {
+      const steps = [{ output: [call("v1", "sort -o sorted f.txt"), call("v2", "sed -n 1p f.txt")] }, done];
+      const { thread, h } = await setup(steps, cwd);
+      answerAll(h, () => "Decline");
+      expect((await thread.startTurn("go").done).status).toBe("completed");
+      expect(questions(h).map((q) => q.request.approval?.command)).toEqual(["sort -o sorted f.txt"]);
+      expect(existsSync(join(cwd, "sorted"))).toBe(false);
+      expect(outputOf(h, "v2")).toContain("Process exited with code 0");
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });
