@@ -277,8 +277,19 @@ export function processStdio(
   };
 }
 
-/** Starts `tandem app-server --listen ws://127.0.0.1:0` and returns its URL. */
-export async function wsServer(env: Record<string, string>, args: string[] = []) {
+/** Tokens printed by the servers wsServer started, by URL: wsClient authenticates with them. */
+const wsTokens = new Map<string, string>();
+
+/**
+ * Starts `tandem app-server --listen ws://127.0.0.1:0` and returns its URL and the bearer token
+ * clients must send: the one it generated and printed on stderr, or `opts.token` when the caller
+ * passes its own (`--ws-token`/`--ws-token-file` in `args`).
+ */
+export async function wsServer(
+  env: Record<string, string>,
+  args: string[] = [],
+  opts: { token?: string } = {},
+) {
   const server = spawnAppServer(env, ["--listen", "ws://127.0.0.1:0", ...args]);
   const url = await new Promise<string>((res, rej) => {
     const t = setTimeout(() => rej(new Error(`app-server did not listen: ${server.stderr()}`)), 15_000);
@@ -292,11 +303,23 @@ export async function wsServer(env: Record<string, string>, args: string[] = [])
     server.proc.stderr!.on("data", check);
     server.proc.once("exit", (code) => rej(new Error(`app-server exited ${code}: ${server.stderr()}`)));
   });
-  return { server, url };
+  const token = opts.token ?? /app-server token: (\S+)/.exec(server.stderr())?.[1];
+  if (token) wsTokens.set(url, token);
+  return { server, url, token };
 }
 
-export async function wsClient(url: string, name = "ws", opts: { jsonrpc?: boolean } = {}) {
-  const socket = new WebSocket(url);
+/**
+ * Connects to a websocket app-server. Sends `Authorization: Bearer <token>` (as Codex's
+ * `--remote … --remote-auth-token-env` does) with `opts.token`, else the token of the server
+ * wsServer started at `url`; `token: null` sends no header.
+ */
+export async function wsClient(
+  url: string,
+  name = "ws",
+  opts: { jsonrpc?: boolean; token?: string | null } = {},
+) {
+  const token = opts.token === undefined ? wsTokens.get(url) : opts.token;
+  const socket = new WebSocket(url, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
   const client = new TestClient(name, (text) => socket.send(text), opts);
   socket.on("message", (data) => client.receive(data.toString()));
   await new Promise<void>((res, rej) => {

@@ -1,11 +1,15 @@
 /**
- * `tandem app-server [--listen stdio:// | ws://HOST:PORT] [-c key=value …] [-m model]` (SPEC S3).
+ * `tandem app-server [--listen stdio:// | ws://HOST:PORT [--ws-token-file F | --ws-token T]] [-c k=v …] [-m model]`
+ * (SPEC S3).
  *
  * Contract:
  * - stdio (default): one JSON object per line on stdin/stdout; stdout carries protocol messages
  *   only, every log line goes to stderr. EOF on stdin ends the server.
  * - `--listen ws://…`: websockets; prints `app-server listening on ws://HOST:PORT` to stderr once
- *   listening; stdin is not read.
+ *   listening; stdin is not read. Clients must send `Authorization: Bearer <token>` (ws-auth.ts):
+ *   the token of `--ws-token-file`/`--ws-token`, else a generated one, printed to stderr just
+ *   before the listening line as `app-server token: <token>` (the only place a token is printed).
+ *   A non-loopback listener without an explicit token is a usage error.
  * - SIGINT/SIGTERM (or `io.signal`, for in-process use) end the server: connections close, the
  *   runtime shuts down (pending questions stay stored for the next process, Q11), exit code 0.
  * - Exit codes: 0 after a clean stop, 1 when the runtime cannot start (no API key, store error),
@@ -20,14 +24,20 @@ import { createRuntime, MissingKeyError } from "../../runtime/create.js";
 import { AppServer } from "./server.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport } from "./transport.js";
 import { listenWebSocket, parseListenUrl, type WsListener } from "./ws.js";
+import { resolveWsToken, type WsToken } from "./ws-auth.js";
 
 export { AppServer } from "./server.js";
 
-export const APP_SERVER_USAGE = `Usage: tandem app-server [--listen stdio:// | ws://127.0.0.1:PORT] [-c key=value]... [-m MODEL]
+export const APP_SERVER_USAGE = `Usage: tandem app-server [--listen stdio:// | ws://127.0.0.1:PORT [--ws-token-file FILE]] [-c key=value]... [-m MODEL]
 
 Serves the Codex app-server v2 JSON-RPC protocol (plus tandem/* methods):
   stdio (default)       one JSON message per line on stdin/stdout
-  --listen ws://H:P     websockets, one message per text frame (port 0 picks a free port)
+  --listen ws://H:P     websockets, one message per text frame (port 0 picks a free port); clients
+                        send "Authorization: Bearer <token>"; browser pages (Origin) are refused
+  --ws-token-file FILE  the websocket token: FILE's content, trimmed (16+ characters)
+  --ws-token TOKEN      the token on the command line (visible to other users in ps: prefer a file)
+                        Without either, a token is generated and printed on stderr; a listener
+                        that is not loopback requires one of them
   -c, --config k=v      override a configuration value
   -m, --model MODEL     default model for new threads`;
 
@@ -61,19 +71,31 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
   const env = io.env ?? process.env;
   const log = (line: string) => stderr.write(`tandem app-server: ${line}\n`);
 
-  let args: { listen?: string; config?: string[]; model?: string; help?: boolean };
+  let args: {
+    listen?: string;
+    "ws-token"?: string;
+    "ws-token-file"?: string;
+    config?: string[];
+    model?: string;
+    help?: boolean;
+  };
   let where: { host: string; port: number } | undefined;
+  let wsToken: WsToken | undefined;
   try {
     args = parseArgs({
       args: argv,
       options: {
         listen: { type: "string" },
+        "ws-token": { type: "string" },
+        "ws-token-file": { type: "string" },
         config: { type: "string", short: "c", multiple: true },
         model: { type: "string", short: "m" },
         help: { type: "boolean", short: "h" },
       },
     }).values;
     if (args.listen !== undefined && args.listen !== "stdio://") where = parseListenUrl(args.listen);
+    if (!args.help)
+      wsToken = resolveWsToken(where?.host, { token: args["ws-token"], tokenFile: args["ws-token-file"] });
   } catch (err) {
     stderr.write(`tandem app-server: ${(err as Error).message}\n\n${APP_SERVER_USAGE}\n`);
     return 2;
@@ -114,8 +136,10 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
   let code = 0;
   try {
     const maxBytes = io.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    if (where) {
-      listener = await listenWebSocket(server, where, { maxBytes, log });
+    if (where && wsToken) {
+      listener = await listenWebSocket(server, where, { token: wsToken.token, maxBytes, log });
+      // The one deliberate print of a token: a generated one nobody else could know.
+      if (wsToken.generated) stderr.write(`app-server token: ${wsToken.token}\n`);
       stderr.write(`app-server listening on ${listener.url}\n`);
       await stopped;
     } else {

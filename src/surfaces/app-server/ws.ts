@@ -4,9 +4,13 @@
  *
  * Contract:
  * - Port 0 picks a free port; the returned `url` has the real one.
- * - The server has no authentication, so it refuses upgrade requests that carry an `Origin` header
- *   (403): browsers always send one, so a web page cannot drive a local agent through it; programs
- *   (editors, scripts, Codex clients) do not send it. A non-loopback host is allowed but warned about.
+ * - An upgrade request carrying an `Origin` header is refused (403) before anything else, as Codex's
+ *   app-server does: browsers always send one, so a web page (or a DNS-rebinding attack) cannot
+ *   drive the agent; programs (editors, scripts, Codex clients) do not send it.
+ * - Then the request must carry `Authorization: Bearer <token>` (ws-auth.ts), else 401 with
+ *   `WWW-Authenticate: Bearer`; no websocket is established and the token is never logged.
+ * - A non-loopback host (allowed only with an explicit token, see ws-auth.ts) is warned about:
+ *   ws:// is not encrypted, so the token crosses the network in clear text.
  * - Frames over `maxBytes` get a JSON-RPC error and the connection stays; frames over 4 × `maxBytes`
  *   are refused by the socket layer (close code 1009), so a peer cannot make the server buffer
  *   without bound.
@@ -16,13 +20,12 @@ import { once } from "node:events";
 import { WebSocketServer } from "ws";
 import type { AppServer } from "./server.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, WebSocketTransport } from "./transport.js";
+import { checkUpgrade, isLoopbackHost } from "./ws-auth.js";
 
 export interface WsListener {
   url: string;
   close(): Promise<void>;
 }
-
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
 /** Parses `ws://HOST:PORT`; throws a usage message for anything else. */
 export function parseListenUrl(text: string): { host: string; port: number } {
@@ -40,12 +43,13 @@ export function parseListenUrl(text: string): { host: string; port: number } {
 export async function listenWebSocket(
   server: AppServer,
   where: { host: string; port: number },
-  opts: { maxBytes?: number; log: (line: string) => void },
+  opts: { token: string; maxBytes?: number; log: (line: string) => void },
 ): Promise<WsListener> {
+  if (!opts.token) throw new Error("listenWebSocket needs a token");
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  if (!LOOPBACK.has(where.host))
+  if (!isLoopbackHost(where.host))
     opts.log(
-      `warning: listening on ${where.host}, not loopback; anyone who can reach it can drive this agent`,
+      `warning: listening on ${where.host}, not loopback; ws:// is not encrypted, so the token and every message cross the network in clear text (an SSH tunnel to 127.0.0.1 avoids that)`,
     );
   const wss = new WebSocketServer({
     host: where.host,
@@ -53,9 +57,14 @@ export async function listenWebSocket(
     maxPayload: maxBytes * 4,
     perMessageDeflate: false,
     verifyClient: (info, done) => {
-      if (!info.origin) return done(true);
-      opts.log(`refused a websocket from origin ${info.origin} (browser pages may not connect)`);
-      done(false, 403, "browser origins are not accepted");
+      if (info.origin) {
+        opts.log(`refused a websocket from origin ${info.origin} (browser pages may not connect)`);
+        return done(false, 403, "browser origins are not accepted");
+      }
+      const auth = checkUpgrade(info.req.headers, opts.token);
+      if (auth.ok) return done(true);
+      opts.log(`refused a websocket: ${auth.reason}`);
+      done(false, 401, "Unauthorized", { "WWW-Authenticate": 'Bearer realm="tandem app-server"' });
     },
   });
   await Promise.race([
