@@ -300,7 +300,7 @@ describe("approvals over tandem app-server", () => {
       turnId,
       itemId: "p1",
       startedAtMs: expect.any(Number),
-      reason: "The sandbox is read-only; this patch would change files.\nFiles: a.txt",
+      reason: `The sandbox is read-only; this patch would change files.\nFiles: ${join(cwd, "a.txt")}`,
       grantRoot: null,
     });
     // The fileChange item (with the files the patch names) is announced before the approval.

@@ -119,7 +119,10 @@ describe("coding tools through the loop", () => {
     h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("go");
     const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
-    expect(q.request.approval).toMatchObject({ kind: "file_change", paths: ["app.txt", "notes.md"] });
+    expect(q.request.approval).toMatchObject({
+      kind: "file_change",
+      paths: [join(h.cwd, "app.txt"), join(h.cwd, "notes.md")],
+    });
     decide(h, q, "Decline");
     await turn.done;
     expect(readFileSync(join(h.cwd, "app.txt"), "utf8")).toBe("line one\nline two\nline three\n");

@@ -3,13 +3,28 @@
  * policy is enforced here (SPEC A1/A2): under `read-only` every patch needs the user's
  * approval (file_change); declined or headless → the patch is refused and the model told.
  * Paths outside the workspace are refused by the patch tool itself.
+ *
+ * The approval lists every path the parser will touch (Add, Update, Delete and `*** Move to:`
+ * targets, however indented), absolute with symbolic links resolved, so `a.txt`, `./a.txt` and
+ * `/ws/a.txt` are one key for accept-for-session. An unparseable patch asks with no paths, which
+ * is never pre-approved. A patch touching a protected path (.git, Tandem's home) is refused
+ * without asking: no approval can grant it.
  */
-import type { ToolHooks } from "../tools/registry.js";
 
-function patchPaths(input: string): string[] {
-  const out: string[] = [];
-  for (const m of input.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)) out.push(m[1].trim());
-  return out;
+import { guardFor, patchTargets, refusedText } from "../tools/patch/index.js";
+import { parsePatch } from "../tools/patch/parser.js";
+import type { ToolHooks } from "../tools/registry.js";
+import type { ToolContext } from "../tools/types.js";
+
+function inspect(input: string, ctx: ToolContext): { paths: string[]; refused?: string } {
+  let ops: ReturnType<typeof parsePatch>;
+  try {
+    ops = parsePatch(input);
+  } catch {
+    return { paths: [] };
+  }
+  const { targets, refused } = patchTargets(ops, ctx.cwd, guardFor(ctx));
+  return { paths: targets.map((t) => t.real), ...(refused !== undefined ? { refused } : {}) };
 }
 
 export const patchApprovalHook: ToolHooks = {
@@ -17,11 +32,13 @@ export const patchApprovalHook: ToolHooks = {
     if (call.name !== "apply_patch" || ctx.safety.sandbox.mode !== "read-only") return undefined;
     const input =
       typeof call.args === "string" ? call.args : String((call.args as { input?: string })?.input ?? "");
+    const { paths, refused } = inspect(input, ctx);
+    if (refused !== undefined) return { block: refusedText(refused) };
     const decision = await ctx.safety.requestApproval({
       kind: "file_change",
       reason: "The sandbox is read-only; this patch would change files.",
       cwd: ctx.cwd,
-      paths: patchPaths(input),
+      paths,
     });
     if (decision === "cancel") throw Object.assign(new Error("cancelled"), { name: "AbortError" });
     if (decision === "decline") return { block: "the user declined this file change (read-only sandbox)" };

@@ -5,7 +5,8 @@
  * memory; operations see the effects of earlier ones in the same patch (e.g. Delete then Add of
  * one path). It throws `PatchApplyError` on the first operation that cannot apply — before
  * anything is written. Refused: Add of an existing file, Update/Delete of a missing one, Move
- * onto an existing file, paths outside the working directory (paths.ts), directories.
+ * onto an existing file, paths outside the working directory or protected by `guard` (paths.ts),
+ * directories.
  *
  * `commitPlan(plan, fs)` writes the net effect per file: new and changed files first (temp file
  * + rename, permission bits kept; parent directories created), removals last. If any write
@@ -16,7 +17,7 @@ import { dirname } from "node:path";
 import { applyChunks, PatchApplyError } from "./applier.js";
 import type { PatchFs } from "./fs.js";
 import type { PatchOp } from "./parser.js";
-import { type ResolvedPath, resolvePatchPath } from "./paths.js";
+import { type PathGuard, type ResolvedPath, resolvePatchPath } from "./paths.js";
 
 /** One operation of the patch as applied; `before`/`after` are the texts around that operation. */
 export interface FileChange {
@@ -52,7 +53,13 @@ export interface PatchPlan {
   entries: Map<string, Entry>;
 }
 
-export function planPatch(ops: PatchOp[], cwd: string, fs: PatchFs, extraRoots: string[] = []): PatchPlan {
+export function planPatch(
+  ops: PatchOp[],
+  cwd: string,
+  fs: PatchFs,
+  extraRoots: string[] = [],
+  guard?: PathGuard,
+): PatchPlan {
   const entries = new Map<string, Entry>();
   const changes: FileChange[] = [];
   const header = (op: PatchOp) =>
@@ -75,7 +82,7 @@ export function planPatch(ops: PatchOp[], cwd: string, fs: PatchFs, extraRoots: 
   };
   const resolvePath = (path: string, op: PatchOp) => {
     try {
-      return resolvePatchPath(cwd, path, fs, extraRoots);
+      return resolvePatchPath(cwd, path, fs, extraRoots, guard);
     } catch (err) {
       throw new PatchApplyError(`${header(op)}: ${(err as Error).message}`);
     }

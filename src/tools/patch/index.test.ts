@@ -24,6 +24,7 @@ import {
   type FileChange,
   TurnDiffTracker,
 } from "./index.js";
+import { pathGuard } from "./paths.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "tandem-patch-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -243,6 +244,44 @@ describe("apply_patch side effects", () => {
     expect(out.ok ? "" : out.error).toBe(
       "'*** Delete File: x' (patch line 2): cannot read x: EACCES: permission denied",
     );
+  });
+});
+
+describe("apply_patch path guard", () => {
+  // fails if the guard counts `.git` above a root the user chose (a writable root inside .git),
+  // or mistakes `.github`/`.gitignore` for .git, or if applyPatch ignores the guard it is given.
+  it("refuses .git below a root but not a root the user placed inside .git, nor .git-like names", () => {
+    const cwd = ws();
+    mkdirSync(join(cwd, ".git", "hooks"), { recursive: true });
+    const guard = pathGuard(nodePatchFs, {
+      protectedPaths: [join(cwd, "home")],
+      protectGit: true,
+      roots: [cwd, join(cwd, ".git", "hooks")],
+    });
+    const bad = applyPatch(
+      patch("*** Add File: ok.txt\n+x\n*** Add File: .git/config\n+y"),
+      cwd,
+      nodePatchFs,
+      undefined,
+      [],
+      guard,
+    );
+    expect(bad).toMatchObject({ ok: false, stage: "verify" });
+    expect(existsSync(join(cwd, "ok.txt"))).toBe(false);
+    expect(
+      applyPatch(patch("*** Add File: home/x\n+y"), cwd, nodePatchFs, undefined, [], guard),
+    ).toMatchObject({ ok: false });
+    const hook = join(cwd, ".git", "hooks", "pre-commit");
+    const ok = applyPatch(
+      patch(`*** Add File: .github/ci.yml\n+a\n*** Add File: .gitignore\n+b\n*** Add File: ${hook}\n+c`),
+      cwd,
+      nodePatchFs,
+      undefined,
+      [join(cwd, ".git", "hooks")],
+      guard,
+    );
+    expect(ok.ok).toBe(true);
+    expect(read(hook)).toBe("c\n");
   });
 });
 

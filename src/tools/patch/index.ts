@@ -11,6 +11,11 @@
  * - Paths are relative to `ctx.cwd`. Outside it (also through `..` or a symbolic link, paths.ts)
  *   a patch writes only where the policy allows: the sandbox's writable roots, anywhere under
  *   danger-full-access, or a directory the user approved for this call (`writableRootsFor`).
+ * - Protected paths (SPEC A4, `guardFor`): a patch touching Tandem's home or store (any mode) or
+ *   a `.git` (read-only, workspace-write) is refused whole before anyone is asked, so no
+ *   approval can grant one; nothing is written and the model is told which path and why.
+ * - Approvals name every path the parser will touch (`patchTargets`), as absolute paths with
+ *   symbolic links resolved: the keys accept-for-session compares.
  * - Success output: `Success. Updated the following files:` then `A path` / `M path` / `D path`.
  * - `display` (for surfaces, never the model): `{type: "file_change", changes: [{path, kind,
  *   move_path?, diff}], status: "completed" | "failed"}`; `diff` is a unified diff per change.
@@ -31,7 +36,8 @@ import { commitPlan, type FileChange, planPatch } from "./changes.js";
 import { APPLY_PATCH_GRAMMAR, CUSTOM_DESCRIPTION, FUNCTION_DESCRIPTION } from "./description.js";
 import { unifiedDiff } from "./diff.js";
 import { nodePatchFs, type PatchFs } from "./fs.js";
-import { PatchParseError, parsePatch } from "./parser.js";
+import { type PatchOp, PatchParseError, parsePatch } from "./parser.js";
+import { type PathGuard, pathGuard, realLocation, refusal } from "./paths.js";
 
 export type { FileChange } from "./changes.js";
 export { APPLY_PATCH_GRAMMAR } from "./description.js";
@@ -66,10 +72,11 @@ export function applyPatch(
   fs: PatchFs = nodePatchFs,
   signal?: AbortSignal,
   extraRoots: string[] = [],
+  guard?: PathGuard,
 ): ApplyPatchOutcome {
   let plan: ReturnType<typeof planPatch>;
   try {
-    plan = planPatch(parsePatch(input), cwd, fs, extraRoots);
+    plan = planPatch(parsePatch(input), cwd, fs, extraRoots, guard);
   } catch (err) {
     if (PatchParseError.isInstance(err)) return { ok: false, stage: "parse", error: err.message };
     if (PatchApplyError.isInstance(err)) return { ok: false, stage: "verify", error: err.message };
@@ -114,61 +121,103 @@ function failureText(out: Extract<ApplyPatchOutcome, { ok: false }>): string {
   return `apply_patch verification failed: ${out.error}\nNo files were changed.`;
 }
 
+/** What no patch of this call may write (paths.ts): Tandem's state, and `.git` unless unsandboxed. */
+export function guardFor(ctx: ToolContext, fs: PatchFs = nodePatchFs): PathGuard {
+  const { sandbox } = ctx.safety;
+  return pathGuard(fs, {
+    protectedPaths: sandbox.protectedPaths,
+    protectGit: sandbox.mode !== "danger-full-access",
+    roots: [ctx.cwd, ...sandbox.writableRoots],
+  });
+}
+
+/**
+ * Every path `ops` touch (Add, Update, Delete, Move to:), in patch order and without repeats:
+ * `abs` resolved against `cwd`, `real` with symbolic links resolved (the approval key).
+ * `refused` names the first protected one and why.
+ */
+export function patchTargets(
+  ops: PatchOp[],
+  cwd: string,
+  guard: PathGuard,
+  fs: PatchFs = nodePatchFs,
+): { targets: Array<{ abs: string; real: string }>; refused?: string } {
+  const written = ops.flatMap((op) =>
+    op.type === "update" && op.movePath !== undefined ? [op.path, op.movePath] : [op.path],
+  );
+  const targets: Array<{ abs: string; real: string }> = [];
+  let refused: string | undefined;
+  for (const path of written) {
+    const t = realLocation(cwd, path, fs);
+    const why = refusal(guard, t.abs, t.real);
+    if (why && refused === undefined) refused = `path '${path}' ${why}`;
+    if (!targets.some((o) => o.real === t.real)) targets.push(t);
+  }
+  return refused === undefined ? { targets } : { targets, refused };
+}
+
+/** The model's answer to a patch refused for a protected path. */
+export const refusedText = (why: string) => `apply_patch refused: ${why}\nNo files were changed.`;
+
 /**
  * Where this call may write beyond `ctx.cwd` (SPEC A1/A2): anywhere under danger-full-access;
  * the sandbox's writable roots under workspace-write; and, after the user approves it, any
  * other directory the patch names (writes outside the workspace ask). Declined/`never` → a
- * refusal the model sees; cancel interrupts the turn.
+ * refusal the model sees; cancel interrupts the turn. Protected paths are refused here, before
+ * anyone is asked.
  */
 async function writableRootsFor(
   input: string,
   ctx: ToolContext,
+  guard: PathGuard,
+  fs: PatchFs,
 ): Promise<{ ok: true; roots: string[] } | { ok: false; message: string }> {
   const { sandbox, approvalPolicy } = ctx.safety;
-  if (sandbox.mode === "danger-full-access") return { ok: true, roots: ["/"] };
-  const roots = sandbox.mode === "workspace-write" ? [...sandbox.writableRoots] : [];
   let ops: ReturnType<typeof parsePatch>;
   try {
     ops = parsePatch(input);
   } catch {
-    return { ok: true, roots }; // the apply step reports the parse error precisely
+    return { ok: true, roots: [] }; // the apply step reports the parse error precisely
   }
+  const { targets, refused } = patchTargets(ops, ctx.cwd, guard, fs);
+  if (refused !== undefined) return { ok: false, message: refusedText(refused) };
+  if (sandbox.mode === "danger-full-access") return { ok: true, roots: ["/"] };
+  const roots = sandbox.mode === "workspace-write" ? [...sandbox.writableRoots] : [];
   const cwd = resolve(ctx.cwd);
   const within = (dir: string, p: string) => {
     const r = relative(dir, p);
     return r !== "" && !r.startsWith("..") && !isAbsolute(r);
   };
-  const targets = ops.flatMap((op) =>
-    op.type === "update" && op.movePath ? [op.path, op.movePath] : [op.path],
-  );
-  const outside = targets
-    .map((p) => resolve(cwd, p))
-    .filter((abs) => !within(cwd, abs) && !roots.some((r) => within(resolve(r), abs)));
+  const outside = targets.filter((t) => !within(cwd, t.abs) && !roots.some((r) => within(resolve(r), t.abs)));
   if (outside.length === 0) return { ok: true, roots };
   // Under `never` nobody is asked: the path check refuses the outside paths precisely.
   if (approvalPolicy === "never") return { ok: true, roots };
+  const paths = outside.map((t) => t.real);
   const decision = await ctx.safety.requestApproval({
     kind: "file_change",
     reason: "This patch writes outside the workspace.",
     cwd: ctx.cwd,
-    paths: outside,
+    paths,
   });
   if (decision === "cancel")
     throw new AbortError("the user cancelled the file change; the turn is interrupted");
   if (decision === "decline")
     return {
       ok: false,
-      message: `The user declined this file change outside the workspace (${outside.join(", ")}).`,
+      message: `The user declined this file change outside the workspace (${paths.join(", ")}).`,
     };
-  return { ok: true, roots: [...roots, ...outside.map((p) => dirname(p))] };
+  return { ok: true, roots: [...roots, ...outside.map((t) => dirname(t.abs))] };
 }
 
 async function run(input: string, ctx: ToolContext, opts: ApplyPatchToolOptions): Promise<ToolResult> {
   if (ctx.signal.aborted) throw new AbortError("apply_patch was interrupted before it started");
-  const allowed = await writableRootsFor(input, ctx);
+  const fs = opts.fs ?? nodePatchFs;
+  const guard = guardFor(ctx, fs);
+  const allowed = await writableRootsFor(input, ctx, guard, fs);
   if (!allowed.ok)
     return { output: allowed.message, success: false, display: fileChangeDisplay([], "failed") };
-  const out = applyPatch(input, ctx.cwd, opts.fs ?? nodePatchFs, ctx.signal, allowed.roots);
+  // The guard is checked again while planning: links may have changed during an approval.
+  const out = applyPatch(input, ctx.cwd, fs, ctx.signal, allowed.roots, guard);
   if (!out.ok) {
     return {
       output: failureText(out),

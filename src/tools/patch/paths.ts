@@ -6,6 +6,11 @@
  * - `..` may be used only while the result stays inside the working directory.
  * - Symbolic links are followed for the check: a path whose real location (the deepest
  *   existing ancestor, resolved) lies outside the working directory is refused.
+ * - Protected paths (`PathGuard`, SPEC A4) are refused whatever the roots or approvals: Tandem's
+ *   home and store always; a repository's metadata (`.git`, as a directory or a file, and the
+ *   directory a `.git` file points to) unless the sandbox is danger-full-access. Checked on the
+ *   resolved location as written and with symbolic links followed, so `..`, absolute paths and
+ *   links into them are refused too.
  * Contract of `resolvePatchPath`: returns the paths or throws `PatchApplyError` whose message
  * names the offending path and says what to do.
  */
@@ -36,7 +41,15 @@ export function resolvePatchPath(
   path: string,
   fs: PatchFs,
   extraRoots: string[] = [],
+  guard?: PathGuard,
 ): ResolvedPath {
+  const p = locate(cwd, path, fs, extraRoots);
+  const why = guard && refusal(guard, p.abs, p.real);
+  if (why) throw new PatchApplyError(`path '${path}' ${why}`);
+  return p;
+}
+
+function locate(cwd: string, path: string, fs: PatchFs, extraRoots: string[]): ResolvedPath {
   const root = resolve(cwd);
   if (path.includes("\0")) throw new PatchApplyError(`invalid path '${path}': it contains a NUL character`);
   const abs = resolve(root, path);
@@ -77,4 +90,104 @@ export function resolvePatchPath(
         `${realRoot}; apply_patch only changes files inside it.`,
     );
   return { abs, real, rel: relative(root, abs).split(sep).join("/") };
+}
+
+/** What a patch may never write, whatever the writable roots or approvals (see the header). */
+export interface PathGuard {
+  /** Absolute files or directories refused in every mode (Tandem's home, the store's files). */
+  protectedPaths: string[];
+  /** Refuse `.git` components (and gitdirs); false under danger-full-access. */
+  protectGit: boolean;
+  /** Directories where a `.git` component starts to count (the workspace and writable roots). */
+  roots: string[];
+  /** Git directories `.git` files point to (worktrees, submodules, --separate-git-dir). */
+  gitDirs: string[];
+}
+
+/** The guard for a call: `protectedPaths` and the git directories of `roots` and their parents. */
+export function pathGuard(
+  fs: PatchFs,
+  opts: { protectedPaths: string[]; protectGit: boolean; roots: string[] },
+): PathGuard {
+  const roots = [...new Set(opts.roots.map((r) => resolve(r)))];
+  const withReal = (ps: string[]) => [...new Set(ps.flatMap((p) => [p, fs.realpath(p) ?? p]))];
+  const gitDirs: string[] = [];
+  if (opts.protectGit)
+    for (const root of roots)
+      for (let d = root; ; d = dirname(d)) {
+        const dir = gitDirOf(d, fs);
+        if (dir === null) break; // a `.git` directory: its components are refused already
+        if (dir !== undefined) gitDirs.push(...dir);
+        if (d === dirname(d)) break;
+      }
+  return {
+    protectedPaths: withReal(opts.protectedPaths.map((p) => resolve(p))),
+    protectGit: opts.protectGit,
+    roots: withReal(roots),
+    gitDirs: withReal(gitDirs),
+  };
+}
+
+/**
+ * `dir/.git` is a file → the git directory it names and, for a worktree, the `commondir` that
+ * holds the shared config; a directory (or unreadable) → null; absent → undefined.
+ */
+function gitDirOf(dir: string, fs: PatchFs): string[] | null | undefined {
+  const text = (p: string) => {
+    try {
+      return fs.read(p)?.text;
+    } catch {
+      return null;
+    }
+  };
+  const pointer = text(join(dir, ".git"));
+  if (pointer === undefined) return undefined;
+  const m = pointer === null ? null : /^gitdir:\s*(.+?)\s*$/m.exec(pointer);
+  if (!m) return null;
+  const gitdir = resolve(dir, m[1]);
+  const common = text(join(gitdir, "commondir"))?.trim();
+  return common ? [gitdir, resolve(gitdir, common)] : [gitdir];
+}
+
+const within = (root: string, p: string) => p === root || inside(root, p);
+
+/** Why the patch may not write `abs` (really `real`), or undefined when it may. */
+export function refusal(guard: PathGuard, abs: string, real: string): string | undefined {
+  for (const p of new Set([abs, real])) {
+    const hit = guard.protectedPaths.find((q) => within(q, p));
+    if (hit)
+      return (
+        `resolves to ${p}, inside Tandem's own state (${hit}): apply_patch never changes Tandem's ` +
+        "home or its store, in any sandbox mode."
+      );
+    if (!guard.protectGit) continue;
+    const git = guard.gitDirs.find((q) => within(q, p)) ?? gitComponent(guard.roots, p);
+    if (git)
+      return (
+        `resolves to ${p}, inside the Git metadata ${git}: apply_patch never changes .git under the ` +
+        "read-only or workspace-write sandbox (a change there could make git run code). Ask the " +
+        "user to make this change."
+      );
+  }
+  return undefined;
+}
+
+/** The `.git` path `p` lies in, counting components below the deepest root holding it. */
+function gitComponent(roots: string[], p: string): string | undefined {
+  const base = roots.filter((r) => inside(r, p)).sort((a, b) => b.length - a.length)[0] ?? sep;
+  const parts = relative(base, p).split(sep);
+  const k = parts.findIndex((c) => c.toLowerCase() === ".git");
+  return k < 0 ? undefined : join(base, ...parts.slice(0, k + 1));
+}
+
+/** Where `path` lands from `cwd`: absolute, and with its deepest existing ancestor's links resolved. */
+export function realLocation(cwd: string, path: string, fs: PatchFs): { abs: string; real: string } {
+  const abs = resolve(cwd, path);
+  let probe = abs;
+  let realProbe = fs.realpath(probe);
+  while (realProbe === undefined && probe !== dirname(probe)) {
+    probe = dirname(probe);
+    realProbe = fs.realpath(probe);
+  }
+  return { abs, real: realProbe === undefined ? abs : join(realProbe, relative(probe, abs)) };
 }
