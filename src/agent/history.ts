@@ -2,7 +2,11 @@
  * History normalisation for the prompt (SPEC L6). Pure functions over item lists.
  *
  * - every tool call gets exactly one output: an orphan call gets an "aborted" output inserted
- *   right after it (or after its parallel siblings); outputs without a call are dropped;
+ *   right after it (or after its parallel siblings); outputs without a call and second outputs
+ *   for one call are dropped;
+ * - outputs are in call order: the turn loop stores each output as soon as its call finishes
+ *   (so a crash never loses a finished call), which may be out of call order; each run of
+ *   consecutive outputs is put back in the order of its calls;
  * - unsupported modalities (images, when the model takes none) are dropped.
  * The stored history is never rewritten here; the runtime repairs stored orphans on load.
  */
@@ -17,28 +21,38 @@ import {
 export const ABORTED_OUTPUT = "aborted";
 
 export function normalizeForPrompt(items: ResponseItem[], opts: { images?: boolean } = {}): ResponseItem[] {
-  const callIds = new Set<string>();
+  /** Position of each call in `items`: the sort key that restores call order. */
+  const callAt = new Map<string, number>();
   const outputIds = new Set<string>();
-  for (const it of items) {
-    if (isToolCall(it)) callIds.add(it.call_id);
+  items.forEach((it, i) => {
+    if (isToolCall(it)) callAt.set(it.call_id, i);
     else if (isToolOutput(it)) outputIds.add(it.call_id);
-  }
+  });
   const images = opts.images ?? true;
   const out: ResponseItem[] = [];
-  let pendingOrphans: ToolCallItem[] = [];
+  const paired = new Set<string>();
+  /** Outputs (stored ones, and "aborted" for orphans) waiting to be emitted in call order. */
+  let run: ResponseItem[] = [];
+  let orphans: ToolCallItem[] = [];
+  const key = (o: ResponseItem) => callAt.get((o as { call_id: string }).call_id) ?? 0;
   const flush = () => {
-    for (const c of pendingOrphans) out.push(outputFor(c, ABORTED_OUTPUT));
-    pendingOrphans = [];
+    for (const c of orphans) run.push(outputFor(c, ABORTED_OUTPUT));
+    out.push(...run.sort((a, b) => key(a) - key(b)));
+    orphans = [];
+    run = [];
   };
   for (const it of items) {
     if (isToolCall(it)) {
+      // Calls after outputs start the next response's group.
+      if (run.length) flush();
       out.push(it);
-      if (!outputIds.has(it.call_id)) pendingOrphans.push(it);
+      if (!outputIds.has(it.call_id)) orphans.push(it);
       continue;
     }
     if (isToolOutput(it)) {
-      if (!callIds.has(it.call_id)) continue;
-      out.push(it);
+      if (!callAt.has(it.call_id) || paired.has(it.call_id)) continue;
+      paired.add(it.call_id);
+      run.push(it);
       continue;
     }
     flush();

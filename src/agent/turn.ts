@@ -3,8 +3,8 @@
  *
  *   drain steer input → build prompt from history → stream one sampling request (retrying
  *   transient failures, rebuilt from history) → record the response's items → run its tool
- *   calls (concurrently when parallel) → record outputs in call order → repeat until a
- *   response has no tool calls and no input is pending.
+ *   calls (concurrently when parallel) → record each output as its call finishes → repeat
+ *   until a response has no tool calls and no input is pending.
  *
  * Contract: `runTurn` never throws; it returns a stop reason. Whatever happens — failure,
  * interrupt, a tool that throws — every call_id recorded in this turn gets exactly one output.
@@ -229,9 +229,9 @@ function parseArgsForDisplay(call: ToolCallItem): unknown {
 }
 
 /**
- * Runs calls (concurrently when parallel tool calls are on) and records their outputs in
- * call order, each as soon as it and all earlier ones are done. Each call gets its own
- * abort scope tied to the turn signal.
+ * Runs calls (concurrently when parallel tool calls are on) and records each output as soon
+ * as its call is done (so possibly out of call order). Each call gets its own abort scope
+ * tied to the turn signal.
  */
 async function runCalls(
   env: TurnEnv,
@@ -258,23 +258,11 @@ async function runCalls(
       status: "in_progress",
     };
   });
-  const launch = (i: number) => {
-    env.emit({ type: "item.started", ...base, item: starts[i] });
-    return runners[i](env.signal).catch((): DispatchResult => ({ aborted: true }));
-  };
-  let results: Array<Promise<DispatchResult>>;
-  if (env.parallelToolCalls) results = calls.map((_, i) => launch(i));
-  else {
-    results = [];
-    let prev: Promise<unknown> = Promise.resolve();
-    for (let i = 0; i < calls.length; i++) {
-      const p = prev.then(() => (env.signal.aborted ? ({ aborted: true } as DispatchResult) : launch(i)));
-      results.push(p);
-      prev = p;
-    }
-  }
-  for (let i = 0; i < calls.length; i++) {
-    const r = await results[i];
+  // Each output is recorded the moment its call finishes, not behind earlier calls still
+  // running (e.g. a pending question): a crash then never loses a call that ran, so resume
+  // does not label it "aborted" and the model does not run its side effect twice. The prompt
+  // builder (history.ts) restores call order.
+  const finish = (i: number, r: DispatchResult) => {
     const call = calls[i];
     if (r.aborted) {
       env.record(outputFor(call, ABORTED_OUTPUT));
@@ -283,13 +271,34 @@ async function runCalls(
         ...base,
         item: finishDisplay(starts[i], { status: "failed" }, ABORTED_OUTPUT),
       });
-      continue;
+      return;
     }
     env.record(outputFor(call, r.result.output));
     const text = typeof r.result.output === "string" ? r.result.output : JSON.stringify(r.result.output);
     const patch = { status: r.result.success ? "completed" : "failed", ...(r.result.display ?? {}) };
     env.emit({ type: "item.completed", ...base, item: finishDisplay(starts[i], patch, text) });
+  };
+  const launch = (i: number): Promise<void> => {
+    env.emit({ type: "item.started", ...base, item: starts[i] });
+    return runners[i](env.signal)
+      .catch((): DispatchResult => ({ aborted: true }))
+      .then((r) => finish(i, r));
+  };
+  let done: Array<Promise<void>>;
+  if (env.parallelToolCalls) done = calls.map((_, i) => launch(i));
+  else {
+    done = [];
+    let prev: Promise<unknown> = Promise.resolve();
+    for (let i = 0; i < calls.length; i++) {
+      const p = prev.then(() => (env.signal.aborted ? finish(i, { aborted: true }) : launch(i)));
+      done.push(p);
+      prev = p.catch(() => {});
+    }
   }
+  // Settle every call before reporting a failure to record, so none is left running unpaired.
+  const settled = await Promise.allSettled(done);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed) throw failed.reason;
 }
 
 function finishDisplay(start: TurnItem, patch: Record<string, unknown>, output: string): TurnItem {
