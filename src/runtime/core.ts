@@ -21,6 +21,7 @@ import { type Broker, createBroker, requestIdFor } from "../questions/broker.js"
 import { toModelResult } from "../questions/model.js";
 import { createResponders, type Responders } from "../questions/responders.js";
 import { createSecretStore } from "../questions/secrets.js";
+import { leaseMessage, leaseOwner } from "../store/lease.js";
 import type { Store, ThreadRecord } from "../store/types.js";
 import { createExecTools, ExecSessions } from "../tools/exec/index.js";
 import { createApplyPatchTools } from "../tools/patch/index.js";
@@ -74,6 +75,11 @@ function protectedPathsFor(home: string | undefined, storePath: string): string[
   return [...new Set(out)];
 }
 
+/** Another live process drives the thread (issue 9 item 12); the message names it. */
+export class ThreadInUseError extends Error {
+  override name = "ThreadInUseError";
+}
+
 export class Runtime {
   readonly settings: Settings;
   readonly store: Store;
@@ -92,6 +98,9 @@ export class Runtime {
   readonly protectedPaths: string[];
   private threads = new Map<string, Thread>();
   private hooks: ToolHooks[] = [];
+  /** This process's thread-lease identity, and the threads whose lease it holds (item 12). */
+  private readonly leaseOwner = leaseOwner();
+  private readonly leased = new Set<string>();
 
   constructor(opts: RuntimeOptions) {
     this.settings = opts.settings;
@@ -158,6 +167,7 @@ export class Runtime {
       },
     };
     this.store.createThread(record);
+    this.takeLease(id);
     const thread = this.attach(record, []);
     this.bus.publish({
       type: "thread.started",
@@ -190,6 +200,8 @@ export class Runtime {
     if (existing) return existing;
     const record = this.store.getThread(id);
     if (!record) throw new Error(`no thread with id ${id}; run \`tandem threads\` to list threads`);
+    // Before anything is written: a thread another process drives is refused untouched.
+    this.takeLease(id);
     const settings = { ...record.settings };
     if (patch.offerQuestions !== undefined) settings.offer_questions = patch.offerQuestions;
     if (patch.questionPolicy) settings.question_policy = patch.questionPolicy;
@@ -226,6 +238,23 @@ export class Runtime {
       if (resumed.length) thread.resumeTurn(pending[0].turn_id, resumed);
     }
     return thread;
+  }
+
+  /** Takes the thread's driving lease; throws `ThreadInUseError` naming the live holder. */
+  private takeLease(id: string): void {
+    const r = this.store.acquireLease(id, { ...this.leaseOwner, since: Date.now() });
+    if (!r.ok) throw new ThreadInUseError(leaseMessage(id, r.holder));
+    this.leased.add(id);
+  }
+
+  /** Gives the thread's lease back (thread closed, process shutting down). */
+  releaseLease(id: string): void {
+    if (!this.leased.delete(id)) return;
+    try {
+      this.store.releaseLease(id, this.leaseOwner.token);
+    } catch {
+      /* a store already closed: the lease goes stale with this process */
+    }
   }
 
   private attach(record: ThreadRecord, history: ResponseItem[]): Thread {
@@ -433,6 +462,7 @@ export class Runtime {
     await Promise.all(threads.map((t) => t.active?.done.catch(() => {})));
     await Promise.all(threads.map((t) => t.disposeTools().catch(() => {})));
     this.threads.clear();
+    for (const id of [...this.leased]) this.releaseLease(id);
     this.store.close();
   }
 }

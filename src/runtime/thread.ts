@@ -146,6 +146,7 @@ export class Thread {
     this.core.secrets.dropThread(this.id);
     this.setStatus("closed");
     this.closed = true;
+    this.core.releaseLease(this.id);
   }
 
   private launch(

@@ -117,7 +117,7 @@ describe("openStore", () => {
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         .pluck()
         .all();
-      expect(tables).toEqual(["items", "meta", "questions", "threads", "turns"]);
+      expect(tables).toEqual(["items", "meta", "questions", "thread_leases", "threads", "turns"]);
     } finally {
       db.close();
     }

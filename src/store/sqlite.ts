@@ -20,6 +20,7 @@ import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import type { ResponseItem } from "../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../protocol/questions.js";
+import { type Lease, type LeaseResult, leaseIsStale } from "./lease.js";
 import type { Store, StoredItem, StoredQuestion, ThreadRecord, TurnRecord } from "./types.js";
 
 /** `$TANDEM_HOME` when set and non-empty, else `~/.tandem`. */
@@ -112,6 +113,16 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX questions_pending_all ON questions (created_at) WHERE outcome IS NULL;
 
   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+  `,
+  // 2: one driving process per thread (./lease.ts).
+  `
+  CREATE TABLE thread_leases (
+    thread_id TEXT PRIMARY KEY REFERENCES threads (id),
+    token TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    since INTEGER NOT NULL
+  );
   `,
 ];
 
@@ -234,6 +245,7 @@ class SqliteStore implements Store {
   readonly #s;
   readonly #updateThread;
   readonly #updateTurn;
+  readonly #acquireLease;
 
   constructor(
     db: Database.Database,
@@ -296,6 +308,13 @@ class SqliteStore implements Store {
       pendingByThread: p(
         "SELECT request FROM questions WHERE thread_id = ? AND outcome IS NULL ORDER BY created_at, rowid",
       ),
+      getLease: p("SELECT pid, host, since, token FROM thread_leases WHERE thread_id = ?"),
+      putLease: p(
+        "INSERT INTO thread_leases (thread_id, token, pid, host, since) " +
+          "VALUES (@thread_id, @token, @pid, @host, @since) ON CONFLICT (thread_id) DO UPDATE SET " +
+          "token = excluded.token, pid = excluded.pid, host = excluded.host, since = excluded.since",
+      ),
+      releaseLease: p("DELETE FROM thread_leases WHERE thread_id = ? AND token = ?"),
       getMeta: p("SELECT value FROM meta WHERE key = ?"),
       setMeta: p(
         "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -316,6 +335,16 @@ class SqliteStore implements Store {
         throw new StoreError("not_found", `updateTurn: turn ${id} does not exist; call putTurn first`);
       const current = rowToTurn(row);
       s.writeTurn.run(turnToRow({ ...merge(current, patch), id, thread_id: current.thread_id }));
+    });
+    this.#acquireLease = db.transaction((threadId: string, owner: Lease): LeaseResult => {
+      const holder = s.getLease.get(threadId) as Lease | undefined;
+      if (holder && holder.token !== owner.token && !leaseIsStale(holder)) return { ok: false, holder };
+      s.putLease.run({
+        ...owner,
+        since: holder?.token === owner.token ? holder.since : owner.since,
+        thread_id: threadId,
+      });
+      return { ok: true };
     });
   }
 
@@ -426,6 +455,24 @@ class SqliteStore implements Store {
       threadId === undefined ? this.#s.pendingAll.all() : this.#s.pendingByThread.all(threadId)
     ) as { request: string }[];
     return rows.map((r) => JSON.parse(r.request) as QuestionRequest);
+  }
+
+  acquireLease(threadId: string, owner: Lease): LeaseResult {
+    try {
+      // IMMEDIATE: the read of the holder and the write happen under one write lock, so two
+      // processes racing for a free lease cannot both get it.
+      return this.#acquireLease.immediate(threadId, owner);
+    } catch (e) {
+      rethrow(e, "acquireLease", threadId);
+    }
+  }
+
+  releaseLease(threadId: string, token: string): void {
+    this.#s.releaseLease.run(threadId, token);
+  }
+
+  getLease(threadId: string): Lease | undefined {
+    return this.#s.getLease.get(threadId) as Lease | undefined;
   }
 
   getMeta(key: string): string | undefined {

@@ -8,6 +8,9 @@
 import type { CollaborationMode, ThreadStatus, Usage } from "../protocol/events.js";
 import type { ResponseItem } from "../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../protocol/questions.js";
+import type { Lease, LeaseResult } from "./lease.js";
+
+export type { Lease, LeaseResult } from "./lease.js";
 
 export interface ThreadRecord {
   id: string;
@@ -73,6 +76,16 @@ export interface Store {
   updateQuestionDeadline(requestId: string, deadline: number | null): void;
   getQuestion(requestId: string): StoredQuestion | undefined;
   pendingQuestions(threadId?: string): QuestionRequest[];
+
+  /**
+   * Takes the thread's driving lease for `owner` (one IMMEDIATE transaction): granted when
+   * free, already `owner`'s (same token), or stale (see ./lease.ts); otherwise refused with
+   * the live holder and nothing written. Throws `not_found` for an unknown thread.
+   */
+  acquireLease(threadId: string, owner: Lease): LeaseResult;
+  /** Gives the lease back if `token` holds it; no-op otherwise. */
+  releaseLease(threadId: string, token: string): void;
+  getLease(threadId: string): Lease | undefined;
 
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
