@@ -23,6 +23,38 @@ export const QuestionsConfig = z.strictObject({
   sub_agents: z.enum(["relay", "deny"]).default("relay"),
 });
 
+/** An environment variable name: what `env` can hold (no `=`, no NUL, not empty). */
+const EnvName = z
+  .string()
+  .regex(/^[^=\0]+$/, "an environment variable name must be non-empty, without = or NUL");
+
+/**
+ * Which of Tandem's environment the model's commands see (Codex's `shell_environment_policy`;
+ * the order the fields apply in is documented in tools/exec/env-policy.ts).
+ */
+export const ShellEnvironmentPolicy = z.strictObject({
+  inherit: z
+    .enum(["all", "core", "none"])
+    .default("all")
+    .describe(
+      "all: every variable; core: HOME, LOGNAME, PATH, SHELL, USER, USERNAME, TMPDIR, TEMP, TMP; none",
+    ),
+  ignore_default_excludes: z
+    .boolean()
+    .default(false)
+    .describe("true keeps *KEY*, *SECRET*, *TOKEN* and TANDEM_* variables (dropped by default)"),
+  exclude: z.array(z.string()).default([]).describe("globs (* and ?, case-insensitive) of names to drop"),
+  set: z
+    .record(EnvName, z.string().regex(/^[^\0]*$/, "a value must not contain NUL"))
+    .default({})
+    .describe("variables to set (after the excludes)"),
+  include_only: z
+    .array(z.string())
+    .default([])
+    .describe("if non-empty, keep only names matching these globs"),
+});
+export type ShellEnvironmentPolicy = z.infer<typeof ShellEnvironmentPolicy>;
+
 export const Settings = z.strictObject({
   model: z.string().default("gpt-5.2-codex"),
   model_provider: z.string().default("openai"),
@@ -51,6 +83,13 @@ export const Settings = z.strictObject({
     default_mode: false,
     policy: { type: "wait" },
     sub_agents: "relay",
+  }),
+  shell_environment_policy: ShellEnvironmentPolicy.default({
+    inherit: "all",
+    ignore_default_excludes: false,
+    exclude: [],
+    set: {},
+    include_only: [],
   }),
   request_max_retries: z.number().int().min(0).default(4),
   stream_max_retries: z.number().int().min(0).default(4),

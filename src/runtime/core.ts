@@ -260,7 +260,12 @@ export class Runtime {
   private attach(record: ThreadRecord, history: ResponseItem[]): Thread {
     const sessions = new ExecSessions();
     const registry = new ToolRegistry();
-    const exec = createExecTools({ sessions, chunkId: () => this.ids.chunk() });
+    const exec = createExecTools({
+      sessions,
+      chunkId: () => this.ids.chunk(),
+      // The provider's key variable may be named anything: drop it with the default excludes.
+      envPolicy: { ...this.settings.shell_environment_policy, credential_vars: [this.provider.envKey] },
+    });
     registry.register(exec.execCommand);
     registry.register(exec.writeStdin);
     if (this.settings.questions.enabled) {

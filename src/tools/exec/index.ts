@@ -20,6 +20,7 @@
 import { AbortError } from "../../util/abort.js";
 import { randomIds } from "../../util/ids.js";
 import { defineTool, type FunctionTool, type ToolContext, type ToolResult } from "../types.js";
+import type { EnvPolicy } from "./env-policy.js";
 import { renderChunk } from "./format.js";
 import { gateCommand } from "./gate.js";
 import { buildEnv, resolveShell, resolveWorkdir } from "./launch.js";
@@ -47,7 +48,9 @@ export interface ExecToolsOptions {
   chunkId?: () => string;
   /** Default shell when the call names none (then `$SHELL`, then /bin/bash). */
   shell?: string;
-  /** Extra environment for every command (after process.env, before secrets). */
+  /** Which of process.env commands see (default: DEFAULT_ENV_POLICY; see env-policy.ts). */
+  envPolicy?: EnvPolicy;
+  /** Extra environment for every command (after the filtered process.env, before secrets). */
   env?: Record<string, string>;
 }
 
@@ -170,7 +173,7 @@ export function createExecTools(opts: ExecToolsOptions): {
           command: args.cmd,
           shell: shell.path,
           cwd: cwd.path,
-          env: buildEnv(opts.env ?? {}, ctx.secrets.env()),
+          env: buildEnv(opts.envPolicy, opts.env ?? {}, ctx.secrets.env()),
           tty: args.tty === true,
           wrap: gate.wrap,
         });

@@ -5,14 +5,23 @@
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { applyEnvPolicy, type EnvPolicy } from "./env-policy.js";
 
 /** Variables that keep command output plain and non-interactive for the model. */
 export const QUIET_ENV = { NO_COLOR: "1", TERM: "dumb", PAGER: "cat", GIT_PAGER: "cat" } as const;
 
-/** process.env + configured env + thread secrets (Q10) + QUIET_ENV, later entries winning. */
-export function buildEnv(...layers: Array<Record<string, string | undefined>>): Record<string, string> {
+/**
+ * The command environment: process.env filtered by the shell environment policy (see
+ * env-policy.ts), then each of `layers` (configured env, the thread's secret handles — Q10),
+ * then QUIET_ENV; later entries win. Layers come after the policy so that no policy can hide a
+ * secret handle the model was given.
+ */
+export function buildEnv(
+  policy: EnvPolicy | undefined,
+  ...layers: Array<Record<string, string | undefined>>
+): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const layer of [process.env, ...layers, QUIET_ENV]) {
+  for (const layer of [applyEnvPolicy(process.env, policy), ...layers, QUIET_ENV]) {
     for (const [k, v] of Object.entries(layer)) if (v !== undefined) env[k] = v;
   }
   return env;
