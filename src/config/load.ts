@@ -31,6 +31,8 @@ export function parseOverride(spec: string): Record<string, unknown> {
   if (eq <= 0) throw new ConfigError(`--config expects key=value, got "${spec}"`);
   const key = spec.slice(0, eq).trim();
   const raw = spec.slice(eq + 1).trim();
+  if (raw === "")
+    throw new ConfigError(`--config ${key}= has no value; give a TOML value, e.g. ${key}="…" or ${key}=true`);
   let value: unknown;
   try {
     value = (parseToml(`v = ${raw}`) as { v: unknown }).v;
@@ -97,7 +99,22 @@ export function loadConfig(opts: { overrides?: string[]; home?: string; file?: s
     const issues = result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
     throw new ConfigError(`invalid configuration: ${issues.join("; ")}`);
   }
+  checkProvider(result.data);
   return { settings: result.data, warnings, home };
+}
+
+/** Providers that need no `[model_providers.<id>]` table. */
+export const BUILTIN_PROVIDERS = ["openai"] as const;
+
+/** A `model_provider` that names no known provider is an error, never a silent fallback. */
+function checkProvider(settings: Settings): void {
+  const id = settings.model_provider;
+  const known = [...BUILTIN_PROVIDERS, ...Object.keys(settings.model_providers)];
+  if (known.includes(id)) return;
+  throw new ConfigError(
+    `unknown model_provider "${id}"; known providers: ${known.join(", ")}. ` +
+      `Fix the name, or define it in config.toml as [model_providers.${id}] with base_url and env_key.`,
+  );
 }
 
 /** Resolved provider: base URL, API key and wire, from settings and the environment. */

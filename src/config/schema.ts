@@ -56,7 +56,7 @@ export const ShellEnvironmentPolicy = z.strictObject({
 export type ShellEnvironmentPolicy = z.infer<typeof ShellEnvironmentPolicy>;
 
 export const Settings = z.strictObject({
-  model: z.string().default("gpt-5.2-codex"),
+  model: z.string().min(1, "must not be empty").default("gpt-5.2-codex"),
   model_provider: z.string().default("openai"),
   model_providers: z.record(z.string(), ProviderConfig).default({}),
   openai_base_url: z.string().optional(),

@@ -11,7 +11,8 @@
  * - `updateThread`/`updateTurn` ignore `undefined` patch fields. `updateThread` bumps
  *   `updated_at` to now unless the patch sets it.
  * - Failures throw `StoreError` with a `code`: `not_found` (unknown thread/turn), `conflict`
- *   (id already exists), `schema` (the file was written by a newer Tandem).
+ *   (id already exists), `schema` (the file was written by a newer Tandem), `open` (the file or
+ *   its directory cannot be created or is not a Tandem store; the message names the path).
  * - Stored JSON is ours and is trusted on read (validated at the boundaries, not here).
  */
 import { closeSync, mkdirSync, openSync } from "node:fs";
@@ -34,7 +35,7 @@ export function defaultStorePath(home = tandemHome()): string {
   return join(home, "state.db");
 }
 
-export type StoreErrorCode = "not_found" | "conflict" | "schema";
+export type StoreErrorCode = "not_found" | "conflict" | "schema" | "open";
 
 const STORE_ERROR = Symbol.for("tandem.store.error");
 
@@ -132,9 +133,39 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 /**
  * Opens (creating if needed) the store at `path`; `":memory:"` gives a private in-memory
  * store. New directories are created 0700 and a new file 0600 (SQLite gives the -wal/-shm
- * files the same mode). Throws `StoreError("schema")` if the file is from a newer Tandem.
+ * files the same mode). Throws `StoreError("schema")` if the file is from a newer Tandem and
+ * `StoreError("open")` if it cannot be opened (a non-directory in the path, no permission, a
+ * file that is not an SQLite database).
  */
 export function openStore(path: string): Store {
+  try {
+    return openOrThrow(path);
+  } catch (e) {
+    if (StoreError.isInstance(e)) throw e;
+    throw openError(path, e as NodeJS.ErrnoException);
+  }
+}
+
+/** A one-line `StoreError("open")` naming the path, the cause and what to do. */
+function openError(path: string, e: NodeJS.ErrnoException): StoreError {
+  const dir = dirname(path);
+  const reason =
+    e.code === "EEXIST"
+      ? `${dir} is not a directory`
+      : e.code === "ENOTDIR"
+        ? `a component of ${dir} is a file, not a directory`
+        : e.message;
+  const code = e.code ?? "";
+  const fix =
+    code === "SQLITE_NOTADB" || code.startsWith("SQLITE_CORRUPT")
+      ? "move the damaged file away (its threads are lost) or set TANDEM_HOME to another directory"
+      : code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")
+        ? "another process holds it locked; try again"
+        : "set TANDEM_HOME to a directory Tandem can create and write";
+  return new StoreError("open", `cannot open the Tandem store ${path}: ${reason}; ${fix}`);
+}
+
+function openOrThrow(path: string): Store {
   if (path !== ":memory:") {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     closeSync(openSync(path, "a", 0o600)); // mode applies only when the file is created
