@@ -41,4 +41,23 @@ describe("Codex schema validator", () => {
       [],
     );
   });
+
+  // Fails if tandem/* messages pass unchecked (unknown methods, wrong params or results).
+  it("checks Tandem's own methods too", () => {
+    expect(v.serverNotification({ method: "tandem/question/exploded", params: {} })).toEqual([
+      "tandem/question/exploded is not a Tandem method",
+    ]);
+    expect(v.clientRequest({ id: 1, method: "tandem/question/touch", params: { requestId: "r" } })).toEqual(
+      [],
+    );
+    expect(v.clientRequest({ id: 1, method: "tandem/question/touch", params: {} })).not.toEqual([]);
+    expect(v.clientRequest({ id: 1, method: "tandem/nope", params: {} })).not.toEqual([]);
+    expect(v.serverResponse("tandem/question/touch", { id: 1, result: { deadline: null } })).toEqual([]);
+    expect(v.serverResponse("tandem/question/touch", { id: 1, result: { deadline: "soon" } })).not.toEqual(
+      [],
+    );
+    expect(v.serverResponse("tandem/question/reply", { id: 1, result: { duplicate: false } })).not.toEqual(
+      [],
+    );
+  });
 });

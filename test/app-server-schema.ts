@@ -15,7 +15,39 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
-import { TandemNotifications } from "../src/protocol/app-server.js";
+import { z } from "zod";
+import {
+  QuestionDeclineParams,
+  QuestionListParams,
+  QuestionReplyParams,
+  QuestionTouchParams,
+  TandemNotifications,
+} from "../src/protocol/app-server.js";
+import { QuestionOutcome, QuestionRequest } from "../src/protocol/questions.js";
+
+type Zod = { safeParse(v: unknown): { success: boolean; error?: { issues: any[] } } };
+const settled = z.object({ outcome: QuestionOutcome, duplicate: z.boolean() });
+/** Tandem's own requests: params and result shapes (src/surfaces/app-server/handlers.ts). */
+const TANDEM_REQUESTS: Record<string, { params: Zod; result: Zod }> = {
+  "tandem/question/list": {
+    params: QuestionListParams,
+    result: z.object({ requests: z.array(QuestionRequest) }),
+  },
+  "tandem/question/reply": { params: QuestionReplyParams, result: settled },
+  "tandem/question/decline": { params: QuestionDeclineParams, result: settled },
+  "tandem/question/touch": {
+    params: QuestionTouchParams,
+    result: z.object({ deadline: z.number().nullable() }),
+  },
+};
+
+function zodProblems(what: string, schema: Zod | undefined, value: unknown): string[] {
+  if (!schema) return [`${what} is not a Tandem method`];
+  const r = schema.safeParse(value);
+  return r.success
+    ? []
+    : (r.error?.issues ?? []).map((i: any) => `${what}.${i.path.join(".")}: ${i.message}`);
+}
 
 export const REFERENCE = resolve(import.meta.dirname, "fixtures/codex-app-server-protocol.schemas.json");
 
@@ -85,22 +117,19 @@ function build(): CodexValidator {
     if (ref.definitions[name]) return `ref#/definitions/${name}`;
     return undefined;
   };
-  const tandem = (method: string, params: unknown): string[] => {
-    const schema = (TandemNotifications as Record<string, { safeParse(v: unknown): any }>)[method];
-    if (!schema) return [];
-    const r = schema.safeParse(params);
-    return r.success ? [] : r.error.issues.map((i: any) => `${method}.${i.path.join(".")}: ${i.message}`);
-  };
+  const tandem = (method: string, params: unknown): string[] =>
+    zodProblems(method, (TandemNotifications as Record<string, Zod>)[method], params);
   const response = (pointer: string | undefined, method: string, msg: Json): string[] => {
     if ("error" in msg) return check("ref#/definitions/JSONRPCError", msg);
-    if (method.startsWith("tandem/")) return [];
+    if (method.startsWith("tandem/")) return zodProblems(method, TANDEM_REQUESTS[method]?.result, msg.result);
     if (!pointer) return [`no Codex response definition for ${method}`];
     return check(pointer, msg.result);
   };
 
   return {
     clientRequest(msg) {
-      if (String(msg.method).startsWith("tandem/")) return [];
+      if (String(msg.method).startsWith("tandem/"))
+        return zodProblems(msg.method, TANDEM_REQUESTS[msg.method]?.params, msg.params);
       const v = clientRequests.get(msg.method);
       return v ? check(v.pointer, msg) : [`${msg.method} is not a Codex client request`];
     },

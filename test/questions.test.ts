@@ -420,8 +420,12 @@ describe("questions end to end", () => {
     b.startTurn("b");
     const secret = await asked("s1");
     expect(
-      h.runtime.reply(b.id, secret.request_id, { answers: { api_key: { other: SECRET } } }, { kind: "test" })
-        .ok,
+      h.runtime.reply(
+        b.id,
+        secret.request_id,
+        { answers: { api_key: { selected: [], other: SECRET } } },
+        { kind: "test" },
+      ).ok,
     ).toBe(true);
     await asked("f2");
     const c = open();

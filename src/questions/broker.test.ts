@@ -639,7 +639,7 @@ describe("persistence (Q11)", () => {
     broker.reply(
       "t1",
       r.request_id,
-      { answers: { stack: { selected: ["Rust"] }, token: { other: SECRET } } },
+      { answers: { stack: { selected: ["Rust"] }, token: { selected: [], other: SECRET } } },
       web,
     );
     await p;
