@@ -204,6 +204,9 @@ describe("one driver per thread", () => {
     );
     expect(b.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
     expect(a.proc.exitCode).toBeNull(); // failed fast: the holder is still running
+    // The refused process did not touch the thread record either (it would reset the status).
+    const listed = jsonLines((await runTandem(["threads", "--json"], { env })).stdout);
+    expect(listed.find((t) => t.id === id)?.status).toBe("running");
     expect(await a.exited, a.stderr()).toBe(0);
 
     // Nothing of the second process reached the store or the model.
