@@ -7,7 +7,7 @@
  * include_only) still gives legitimate commands what they are configured to get, and the
  * thread's secret handles ($TANDEM_SECRET_<id>) keep expanding under every policy.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Event, EventOf } from "../../src/protocol/events.js";
@@ -154,6 +154,26 @@ describe("shell environment policy (item 10)", () => {
     const allowed = ["HOME", "LOGNAME", "PATH", "SHELL", "USER", "USERNAME", "TMPDIR", "TEMP", "TMP"];
     expect(core.filter((n) => !allowed.includes(n))).toEqual([]);
     expectNoLeak(h2);
+  });
+
+  // Fails if SHLVL is not set for commands: bash, whose stdin is a socket, then runs the user's
+  // ~/.bashrc on every command once a policy drops SHLVL (inherit = core / none).
+  it("a policy that drops SHLVL does not make bash run ~/.bashrc", async () => {
+    const home = tempDir("tandem-env-home-");
+    writeFileSync(join(home, ".bashrc"), "echo BASHRC_RAN\n");
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      const h = await run(
+        [call("b1", "echo plain", { shell: "/bin/bash" })],
+        ['shell_environment_policy.inherit="core"'],
+      );
+      const out = outputOf(h, "b1");
+      expect(out).toContain("plain");
+      expect(out).not.toContain("BASHRC_RAN");
+    } finally {
+      process.env.HOME = saved;
+    }
   });
 
   // Fails if include_only is ignored, or applied before `set` (then it could not filter `set`).

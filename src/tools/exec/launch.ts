@@ -24,6 +24,9 @@ export function buildEnv(
   for (const layer of [applyEnvPolicy(process.env, policy), ...layers, QUIET_ENV]) {
     for (const [k, v] of Object.entries(layer)) if (v !== undefined) env[k] = v;
   }
+  // Node gives the child a socket as stdin; bash then runs ~/.bashrc (its "started by sshd"
+  // rule) unless SHLVL says it is nested. A policy that drops SHLVL must not turn that on.
+  env.SHLVL ??= "1";
   return env;
 }
 
