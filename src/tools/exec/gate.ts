@@ -57,7 +57,8 @@ export async function gateCommand(args: ExecCommandArgs, cwd: string, ctx: ToolC
     if (!ok) return { kind: "refuse", status: "declined", message: DECLINED };
   }
 
-  const wrap = sandboxWrap(safety.sandbox, cwd);
+  // The writable roots come from the thread's cwd; the resolved workdir is only where it starts.
+  const wrap = sandboxWrap(safety.sandbox, ctx.cwd, { chdir: cwd });
   if (!wrap.ok) return { kind: "refuse", status: "failed", message: wrap.error };
   return { kind: "run", wrap: wrap.wrap, escalated: false };
 }

@@ -16,6 +16,7 @@
  *   owners that never called `kill()`.
  */
 import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
@@ -141,18 +142,51 @@ function argvFor(opts: SpawnOptions): [string, string[]] {
   return [full[0], full.slice(1)];
 }
 
+const FD3_SCRIPT = 'exec 3<"$0" && exec "$@"';
+
+/**
+ * `argv` run with the file at `path` open (read-only, offset 0) as its fd 3, e.g. a seccomp
+ * program for `bwrap --seccomp 3`. Written as a `/bin/sh` trampoline, which works for every
+ * spawn; spawnPipes skips the shell and passes the fd itself (one exec less per command).
+ */
+export function withFd3(path: string, argv: string[]): string[] {
+  return ["/bin/sh", "-c", FD3_SCRIPT, path, ...argv];
+}
+
+/** The file a `withFd3` argv opens as fd 3, and the argv it then runs; null for any other. */
+function splitFd3(argv: string[]): { path: string; argv: string[] } | null {
+  if (argv[0] !== "/bin/sh" || argv[1] !== "-c" || argv[2] !== FD3_SCRIPT || argv.length < 5) return null;
+  return { path: argv[3], argv: argv.slice(4) };
+}
+
 export function spawnProcess(opts: SpawnOptions): Promise<ExecProcess> {
   return opts.tty ? spawnPty(opts) : spawnPipes(opts);
 }
 
 async function spawnPipes(opts: SpawnOptions): Promise<ExecProcess> {
-  const [program, argv] = argvFor(opts);
-  const child: ChildProcessByStdio<Writable, Readable, Readable> = spawn(program, argv, {
-    cwd: opts.cwd,
-    env: opts.env,
-    detached: true,
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  let [program, argv] = argvFor(opts);
+  const fd3 = splitFd3([program, ...argv]);
+  let fd: number | undefined;
+  if (fd3) {
+    [program, ...argv] = fd3.argv;
+    try {
+      fd = openSync(fd3.path, "r");
+    } catch (err) {
+      throw new Error(`failed to start ${opts.shell}: ${(err as Error).message}`);
+    }
+  }
+  let child: ChildProcessByStdio<Writable, Readable, Readable>;
+  try {
+    child = spawn(program, argv, {
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: true,
+      stdio: fd === undefined ? ["pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe", fd],
+    }) as ChildProcessByStdio<Writable, Readable, Readable>;
+  } finally {
+    // The child holds its own copy once spawn() returns (the fork is synchronous).
+    if (fd !== undefined) closeSync(fd);
+  }
   await new Promise<void>((resolve, reject) => {
     const onError = (err: Error) => {
       child.off("spawn", onSpawn);

@@ -3,15 +3,20 @@
  * policy's mounts. Never enforced by prompt text alone.
  *
  * - read-only: the whole filesystem read-only (no writable path at all), no network;
- * - workspace-write: read-only root, writable workspace roots (cwd + added dirs) and temp
- *   dirs, each root's `.git` kept read-only, no network unless the policy allows it;
+ * - workspace-write: read-only root, writable workspace roots (the thread's cwd + added
+ *   dirs) and temp dirs; protected paths (each root's `.git`, Tandem's home and store) kept
+ *   read-only whatever the roots (SPEC A4); no network unless the policy allows it;
  * - danger-full-access: no sandbox.
- * Inside, a private PID namespace with --die-with-parent: killing bwrap kills every process
- * the command started, so interrupt still reaches the whole tree.
+ * In both sandboxed modes: a user namespace with no capabilities (so root cannot remount
+ * or bind its way out), no nested user namespaces, and the seccomp filter of seccomp.ts (no
+ * unix sockets to the outside). A private PID namespace with --die-with-parent: killing
+ * bwrap kills every process the command started, so interrupt still reaches the whole tree.
  */
-import { accessSync, constants, existsSync, realpathSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, realpathSync, type Stats, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
+import { withFd3 } from "./process.js";
+import { seccompPath } from "./seccomp.js";
 
 export type SandboxMode = "read-only" | "workspace-write" | "danger-full-access";
 
@@ -20,6 +25,8 @@ export interface SandboxPolicy {
   /** Writable roots besides the cwd (workspace-write), e.g. from --add-dir. */
   writableRoots: string[];
   network: boolean;
+  /** Paths never writable from the sandbox (Tandem's home, the store and its files). */
+  protectedPaths?: string[];
 }
 
 const found = new Map<string, string | null>();
@@ -51,7 +58,10 @@ const real = (p: string) => {
   }
 };
 
-/** Directories a workspace-write command may write: cwd, added roots, temp. */
+/**
+ * Directories a workspace-write command may write: the thread's cwd, the policy's added
+ * roots, temp dirs. Never a tool argument: a command's `workdir` is only where it starts.
+ */
 export function writableRoots(policy: SandboxPolicy, cwd: string): string[] {
   if (policy.mode !== "workspace-write") return [];
   const roots = [cwd, ...policy.writableRoots, tmpdir(), "/tmp", "/var/tmp", "/dev/shm"];
@@ -69,12 +79,72 @@ export function isWritable(path: string, roots: string[]): boolean {
   return roots.some((r) => p === r || p.startsWith(r.endsWith("/") ? r : `${r}/`));
 }
 
+/** `dir/.git` and, when it is a pointer file (worktree, submodule), its gitdir and commondir. */
+function gitPaths(dir: string): string[] {
+  const git = join(dir, ".git");
+  let st: Stats;
+  try {
+    st = statSync(git);
+  } catch {
+    return [];
+  }
+  if (!st.isFile()) return [git];
+  const out = [git];
+  try {
+    const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(git, "utf8"));
+    if (m) {
+      const gitdir = resolve(dir, m[1]);
+      out.push(gitdir);
+      const common = join(gitdir, "commondir");
+      if (existsSync(common)) out.push(resolve(gitdir, readFileSync(common, "utf8").trim()));
+    }
+  } catch {
+    // An unreadable pointer protects the file itself only.
+  }
+  return out;
+}
+
+/**
+ * Paths bound read-only over the writable roots: each root's `.git` (and the chdir's, for
+ * a repository nested in a root), what a `.git` pointer file names, and the policy's
+ * protected paths (Tandem's home and store). Only existing paths inside a writable root
+ * count: elsewhere everything is read-only already, and binding a missing path would
+ * create it on the host. A missing store file (e.g. `state.db-wal`) is covered by its
+ * directory's bind.
+ */
+export function protectedBinds(policy: SandboxPolicy, roots: string[], chdir: string): string[] {
+  const candidates = [...roots, ...(isWritable(chdir, roots) ? [chdir] : [])].flatMap(gitPaths);
+  candidates.push(...(policy.protectedPaths ?? []));
+  const out: string[] = [];
+  for (const c of candidates) {
+    const p = real(c);
+    if (!out.includes(p) && existsSync(p) && isWritable(p, roots)) out.push(p);
+  }
+  return out;
+}
+
+const depth = (p: string) => p.split("/").length;
+
+export interface WrapOptions {
+  /** Where the command starts (its resolved `workdir`); default the thread's cwd. Not a root. */
+  chdir?: string;
+  /** PATH to find bwrap on (default process.env.PATH). */
+  path?: string;
+}
+
 export type WrapResult = { ok: true; wrap?: string[] } | { ok: false; error: string };
 
-/** The argv prefix for `policy`, or a clear refusal when the sandbox cannot be had. */
-export function sandboxWrap(policy: SandboxPolicy, cwd: string, path?: string): WrapResult {
+/**
+ * The argv prefix for `policy` with the thread's `cwd`, or a clear refusal when the sandbox
+ * cannot be had. Layout: a user namespace with every capability dropped (root included; no
+ * nested user namespaces), private PID/IPC/UTS/cgroup namespaces, no network unless the
+ * policy allows it, the seccomp filter of seccomp.ts, `/` read-only, then the writable roots
+ * (parents before children), then the protected paths read-only, so those always win.
+ * The filter reaches bwrap as fd 3 (`withFd3`).
+ */
+export function sandboxWrap(policy: SandboxPolicy, cwd: string, opts: WrapOptions = {}): WrapResult {
   if (policy.mode === "danger-full-access") return { ok: true };
-  const bwrap = findBwrap(path);
+  const bwrap = findBwrap(opts.path);
   if (!bwrap) {
     return {
       ok: false,
@@ -83,15 +153,27 @@ export function sandboxWrap(policy: SandboxPolicy, cwd: string, path?: string): 
         "Install it (Debian: apt-get install bubblewrap) or run with --sandbox danger-full-access to run commands unsandboxed.",
     };
   }
-  const args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
-  for (const root of writableRoots(policy, cwd)) {
-    args.push("--bind", root, root);
-    const git = join(root, ".git");
-    if (existsSync(git)) args.push("--ro-bind", git, git);
+  const filter = seccompPath();
+  if (!filter) {
+    return {
+      ok: false,
+      error:
+        `sandbox unavailable: Tandem has no seccomp filter for ${process.arch}, so the ${policy.mode} sandbox cannot block unix sockets. ` +
+        "Run with --sandbox danger-full-access to run commands unsandboxed.",
+    };
   }
+  const chdir = opts.chdir ?? cwd;
+  // No UTS or cgroup namespace: without capabilities the hostname and cgroupfs (under the
+  // read-only /sys) cannot be changed anyway, and each namespace costs start-up time.
+  const args = [bwrap, "--unshare-user", "--disable-userns", "--cap-drop", "ALL"];
+  args.push("--unshare-pid", "--unshare-ipc");
   if (!policy.network) args.push("--unshare-net");
-  args.push("--unshare-pid", "--die-with-parent", "--new-session", "--chdir", cwd, "--");
-  return { ok: true, wrap: args };
+  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  const roots = writableRoots(policy, real(cwd));
+  for (const root of [...roots].sort((a, b) => depth(a) - depth(b))) args.push("--bind", root, root);
+  for (const p of protectedBinds(policy, roots, real(chdir))) args.push("--ro-bind", p, p);
+  args.push("--seccomp", "3", "--die-with-parent", "--new-session", "--chdir", chdir, "--");
+  return { ok: true, wrap: withFd3(filter, args) };
 }
 
 /** Output patterns of a write the sandbox refused. */
