@@ -15,6 +15,7 @@
  * Sandboxing is not what these tests are about: they run danger-full-access so they also run
  * where bubblewrap is missing.
  */
+import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -23,11 +24,12 @@ import type { Event, EventOf } from "../../src/protocol/events.js";
 import { REDACTED } from "../../src/protocol/questions.js";
 import { inProcessStdio } from "../app-server-client.js";
 import { serverEnv, startPlanTurn } from "../app-server-helpers.js";
-import type { MockProcess } from "../cli-helpers.js";
+import { BIN, type MockProcess, runTandem, startMockProcess } from "../cli-helpers.js";
 import { type Harness, harness, tempDir } from "../helpers.js";
 import { isEvent, openSse, serve, TOKEN } from "../http-helpers.js";
 
 const SSE_AUTH = { authorization: `Bearer ${TOKEN}` };
+const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 
 const SECRET = "sk-SECRET-8f3a91c2d7e6";
 const HEAD = SECRET.slice(0, 10); // "sk-SECRET-": what a split read used to show
@@ -314,5 +316,151 @@ describe("secret masking on the surfaces fed by the event stream (issue 9 item 1
     } finally {
       await sv.close();
     }
+  });
+});
+
+describe("headless secret answers never go on the command line (issue 9 item 14)", () => {
+  const CLI_SECRET = "tok-CLI-5e4d3c2b1a09";
+  const script = {
+    steps: [
+      { output: [ask("s1", [KEY_Q, NAME_Q])] },
+      {
+        expect: { input_contains: ["$TANDEM_SECRET_API_KEY", "demo-app"] },
+        output: [
+          exec("use", {
+            cmd: 'printf %s "$TANDEM_SECRET_API_KEY" > key.txt; echo "key=$TANDEM_SECRET_API_KEY"',
+          }),
+        ],
+      },
+      { output: [say("configured")] },
+    ],
+  };
+  let mock: MockProcess | undefined;
+  afterEach(async () => {
+    await mock?.stop();
+    mock = undefined;
+  });
+
+  /** Runs until the secret question is deferred (exit 3); returns the thread id and its env. */
+  async function deferred() {
+    mock = mock ?? (await startMockProcess(script));
+    const home = tempDir("tandem-home-");
+    const cwd = tempDir("tandem-cwd-");
+    writeFileSync(join(home, "config.toml"), 'sandbox_mode = "danger-full-access"\n');
+    const env = { TANDEM_HOME: home, OPENAI_API_KEY: "k", OPENAI_BASE_URL: mock.url };
+    const first = await runTandem(
+      ["exec", "--mode", "plan", "--questions", "defer", "--cd", cwd, "configure"],
+      {
+        env,
+      },
+    );
+    expect(first.code, first.stderr).toBe(3);
+    const threadId = /tandem exec resume (\S+)/.exec(first.stderr)![1];
+    return { threadId, env, home, cwd, first };
+  }
+
+  /** The secret is in no file of TANDEM_HOME, not in the model's request log, not in the output. */
+  function expectNowhere(home: string, ...outputs: string[]) {
+    for (const f of readdirSync(home))
+      expect(readFileSync(join(home, f)).includes(CLI_SECRET), `${f} holds the secret`).toBe(false);
+    expect(readFileSync(mock!.log, "utf8").includes(CLI_SECRET), "the request log holds it").toBe(false);
+    for (const o of outputs) expect(o.includes(CLI_SECRET), "the output holds it").toBe(false);
+  }
+
+  it("the deferred question is labelled secret and its hint says how to answer it off argv", async () => {
+    // fails if the hint suggests --answer api_key=… for a secret question.
+    const { first } = await deferred();
+    expect(first.stderr).toContain("[api_key] (secret)");
+    expect(first.stderr).toMatch(/--answer api_key=- /);
+    expect(first.stderr).not.toMatch(/--answer api_key=…/);
+    expect(first.stderr).toMatch(
+      /"api_key" is secret: never put its value on the command line.*--answer-file/,
+    );
+  });
+
+  it("--answer api_key=VALUE is refused (exit 2) and nothing is recorded; --answer-file answers it", async () => {
+    // fails if a secret answer is accepted from argv (visible in ps), or if the refusal still
+    // settles the other question of the same request.
+    const { threadId, env, home, cwd } = await deferred();
+    const refused = await runTandem(
+      ["exec", "resume", threadId, "--answer", `api_key=${CLI_SECRET}`, "--answer", "name=demo-app"],
+      { env },
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/"api_key" is a secret question.*--answer api_key=-.*--answer-file/);
+    expectNowhere(home, refused.stdout, refused.stderr);
+    expect(readFileSync(mock!.log, "utf8").trim().split("\n")).toHaveLength(1); // the turn did not go on
+
+    const file = join(tempDir("tandem-answers-"), "answers");
+    writeFileSync(file, `# answers\napi_key=${CLI_SECRET}\nname=demo-app\n`, { mode: 0o600 });
+    const done = await runTandem(["exec", "resume", threadId, "--answer-file", file], { env });
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain("configured");
+    expect(readFileSync(join(cwd, "key.txt"), "utf8")).toBe(CLI_SECRET);
+    expectNowhere(home, done.stdout, done.stderr);
+  });
+
+  it("--answer api_key=- reads the value from stdin", async () => {
+    // fails if "-" is taken literally (the command would then get "-", not the value).
+    const { threadId, env, home, cwd } = await deferred();
+    const done = await runTandem(
+      ["exec", "resume", threadId, "--answer", "api_key=-", "--answer", "name=demo-app"],
+      {
+        env,
+        input: `${CLI_SECRET}\n`,
+      },
+    );
+    expect(done.code, done.stderr).toBe(0);
+    expect(readFileSync(join(cwd, "key.txt"), "utf8")).toBe(CLI_SECRET);
+    expectNowhere(home, done.stdout, done.stderr);
+  });
+
+  it.skipIf(!hasTmux)("on a terminal, --answer api_key=- prompts with echo off", async () => {
+    // fails if the value typed at the prompt is echoed to the terminal.
+    const { threadId, env, home, cwd } = await deferred();
+    const session = `tandem-secret-${process.pid}`;
+    const tmux = (...a: string[]) => execFileSync("tmux", a, { encoding: "utf8" });
+    const vars = Object.entries(env)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ");
+    const cmd = `cd ${cwd} && ${vars} ${BIN} exec resume ${threadId} --answer api_key=- --answer name=demo-app; echo EXIT=$?; sleep 60`;
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd);
+    try {
+      const screen = async (pred: (t: string) => boolean) => {
+        for (let i = 0; i < 150; i++) {
+          const t = tmux("capture-pane", "-p", "-t", session, "-S", "-200");
+          if (pred(t)) return t;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        throw new Error(`pane never matched: ${tmux("capture-pane", "-p", "-t", session)}`);
+      };
+      await screen((t) => t.includes("api_key (hidden)>"));
+      tmux("send-keys", "-t", session, CLI_SECRET, "Enter");
+      const shown = await screen((t) => /EXIT=\d/.test(t));
+      expect(shown).toContain("EXIT=0");
+      expect(shown.includes(CLI_SECRET), "the typed secret was echoed").toBe(false);
+      expect(readFileSync(join(cwd, "key.txt"), "utf8")).toBe(CLI_SECRET);
+      expectNowhere(home);
+    } finally {
+      tmux("kill-session", "-t", session);
+    }
+  });
+
+  it("a JSON --answer-file on stdin answers too; --answer-json with the secret is refused", async () => {
+    // fails if --answer-json (argv as well) may carry a secret answer.
+    const { threadId, env, home, cwd } = await deferred();
+    const refused = await runTandem(
+      ["exec", "resume", threadId, "--answer-json", JSON.stringify({ api_key: { other: CLI_SECRET } })],
+      { env },
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('"api_key" is a secret question');
+    const done = await runTandem(["exec", "resume", threadId, "--answer-file", "-"], {
+      env,
+      input: JSON.stringify({ api_key: CLI_SECRET, name: { selected: [], other: "demo-app" } }),
+    });
+    expect(done.code, done.stderr).toBe(0);
+    expect(readFileSync(join(cwd, "key.txt"), "utf8")).toBe(CLI_SECRET);
+    expectNowhere(home, done.stdout, done.stderr);
   });
 });

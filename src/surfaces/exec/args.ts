@@ -21,6 +21,7 @@ export interface ExecArgs {
   questions?: "defer" | "stdin";
   answers: string[];
   answerJson?: string;
+  answerFile?: string;
   resumeId?: string;
   prompt?: string;
 }
@@ -40,7 +41,11 @@ Options:
   -i, --image FILE              attach an image (repeatable)
   --mode plan|default           collaboration mode for this run
   --questions defer|stdin       offer request_user_input: defer stops with exit 3, stdin asks on a TTY
-  --answer ID=VALUE             answer a pending question on resume (label, option number or text)
+  --answer ID=VALUE             answer a pending question on resume (label, option number or text);
+                                not for secret questions: the command line is visible to others
+  --answer ID=-                 read that answer from stdin (hidden prompt on a terminal)
+  --answer-file FILE            answers from a file ("-": stdin): ID=VALUE lines, or a JSON object
+                                {"id": "text" | {"selected": [...], "other": "...", "note": "..."}}
   --answer-json JSON            answers as {"id": {"selected": [...], "other": "...", "note": "..."}}
 Exit codes: 0 ok, 1 turn failed or interrupted, 2 usage error, 3 needs input (question deferred).`;
 
@@ -66,6 +71,7 @@ export function parseExecArgs(argv: string[]): ExecArgs {
         questions: { type: "string" },
         answer: { type: "string", multiple: true },
         "answer-json": { type: "string" },
+        "answer-file": { type: "string" },
         "thread-source": { type: "string" },
         "cyber-access-program": { type: "string" },
         color: { type: "string" },
@@ -107,6 +113,7 @@ export function parseExecArgs(argv: string[]): ExecArgs {
     questions: v.questions,
     answers: v.answer ?? [],
     answerJson: v["answer-json"],
+    answerFile: v["answer-file"],
     resumeId,
     prompt: pos[0],
   };

@@ -67,7 +67,7 @@ export function formatQuestion(request: QuestionRequest): string {
     `? The model asks (${request.questions.length} question${request.questions.length > 1 ? "s" : ""}):`,
   ];
   for (const q of request.questions) {
-    lines.push(`  [${q.id}] ${q.header ? `${q.header}: ` : ""}${q.prompt}`);
+    lines.push(`  [${q.id}]${q.secret ? " (secret)" : ""} ${q.header ? `${q.header}: ` : ""}${q.prompt}`);
     for (const [i, o] of q.options.entries()) {
       lines.push(`     ${i + 1}. ${o.label}${o.description ? ` — ${o.description}` : ""}`);
     }

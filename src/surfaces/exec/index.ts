@@ -4,7 +4,7 @@
  * Questions: none are offered unless `--questions` is given. `defer` stops at the first
  * question (printed as text or a `question.requested` JSON line), keeps it pending in the
  * store and exits 3; `tandem exec resume <thread> --answer id=value` answers it and the turn
- * continues. `stdin` asks inline when stdin is a TTY (otherwise no responder is attached and
+ * continues. Secret questions are answered from stdin or a file, never argv (answers.ts). `stdin` asks inline when stdin is a TTY (otherwise no responder is attached and
  * the model is told no one can answer — it never waits).
  */
 import { readFileSync } from "node:fs";
@@ -13,15 +13,11 @@ import { createInterface } from "node:readline/promises";
 import { Writable } from "node:stream";
 import { ConfigError } from "../../config/load.js";
 import type { Event } from "../../protocol/events.js";
-import {
-  type QuestionAnswer,
-  type QuestionReply,
-  QuestionReply as QuestionReplySchema,
-  type QuestionRequest,
-} from "../../protocol/questions.js";
-import { parseAnswerArg, parseTextReply } from "../../questions/text-reply.js";
+import type { QuestionAnswer, QuestionReply, QuestionRequest } from "../../protocol/questions.js";
+import { parseTextReply } from "../../questions/text-reply.js";
 import type { Runtime } from "../../runtime/core.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { collectAnswers, type GivenAnswers, replyFromAnswers, secretAnswerHelp } from "./answers.js";
 import { EXEC_USAGE, type ExecArgs, parseExecArgs, UsageError } from "./args.js";
 import { formatQuestion, HumanPrinter } from "./human.js";
 import { JsonlMapper, questionLine } from "./jsonl.js";
@@ -40,44 +36,6 @@ function imageUrl(path: string): string {
   const mime =
     ext === "png" ? "image/png" : ext === "gif" ? "image/gif" : ext === "webp" ? "image/webp" : "image/jpeg";
   return `data:${mime};base64,${data.toString("base64")}`;
-}
-
-/** Builds the reply for one pending request from `--answer`/`--answer-json` values. */
-export function replyFromAnswers(
-  request: QuestionRequest,
-  answers: string[],
-  answerJson?: string,
-): { reply?: QuestionReply; errors: string[] } {
-  const errors: string[] = [];
-  const out: Record<string, QuestionAnswer> = {};
-  if (answerJson) {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(answerJson);
-    } catch (err) {
-      return { errors: [`--answer-json is not valid JSON: ${(err as Error).message}`] };
-    }
-    const parsed = QuestionReplySchema.safeParse({ answers: raw });
-    if (!parsed.success)
-      return { errors: [`--answer-json: ${parsed.error.issues.map((i) => i.message).join("; ")}`] };
-    for (const [id, a] of Object.entries(parsed.data.answers)) {
-      if (request.questions.some((q) => q.id === id)) out[id] = a;
-    }
-  }
-  for (const spec of answers) {
-    const arg = parseAnswerArg(spec);
-    if (!arg.ok) {
-      errors.push(arg.error);
-      continue;
-    }
-    const q = request.questions.find((x) => x.id === arg.id);
-    if (!q) continue;
-    const r = parseTextReply(q, arg.text);
-    if (r.ok) out[q.id] = r.answer;
-    else errors.push(`--answer ${q.id}: ${r.error}`);
-  }
-  if (!Object.keys(out).length && !errors.length) return { errors };
-  return { reply: { answers: out }, errors };
 }
 
 async function askInline(request: QuestionRequest): Promise<QuestionReply | undefined> {
@@ -115,6 +73,15 @@ async function askInline(request: QuestionRequest): Promise<QuestionReply | unde
   }
 }
 
+/** How to answer a deferred request; secret questions are answered on stdin or from a file. */
+function resumeHint(threadId: string, request: QuestionRequest): string {
+  const args = request.questions.map((q) => `--answer ${q.id}=${q.secret ? "-" : "…"}`);
+  const lines = [`answer with: tandem exec resume ${threadId} ${args.join(" ")}`];
+  for (const q of request.questions.filter((x) => x.secret))
+    lines.push(`  "${q.id}" is secret: never put its value on the command line; ${secretAnswerHelp(q.id)}`);
+  return lines.join("\n");
+}
+
 export async function runExec(argv: string[]): Promise<number> {
   let args: ExecArgs;
   try {
@@ -127,7 +94,22 @@ export async function runExec(argv: string[]): Promise<number> {
     throw err;
   }
   let prompt = args.prompt;
-  const answering = args.answers.length > 0 || !!args.answerJson;
+  const answering = args.answers.length > 0 || !!args.answerJson || args.answerFile !== undefined;
+  let given: GivenAnswers = { texts: [], typed: [] };
+  if (answering) {
+    if (!args.resumeId) {
+      process.stderr.write(
+        "tandem exec: --answer, --answer-file and --answer-json need `exec resume <id>`\n",
+      );
+      return EXIT.usage;
+    }
+    const collected = await collectAnswers(args);
+    if (!collected.ok) {
+      process.stderr.write(`tandem exec: ${collected.error}\n`);
+      return EXIT.usage;
+    }
+    given = collected.given;
+  }
   if ((prompt === undefined && !args.resumeId) || prompt === "-") {
     if (process.stdin.isTTY && prompt !== "-") {
       process.stderr.write(`tandem exec: no prompt given\n\n${EXEC_USAGE}\n`);
@@ -255,13 +237,15 @@ export async function runExec(argv: string[]): Promise<number> {
       if (args.json) write({ type: "thread.started", thread_id: thread.id });
       await runtime.reasked(thread.id);
       const pending = runtime.broker.list({ threadId: thread.id });
-      for (const request of pending) {
-        const { reply, errors } = replyFromAnswers(request, args.answers, args.answerJson);
-        for (const e of errors) process.stderr.write(`tandem exec: ${e}\n`);
-        if (errors.length) {
-          await runtime.shutdown();
-          return EXIT.usage;
-        }
+      // Every answer is checked before any is sent: a refused one leaves all questions pending.
+      const replies = pending.map((request) => ({ request, ...replyFromAnswers(request, given) }));
+      const errors = replies.flatMap((r) => r.errors);
+      for (const e of errors) process.stderr.write(`tandem exec: ${e}\n`);
+      if (errors.length) {
+        await runtime.shutdown();
+        return EXIT.usage;
+      }
+      for (const { request, reply } of replies) {
         if (!reply) continue;
         const r = runtime.reply(thread.id, request.request_id, reply, { kind: "exec" });
         if (!r.ok) {
@@ -294,7 +278,7 @@ export async function runExec(argv: string[]): Promise<number> {
       await runTurnAndWait(turn.done);
     }
     if (deferred) {
-      const hint = `answer with: tandem exec resume ${thread.id} ${deferred.questions.map((q) => `--answer ${q.id}=…`).join(" ")}`;
+      const hint = resumeHint(thread.id, deferred);
       if (args.json) write(questionLine(deferred));
       else printer.question(deferred, hint);
       code = EXIT.needsInput;
