@@ -11,6 +11,7 @@ import WebSocket from "ws";
 import { runAppServer } from "../src/surfaces/app-server/index.js";
 import { codexValidator } from "./app-server-schema.js";
 import { BIN } from "./cli-helpers.js";
+import { sandboxFallback } from "./system-tools.js";
 
 type Json = Record<string, any>;
 
@@ -239,6 +240,7 @@ export function spawnAppServer(env: Record<string, string>, args: string[] = [])
   const [cmd, ...pre] = appServerCommand();
   const fullEnv: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...env };
   delete fullEnv.CODEX_API_KEY;
+  sandboxFallback(env.TANDEM_HOME);
   const proc = spawn(cmd, [...pre, ...args], { env: fullEnv, stdio: ["pipe", "pipe", "pipe"] });
   let errText = "";
   proc.stderr!.on("data", (d) => {

@@ -4,6 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { tempDir } from "./helpers.js";
+import { sandboxFallback } from "./system-tools.js";
 
 export const BIN = resolve(import.meta.dirname, "../bin/tandem");
 
@@ -61,6 +62,7 @@ export function runTandem(
     delete (env as Record<string, string | undefined>).OPENAI_API_KEY;
     delete (env as Record<string, string | undefined>).CODEX_API_KEY;
     Object.assign(env, opts.env);
+    sandboxFallback((env as Record<string, string | undefined>).TANDEM_HOME);
     // Never the repository: a scripted model's commands run in the default cwd.
     const p = spawn(BIN, args, {
       env,

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Scripts } from "../src/mock-model/index.js";
 import { BIN, type MockProcess, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
+import { sandboxFallback } from "./system-tools.js";
 
 describe("@openai/codex-sdk drives tandem", () => {
   let mock: MockProcess | undefined;
@@ -26,6 +27,7 @@ describe("@openai/codex-sdk drives tandem", () => {
       ],
     });
     const home = tempDir();
+    sandboxFallback(home);
     const codex = new Codex({
       codexPathOverride: BIN,
       baseUrl: mock.url,

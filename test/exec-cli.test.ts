@@ -10,6 +10,7 @@ import { Scripts } from "../src/mock-model/index.js";
 import { openStore } from "../src/store/index.js";
 import { BIN, jsonLines, type MockProcess, runTandem, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
+import { sandboxFallback } from "./system-tools.js";
 
 const PROMPT = "请创建 README.md，内容如下：\n\n# Codex Demo\n\n这是一个使用 Rust 编写的 Agent 项目。";
 
@@ -192,6 +193,7 @@ describe("tandem exec (processes)", () => {
       ],
     });
     const home = tempDir();
+    sandboxFallback(home);
     const env = { ...process.env, ...envFor(mock, home) };
     const child = spawn(BIN, ["exec", "--json", "start the long thing"], {
       env,
@@ -245,6 +247,7 @@ describe("tandem exec signals", () => {
     });
     try {
       const home = tempDir();
+      sandboxFallback(home);
       const child = spawn(BIN, ["exec", "--json", "go"], {
         env: { ...process.env, TANDEM_HOME: home, OPENAI_API_KEY: "k", OPENAI_BASE_URL: mock.url },
         stdio: ["ignore", "pipe", "pipe"],

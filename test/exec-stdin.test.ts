@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Scripts } from "../src/mock-model/index.js";
 import { BIN, jsonLines, type MockProcess, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
+import { missing, sandboxFallback } from "./system-tools.js";
 
 const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
 const pane = (s: string) => tmux("capture-pane", "-p", "-t", s, "-S", "-200");
@@ -23,7 +24,7 @@ async function waitForPane(session: string, pred: (text: string) => boolean, ms 
   throw new Error(`pane never matched; last screen:\n${text}`);
 }
 
-describe("exec --questions stdin (tmux)", () => {
+describe.skipIf(missing("tmux").length > 0)("exec --questions stdin (tmux)", () => {
   let mock: MockProcess | undefined;
   const session = `tandem-stdin-${process.pid}`;
   afterEach(async () => {
@@ -36,6 +37,7 @@ describe("exec --questions stdin (tmux)", () => {
   it("asks inline on a TTY and the typed answers reach the model", async () => {
     mock = await startMockProcess(Scripts.questionDemo());
     const home = tempDir();
+    sandboxFallback(home);
     const cwd = tempDir();
     const cmd = `cd ${cwd} && TANDEM_HOME=${home} OPENAI_API_KEY=k OPENAI_BASE_URL=${mock.url} ${BIN} exec --mode plan --questions stdin 'set up'; echo EXIT=$?; sleep 60`;
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd);
@@ -85,6 +87,7 @@ describe("exec --questions stdin (tmux)", () => {
       ],
     });
     const home = tempDir();
+    sandboxFallback(home);
     const cwd = tempDir();
     const cmd = `cd ${cwd} && TANDEM_HOME=${home} OPENAI_API_KEY=k OPENAI_BASE_URL=${mock.url} ${BIN} exec --mode plan --questions stdin 'deploy'; echo EXIT=$?; sleep 60`;
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "50", cmd);

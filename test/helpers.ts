@@ -12,6 +12,7 @@ import type { Event, EventOf, Stamped } from "../src/protocol/events.js";
 import { Runtime } from "../src/runtime/core.js";
 import { openStore } from "../src/store/index.js";
 import type { IdSource } from "../src/util/ids.js";
+import { sandboxFallback } from "./system-tools.js";
 
 export function tempDir(prefix = "tandem-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -41,6 +42,7 @@ export async function harness(opts: {
   const model = await startMockModel({ script: opts.script });
   const home = opts.home ?? tempDir("tandem-home-");
   const cwd = opts.cwd ?? tempDir("tandem-cwd-");
+  sandboxFallback(home);
   const { settings } = loadConfig({
     home,
     overrides: [`openai_base_url="${model.url}"`, "retry_base_ms=10", ...(opts.overrides ?? [])],

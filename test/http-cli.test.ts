@@ -11,6 +11,7 @@ import { Scripts } from "../src/mock-model/index.js";
 import { BIN, type MockProcess, runTandem, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
 import { isEvent, openSse } from "./http-helpers.js";
+import { sandboxFallback } from "./system-tools.js";
 
 interface ServeProcess {
   proc: ChildProcess;
@@ -21,6 +22,7 @@ interface ServeProcess {
 }
 
 async function startServe(args: string[], env: Record<string, string>): Promise<ServeProcess> {
+  sandboxFallback(env.TANDEM_HOME);
   const proc = spawn(BIN, ["serve", ...args], {
     // Threads created without a cwd run here: never in the repository.
     cwd: tempDir("tandem-serve-cwd-"),

@@ -11,7 +11,7 @@
  * The reporter prints one summary line naming each missing tool and the command that installs it.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 
 function onPath(name: string): boolean {
@@ -67,4 +67,24 @@ export function missingSummary(): string[] {
   return (Object.keys(SYSTEM_TOOLS) as SystemTool[])
     .filter((t) => !hasTool(t))
     .map((t) => `${t} missing (${SYSTEM_TOOLS[t].install})`);
+}
+
+/**
+ * On a machine without bubblewrap, Tandem (rightly) refuses to run commands under the default
+ * workspace-write sandbox. Tests that exercise the loop rather than the sandbox then run their
+ * commands with full access inside their temp dirs: this writes `sandbox_mode =
+ * "danger-full-access"` into `home`'s config.toml (unless it sets a sandbox already). With
+ * bubblewrap present it does nothing, so CI runs every test sandboxed. Sandbox tests skip instead.
+ */
+export function sandboxFallback(home: string | undefined): void {
+  if (!home || hasTool("bwrap")) return;
+  const file = join(home, "config.toml");
+  let text = "";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    mkdirSync(home, { recursive: true });
+  }
+  if (/^\s*sandbox_mode\s*=/m.test(text)) return;
+  writeFileSync(file, `sandbox_mode = "danger-full-access" # no bubblewrap on this machine\n${text}`);
 }

@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { afterEach } from "vitest";
 import { BIN, type MockProcess, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
-import { missing } from "./system-tools.js";
+import { missing, sandboxFallback } from "./system-tools.js";
 
 /** The repository root; the TUI is started from here. */
 export const ROOT = resolve(import.meta.dirname, "..");
@@ -147,6 +147,7 @@ export function tuiHarness(opts: TuiHarnessOptions): TuiHarness {
     launch({ url, args = [], home, cwd, env: extra = {} }) {
       kill();
       const h = home ?? tempDir(`${tempPrefix}-home-`);
+      sandboxFallback(h);
       const c = cwd ?? tempDir(`${tempPrefix}-cwd-`);
       session = `${opts.name}-${process.pid}-${++n}`;
       const env = [`TANDEM_HOME=${q(h)}`, "TERM=xterm-256color"];
