@@ -34,6 +34,8 @@ export const ErrorCode = {
   NotInitialized: -32002,
   TurnConflict: -32003,
   AlreadyInitialized: -32004,
+  /** Another process drives the thread (its lease; the message names pid, host, since). */
+  ThreadInUse: -32005,
   /** Question broker refusals, one code per broker reason. */
   UnknownRequest: -32010,
   AlreadySettled: -32011,

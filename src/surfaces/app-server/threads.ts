@@ -24,6 +24,7 @@ import {
   ThreadResumeParams,
   ThreadStartParams,
 } from "../../protocol/app-server.js";
+import { ThreadInUseError } from "../../runtime/core.js";
 import type { Thread } from "../../runtime/thread.js";
 import type { ThreadRecord } from "../../store/types.js";
 import { codexTurns, threadPreview } from "./history.js";
@@ -117,7 +118,7 @@ const resume = method(ThreadResumeParams, ({ server, session }: Ctx, p) => {
     thread = server.runtime.openThread(p.threadId, p.model ? { model: p.model } : {});
   } catch (err) {
     if (attached) session.detach(p.threadId);
-    throw new RpcError(ErrorCode.ThreadNotFound, (err as Error).message, { threadId: p.threadId });
+    throw inUseOr(err, ErrorCode.ThreadNotFound, p.threadId);
   }
   session.askPending(p.threadId);
   return { thread: threadObject(server, thread.record, true), ...settingsOf(server, thread) };
@@ -154,3 +155,11 @@ export const THREAD_METHODS: Record<string, Method<any>> = {
   "thread/list": list,
   "thread/read": read,
 };
+
+/** `ThreadInUseError` (another process's lease) as ThreadInUse; anything else as `code`. */
+export function inUseOr(err: unknown, code: number, threadId: string): RpcError {
+  if (err instanceof RpcError) return err;
+  const message = (err as Error).message;
+  if (err instanceof ThreadInUseError) return new RpcError(ErrorCode.ThreadInUse, message, { threadId });
+  return new RpcError(code, message, { threadId });
+}

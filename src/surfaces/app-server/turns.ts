@@ -22,12 +22,13 @@ import {
   type UserInput,
 } from "../../protocol/app-server.js";
 import { TurnOptions } from "../../protocol/ops.js";
+import { ThreadInUseError } from "../../runtime/core.js";
 import type { Thread } from "../../runtime/thread.js";
 import { type Ctx, type Method, method } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
 import { applySafety, safetyPatch } from "./safety.js";
 import type { AppServer } from "./server.js";
-import { requireThread } from "./threads.js";
+import { inUseOr, requireThread } from "./threads.js";
 
 const IMAGE_TYPES: Record<string, string> = {
   ".png": "image/png",
@@ -119,7 +120,7 @@ const start = method(TurnStartParams, ({ server, session }: Ctx, p) => {
     return { turn: server.mapper.liveTurn(turn.id) };
   } catch (err) {
     if (attached && !server.runtime.thread(p.threadId)) session.detach(p.threadId);
-    throw err;
+    throw err instanceof ThreadInUseError ? inUseOr(err, ErrorCode.ThreadInUse, p.threadId) : err;
   }
 });
 

@@ -10,7 +10,7 @@
  */
 import { Hono } from "hono";
 import { HTTP_LIMITS } from "../../protocol/http.js";
-import type { Runtime } from "../../runtime/core.js";
+import { type Runtime, ThreadInUseError } from "../../runtime/core.js";
 import { bearerAuth } from "./auth.js";
 import { fail, tooLarge } from "./errors.js";
 import { openApiDocument } from "./openapi.js";
@@ -67,6 +67,8 @@ export function createHttpApp(runtime: Runtime, opts: HttpAppOptions): Hono {
     fail(c, 404, "not_found", `no route ${c.req.method} ${c.req.path}; see GET /openapi.json`),
   );
   app.onError((err, c) => {
+    // Another process drives the thread (its lease): a conflict the client can act on.
+    if (err instanceof ThreadInUseError) return fail(c, 409, "thread_in_use", err.message);
     process.emitWarning(`tandem serve: ${c.req.method} ${c.req.path} failed: ${err.message}`);
     return fail(c, 500, "internal", `the server failed to handle the request: ${err.message}`);
   });

@@ -109,7 +109,9 @@ export function openApiDocument(version: string): Json {
           "202": json("TurnStarted", "The turn is running; follow it on GET /event"),
           ...common,
           "404": error("No such thread"),
-          "409": error("A turn is already running (steer or interrupt it)"),
+          "409": error(
+            "A turn is already running (steer or interrupt it), or another process drives the thread",
+          ),
         },
       },
     },
