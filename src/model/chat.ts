@@ -180,7 +180,7 @@ export function createChatClient(opts: {
           if (choice.finish_reason) finished = true;
         }
       } catch (err) {
-        yield signal.aborted ? interrupted : { type: "failed", error: classifyThrown(err) };
+        yield signal.aborted ? interrupted : { type: "failed", error: classifyThrown(err, opts.baseUrl) };
         return;
       } finally {
         signal.removeEventListener("abort", onAbort);

@@ -3,6 +3,7 @@
  * retry-after), overloaded, server, stream, timeout, auth, bad request. Wire errors only;
  * the loop decides what to do with `retryable` and `retryAfterMs`.
  */
+import { APIConnectionError, APIConnectionTimeoutError } from "openai";
 import type { ModelError } from "./types.js";
 
 /** Parses `retry-after` (seconds or HTTP date) and `retry-after-ms` headers. */
@@ -49,8 +50,43 @@ export function classifyCode(code: string | undefined, message: string, status?:
   return { kind: "other", message: msg, retryable: false, status };
 }
 
-/** Classifies an error thrown by the openai SDK (APIError and friends) or the network. */
-export function classifyThrown(err: unknown): ModelError {
+const NETWORK_CAUSES: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host name lookup failed",
+  ETIMEDOUT: "connection timed out",
+  UND_ERR_CONNECT_TIMEOUT: "connection timed out",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  EPIPE: "connection closed",
+  UND_ERR_SOCKET: "connection closed",
+};
+
+/**
+ * The root cause of a network failure in a few words ("connection refused"), from the
+ * innermost `cause` (or an AggregateError's first error) that has a code or a message.
+ */
+export function networkCause(err: unknown): string {
+  let deepest: { code?: unknown; message?: unknown } | undefined;
+  let e = err as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown[] } | undefined;
+  for (let depth = 0; e && typeof e === "object" && depth < 8; depth++) {
+    if (typeof e.code === "string" && NETWORK_CAUSES[e.code]) return NETWORK_CAUSES[e.code];
+    if (typeof e.code === "string" && /CERT|SSL|TLS/.test(e.code)) return `TLS: ${e.message ?? e.code}`;
+    deepest = e;
+    e = (e.cause ?? (Array.isArray(e.errors) ? e.errors[0] : undefined)) as typeof e;
+  }
+  const message = typeof deepest?.message === "string" ? deepest.message : String(err);
+  // fetch refuses some ports outright (9, 25, 6000, …): say so rather than "bad port".
+  if (message === "bad port") return "fetch refuses to connect to this port (blocked port)";
+  return message;
+}
+
+/**
+ * Classifies an error thrown by the openai SDK (APIError and friends) or the network. `url`
+ * (the provider's base URL) is named in connection errors: `cannot reach URL: cause`.
+ */
+export function classifyThrown(err: unknown, url?: string): ModelError {
   const e = err as {
     status?: number;
     code?: string;
@@ -73,11 +109,33 @@ export function classifyThrown(err: unknown): ModelError {
   }
   const name = e?.name ?? "";
   const message = e?.message ?? String(err);
-  if (name === "APIConnectionTimeoutError") return { kind: "timeout", message, retryable: true };
-  if (
-    name === "APIConnectionError" ||
-    /ECONNRESET|ECONNREFUSED|socket|terminated|network|fetch failed/i.test(message)
-  )
-    return { kind: "stream", message: `connection failed: ${message}`, retryable: true };
+  const where = url ? ` ${withoutCredentials(url)}` : "";
+  if (err instanceof APIConnectionTimeoutError || name === "APIConnectionTimeoutError")
+    return { kind: "timeout", message: `timed out waiting for${where || " the model"}`, retryable: true };
+  if (err instanceof APIConnectionError || name === "APIConnectionError")
+    return {
+      kind: "stream",
+      message: `cannot reach${where || " the model"}: ${networkCause(err)}`,
+      retryable: true,
+    };
+  if (/ECONNRESET|ECONNREFUSED|socket|terminated|network|fetch failed/i.test(message))
+    return {
+      kind: "stream",
+      message: `connection to${where || " the model"} lost: ${networkCause(err)}`,
+      retryable: true,
+    };
   return { kind: "other", message, retryable: false };
+}
+
+/** A URL fit to print: user and password (if any) removed. */
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = "";
+    u.password = "";
+    return u.toString();
+  } catch {
+    return url;
+  }
 }

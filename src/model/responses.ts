@@ -78,7 +78,7 @@ export function createResponsesClient(opts: ResponsesClientOptions): ModelClient
           yield fail(
             signal.aborted
               ? { kind: "interrupted", message: "interrupted", retryable: false }
-              : classifyThrown(err),
+              : classifyThrown(err, opts.baseUrl),
           );
           return;
         }
@@ -91,7 +91,7 @@ export function createResponsesClient(opts: ResponsesClientOptions): ModelClient
             yield fail(
               signal.aborted
                 ? { kind: "interrupted", message: "interrupted", retryable: false }
-                : classifyThrown(err),
+                : classifyThrown(err, opts.baseUrl),
             );
             return;
           }

@@ -47,7 +47,8 @@ export class HumanPrinter {
         this.err.write(dim(event.chunk, this.color));
         break;
       case "error":
-        this.err.write(`${event.will_retry ? "retrying" : "error"}: ${event.error.message}\n`);
+        // A final error is the failed turn's own: the turn.completed line below says it once.
+        if (event.will_retry) this.err.write(dim(`${event.error.message}\n`, this.color));
         break;
       case "turn.completed":
         if (event.status !== "completed")
