@@ -4,6 +4,8 @@
  * Keys go in with `tmux send-keys`; what the user sees comes out of `capture-pane`; the scripted
  * model's request log shows what reached the model. Polls the pane instead of sleeping.
  */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Script } from "../src/mock-model/index.js";
 import { builtOrSourceTui, hasTmux, requests, tuiHarness } from "./tui-harness.js";
@@ -128,12 +130,25 @@ describe.skipIf(!hasTmux)("tandem TUI in tmux (real processes)", { timeout: 120_
     literal("y");
     keys("Enter");
     await waitFor("DEMO — scripted model, no API key");
+    const banner = await waitFor("workspace: ");
+    const workspace = /workspace: (\S+)/.exec(banner)?.[1];
     await waitFor("Which stack should the demo project use?");
-    keys("1");
+    // Fails if the scripted model ignores the answer ({{answer:…}} not filled): Rust → cargo files.
+    keys("2");
     keys("Enter");
-    literal("demo-app");
+    literal("Demo App");
     keys("Enter");
-    await waitFor("Created README.md for the demo project.");
+    await waitFor("Created demo-app as a Rust project");
+    expect(workspace).toBeTruthy();
+    expect(readFileSync(join(workspace!, "Cargo.toml"), "utf8")).toContain('name = "demo-app"');
+    expect(existsSync(join(workspace!, "src/main.rs"))).toBe(true);
+    expect(existsSync(join(workspace!, "package.json"))).toBe(false);
+    // Fails if a message after the script's end is an error (or two) instead of one friendly answer.
+    literal("and now?");
+    keys("Enter");
+    const ended = await waitFor("set OPENAI_API_KEY to continue with a real model");
+    expect(ended.split("The scripted demo has ended").length - 1).toBe(1);
+    expect(ended).not.toMatch(/error|exhausted/i);
     keys("C-c");
     keys("C-c");
     await waitFor("[exited 0]");

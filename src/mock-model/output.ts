@@ -7,6 +7,7 @@
  * id, chunk and usage number is identical across runs. Default ids embed the 1-based
  * request ordinal (`call_<ordinal>_<n>`), so they are unique across a run even when looping.
  */
+import { type Answers, answersIn, fillAnswers, fillDeep } from "./answers.js";
 import type { Step, StepOutput } from "./script.js";
 
 export type PlannedItem =
@@ -28,14 +29,22 @@ export interface PlannedStep {
   usage: PlannedUsage;
 }
 
-/** Resolves ids, arguments and usage of `step`, answering request number `ordinal` (1-based). */
+/**
+ * Resolves ids, arguments and usage of `step`, answering request number `ordinal` (1-based).
+ * `{{answer:ID}}` placeholders are filled from the answers in `body` (answers.ts).
+ */
 export function planStep(step: Step, ordinal: number, body: Record<string, unknown>): PlannedStep {
-  const items = step.output.map((out, index) => planItem(out, ordinal, index + 1));
+  // Only steps that use a placeholder pay for reading the request's tool outputs.
+  const answers = JSON.stringify(step.output).includes("{{answer:") ? answersIn(body) : new Map();
+  const items = step.output.map((out, index) => planItem(out, ordinal, index + 1, answers));
   return { items, usage: planUsage(step, items, body) };
 }
 
-function planItem(out: StepOutput, ordinal: number, n: number): PlannedItem {
-  if (out.type === "message") return { type: "message", id: out.id ?? `msg_${ordinal}_${n}`, text: out.text };
+const jsonEscape = (v: string) => JSON.stringify(v).slice(1, -1);
+
+function planItem(out: StepOutput, ordinal: number, n: number, answers: Answers): PlannedItem {
+  if (out.type === "message")
+    return { type: "message", id: out.id ?? `msg_${ordinal}_${n}`, text: fillAnswers(out.text, answers) };
   if (out.type === "reasoning") {
     const item: PlannedItem = { type: "reasoning", id: out.id ?? `rs_${ordinal}_${n}`, summary: out.summary };
     if (out.encrypted_content !== undefined) item.encrypted_content = out.encrypted_content;
@@ -47,7 +56,11 @@ function planItem(out: StepOutput, ordinal: number, n: number): PlannedItem {
       id: out.id ?? `fc_${ordinal}_${n}`,
       call_id: out.call_id ?? `call_${ordinal}_${n}`,
       name: out.name,
-      arguments: typeof out.arguments === "string" ? out.arguments : JSON.stringify(out.arguments),
+      // A verbatim string is JSON text: inserted values are escaped as JSON string content.
+      arguments:
+        typeof out.arguments === "string"
+          ? fillAnswers(out.arguments, answers, jsonEscape)
+          : JSON.stringify(fillDeep(out.arguments, answers)),
     };
   }
   return {
@@ -55,7 +68,7 @@ function planItem(out: StepOutput, ordinal: number, n: number): PlannedItem {
     id: out.id ?? `ctc_${ordinal}_${n}`,
     call_id: out.call_id ?? `call_${ordinal}_${n}`,
     name: out.name,
-    input: out.input,
+    input: fillAnswers(out.input, answers),
   };
 }
 

@@ -116,6 +116,10 @@ export const ScriptSchema = z.strictObject({
   steps: z.array(Step),
   loop: z.boolean().optional().describe("Start over at step 1 when the steps run out"),
   model: z.string().optional().describe("Model id reported in answers and GET /v1/models"),
+  ended_message: z
+    .string()
+    .optional()
+    .describe("Assistant message answering every request after the steps ran out (instead of a 400)"),
 });
 
 /** A script as authored (defaults optional). */

@@ -125,3 +125,56 @@ export function questionDemo(opts: DemoOptions = {}): Script {
     ],
   };
 }
+
+/** What the scripted demos answer once their steps have run out (a follow-up message). */
+export const DEMO_ENDED_MESSAGE =
+  "The scripted demo has ended; set OPENAI_API_KEY to continue with a real model.";
+
+/**
+ * The scaffold command of `projectDemo`: the stack and name answers are filled in by the
+ * scripted model (`{{answer:…|slug}}`, shell-safe), and the shell picks the Rust or the
+ * TypeScript layout.
+ */
+export const PROJECT_DEMO_COMMAND = [
+  "stack='{{answer:stack|slug}}'; name='{{answer:name|slug}}'",
+  'case "$stack" in',
+  '  rust*) mkdir -p src && printf \'[package]\\nname = "%s"\\nversion = "0.1.0"\\nedition = "2021"\\n\' "$name" > Cargo.toml && printf \'fn main() {\\n    println!("Hello from %s!");\\n}\\n\' "$name" > src/main.rs ;;',
+  '  *) mkdir -p src && printf \'{\\n  "name": "%s",\\n  "version": "0.1.0",\\n  "type": "module"\\n}\\n\' "$name" > package.json && printf \'console.log("Hello from %s!");\\n\' "$name" > src/index.ts ;;',
+  "esac",
+  "printf '# %s\\n\\nA {{answer:stack|slug}} project.\\n' \"$name\" > README.md && ls -R",
+].join("\n");
+
+export const PROJECT_DEMO_FINAL =
+  "Created **{{answer:name|slug}}** as a {{answer:stack}} project with a README. " +
+  "Tell me if you want more scaffolding.";
+
+/**
+ * The TUI demo (`tandem demo --tui`): the question demo's two questions, then a project that
+ * follows the answers (Rust → Cargo.toml + src/main.rs, else package.json + src/index.ts), then a
+ * report naming them; a follow-up after that gets `DEMO_ENDED_MESSAGE`.
+ */
+export function projectDemo(opts: DemoOptions = {}): Script {
+  const pace = opts.tokenDelayMs ? { token_delay_ms: opts.tokenDelayMs } : {};
+  const [ask] = questionDemo(opts).steps;
+  return {
+    description: "Plan mode: ask the stack and name, then scaffold that project.",
+    ended_message: DEMO_ENDED_MESSAGE,
+    steps: [
+      ask,
+      {
+        note: "Scaffold the project the user chose",
+        output: [
+          {
+            type: "function_call",
+            id: "fc_q02",
+            call_id: "call_q02",
+            name: "exec_command",
+            arguments: { cmd: PROJECT_DEMO_COMMAND, yield_time_ms: 2000 },
+          },
+        ],
+        ...pace,
+      },
+      { note: "Report", output: [{ type: "message", text: PROJECT_DEMO_FINAL }], ...pace },
+    ],
+  };
+}

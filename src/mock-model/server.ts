@@ -14,7 +14,8 @@
  *   2. The body is appended to `requests` and, when `log` is set, to the log file as one
  *      JSON line (synchronously: it is on disk before the answer starts).
  *   3. `stream` not true → 400 (the mock only streams); no step is consumed.
- *   4. The next step is consumed (wrapping round when `loop`); none left → 400
+ *   4. The next step is consumed (wrapping round when `loop`); none left → the script's
+ *      `ended_message` as an ordinal assistant message when set, else 400
  *      "mock-model: script exhausted after N steps".
  *   5. `expect` unmet → 400 naming the step and the missing strings; then `delay_ms`;
  *      then the step's fault if any, else its output.
@@ -122,6 +123,13 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
     }
     const steps = script.steps;
     if (served >= steps.length && !(script.loop && steps.length > 0)) {
+      if (script.ended_message !== undefined) {
+        served += 1;
+        const model = script.model ?? (typeof fields.model === "string" ? fields.model : "mock-model");
+        const ctx: AnswerContext = { ordinal: served, model, createdAt: Math.floor(Date.now() / 1000) };
+        const step: Step = { output: [{ type: "message", text: script.ended_message }] };
+        return play(res, wire, step, steps.length + 1, ctx, fields, raw);
+      }
       return badRequest(res, `mock-model: script exhausted after ${steps.length} steps`, "script_exhausted");
     }
     const stepNumber = (served % steps.length) + 1;

@@ -1,7 +1,7 @@
 /**
  * The offline demo for the terminal UI (`tandem demo --tui`, or `tandem` without a key after the
- * user said yes): the built-in scripted model (`questionDemo`: plan mode, two questions, then a
- * README) on a loopback port, a throwaway TANDEM_HOME and a temp working directory. It sets the
+ * user said yes): the built-in scripted model (`projectDemo`: plan mode, two questions, then a
+ * project that follows the answers) on a loopback port, a throwaway TANDEM_HOME and a temp working directory. It sets the
  * key and home for this process only; `close()` stops the model.
  */
 import { mkdtempSync } from "node:fs";
@@ -26,7 +26,7 @@ export async function startDemo(opts: { tokenDelayMs?: number } = {}): Promise<D
   const cwd = mkdtempSync(join(tmpdir(), "tandem-demo-"));
   const home = mkdtempSync(join(tmpdir(), "tandem-demo-home-"));
   const model = await startMockModel({
-    script: Scripts.questionDemo({ tokenDelayMs: opts.tokenDelayMs ?? 15 }),
+    script: Scripts.projectDemo({ tokenDelayMs: opts.tokenDelayMs ?? 15 }),
   });
   process.env.TANDEM_HOME = home;
   process.env.OPENAI_API_KEY = "scripted-demo-no-key-needed";
