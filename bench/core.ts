@@ -281,37 +281,68 @@ export async function manyPending(): Promise<void> {
   );
 }
 
-/** Sandbox start-up cost per command: `true` through exec_command, bwrap vs none. */
+/**
+ * Sandbox start-up cost per command: `true` through exec_command, hardened bwrap vs none;
+ * then what the hardening itself costs (user namespace, cap drop, IPC namespace, seccomp
+ * filter) against plain bwrap with the same mounts, through spawnProcess. Variants are
+ * interleaved so a busy machine weighs on each alike.
+ */
 export async function sandboxCost(n = 60): Promise<void> {
   const { createExecTools, ExecSessions } = await import("../src/tools/exec/index.js");
   const { makeCtx, scratchDir } = await import("../src/tools/exec/test-helpers.js");
-  const { findBwrap } = await import("../src/tools/exec/sandbox.js");
+  const { findBwrap, sandboxWrap } = await import("../src/tools/exec/sandbox.js");
+  const { spawnProcess } = await import("../src/tools/exec/process.js");
   const tools = createExecTools({ sessions: new ExecSessions() });
   const cwd = scratchDir();
-  const measure = async (mode: "workspace-write" | "danger-full-access") => {
-    const times: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const ctx = makeCtx({
-        cwd,
-        safety: {
-          sandbox: { mode, writableRoots: [], network: false, protectedPaths: [] },
-          approvalPolicy: "never",
-          requestApproval: async () => "decline",
-        },
-      });
-      const t0 = performance.now();
-      await tools.execCommand.execute({ cmd: "true" }, ctx);
-      times.push(performance.now() - t0);
-    }
-    return median(times.slice(5));
+  const viaTool = (mode: "workspace-write" | "danger-full-access") => async () => {
+    const ctx = makeCtx({
+      cwd,
+      safety: {
+        sandbox: { mode, writableRoots: [], network: false, protectedPaths: [] },
+        approvalPolicy: "never",
+        requestApproval: async () => "decline",
+      },
+    });
+    await tools.execCommand.execute({ cmd: "true" }, ctx);
   };
-  const none = await measure("danger-full-access");
+  const viaSpawn = (wrap: string[]) => async () => {
+    const env = process.env as Record<string, string>;
+    const p = await spawnProcess({ command: "true", shell: "/bin/sh", cwd, env, tty: false, wrap });
+    await p.exited;
+  };
+  const interleaved = async (runs: Record<string, () => Promise<void>>) => {
+    const times: Record<string, number[]> = Object.fromEntries(Object.keys(runs).map((k) => [k, []]));
+    for (let i = 0; i < n; i++) {
+      for (const [name, run] of Object.entries(runs)) {
+        const t0 = performance.now();
+        await run();
+        if (i >= 5) times[name].push(performance.now() - t0);
+      }
+    }
+    return Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+  };
   if (!findBwrap()) {
-    line("exec `true`: no sandbox (bwrap not installed)", fmt(none));
+    const t = await interleaved({ none: viaTool("danger-full-access") });
+    line("exec `true`: no sandbox (bwrap not installed)", fmt(t.none));
     return;
   }
-  const bwrap = await measure("workspace-write");
-  line("exec `true`: bwrap workspace-write vs no sandbox", `${fmt(bwrap)} vs ${fmt(none)}`);
+  const t = await interleaved({ bwrap: viaTool("workspace-write"), none: viaTool("danger-full-access") });
+  line("exec `true`: bwrap workspace-write vs no sandbox", `${fmt(t.bwrap)} vs ${fmt(t.none)}`);
+
+  const policy = { mode: "workspace-write" as const, writableRoots: [], network: false };
+  const hardened = (sandboxWrap(policy, cwd) as { wrap: string[] }).wrap;
+  // Plain bwrap: the same mounts and namespaces without the hardening flags (and their values).
+  const flags = new Set(["--unshare-user", "--disable-userns", "--unshare-ipc"]);
+  const valued = new Set(["--cap-drop", "--seccomp"]);
+  const plain = hardened
+    .slice(4) // the fd-3 trampoline
+    .filter((a, i, all) => !flags.has(a) && !valued.has(a) && !valued.has(all[i - 1]));
+  const h = await interleaved({ hardened: viaSpawn(hardened), plain: viaSpawn(plain) });
+  line(
+    "sandbox hardening (userns, no caps, seccomp) per command",
+    `+${fmt(h.hardened - h.plain)} (${fmt(h.hardened)} vs plain bwrap ${fmt(h.plain)})`,
+    "≤ 2 ms",
+  );
 }
 
 export async function patchApply(): Promise<void> {
