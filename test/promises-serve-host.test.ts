@@ -1,0 +1,121 @@
+/**
+ * `tandem serve --host H` (src/surfaces/http/index.ts contract, README "Answer from anywhere"):
+ * the server binds exactly that interface — on the loopback alias 127.0.0.2 it answers there
+ * and 127.0.0.1 at the same port is refused — and a non-loopback bind (`0.0.0.0`) without
+ * `--token` still requires a bearer token: one is generated and printed only in the page link,
+ * stderr warns that the server is exposed, and requests without the token get 401. Real
+ * processes: `./bin/tandem serve` (run `npm run build` first); no model is called.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { request } from "node:http";
+import { createInterface } from "node:readline";
+import { afterEach, describe, expect, it } from "vitest";
+import { BIN } from "./cli-helpers.js";
+import { tempDir } from "./helpers.js";
+
+interface Served {
+  proc: ChildProcess;
+  lines: string[];
+  stderr: () => string;
+}
+
+/** Starts `tandem serve ARGS` and waits for its two stdout lines. */
+async function startServe(args: string[]): Promise<Served> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NO_COLOR: "1",
+    TANDEM_HOME: tempDir("tandem-home-"),
+    OPENAI_API_KEY: "k",
+    OPENAI_BASE_URL: "http://127.0.0.1:9/v1", // never called: no turn is started
+  };
+  delete env.TANDEM_SERVE_TOKEN;
+  const proc = spawn(BIN, ["serve", "--port", "0", ...args], {
+    cwd: tempDir("tandem-serve-cwd-"),
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  proc.stderr!.on("data", (d) => {
+    stderr += d;
+  });
+  const lines: string[] = [];
+  await new Promise<void>((res, rej) => {
+    const t = setTimeout(() => rej(new Error(`serve did not start: ${stderr}`)), 15_000);
+    createInterface({ input: proc.stdout! }).on("line", (line) => {
+      lines.push(line);
+      if (lines.length === 2) {
+        clearTimeout(t);
+        res();
+      }
+    });
+    proc.once("exit", (code) => rej(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  return { proc, lines, stderr: () => stderr };
+}
+
+/** GET `url` (optionally with a bearer token): the status, or the connection error's code. */
+function get(url: string, token?: string): Promise<{ status?: number; error?: string }> {
+  return new Promise((res) => {
+    const req = request(url, { headers: token ? { authorization: `Bearer ${token}` } : {} }, (r) => {
+      r.resume();
+      r.on("end", () => res({ status: r.statusCode }));
+    });
+    req.on("error", (e: NodeJS.ErrnoException) => res({ error: e.code }));
+    req.end();
+  });
+}
+
+describe("tandem serve --host (processes)", () => {
+  let served: Served | undefined;
+  afterEach(async () => {
+    const p = served?.proc;
+    served = undefined;
+    if (p && p.exitCode === null) {
+      const exited = new Promise((r) => p.once("exit", r));
+      p.kill("SIGTERM");
+      await exited;
+    }
+  });
+
+  // Fails if --host is ignored (the server then binds 127.0.0.1: the first line names it and
+  // 127.0.0.1 answers) or if it binds every interface (127.0.0.1 answers too).
+  it("--host 127.0.0.2 listens there only: 127.0.0.1 at that port is refused", async () => {
+    served = await startServe(["--host", "127.0.0.2", "--token", "host-test-token-123"]);
+    const m = /^tandem serve listening on http:\/\/127\.0\.0\.2:(\d+)$/.exec(served.lines[0]);
+    expect(m, served.lines[0]).not.toBeNull();
+    const port = m![1];
+    expect(served.lines[1]).toBe(`open http://127.0.0.2:${port}/#token=host-test-token-123`);
+    expect(await get(`http://127.0.0.2:${port}/thread`, "host-test-token-123")).toEqual({ status: 200 });
+    expect(await get(`http://127.0.0.2:${port}/thread`)).toEqual({ status: 401 });
+    expect(await get(`http://127.0.0.1:${port}/thread`, "host-test-token-123")).toEqual({
+      error: "ECONNREFUSED",
+    });
+  });
+
+  // Fails if a non-loopback bind without --token serves the API without a token (e.g. the
+  // token made optional when none is given), if the generated token is not the one printed,
+  // or if the exposure warning on stderr goes.
+  it("--host 0.0.0.0 without a token: a generated token guards the API; stderr warns", async () => {
+    served = await startServe(["--host", "0.0.0.0"]);
+    const m = /^tandem serve listening on http:\/\/0\.0\.0\.0:(\d+)$/.exec(served.lines[0]);
+    expect(m, served.lines[0]).not.toBeNull();
+    const port = m![1];
+    // The page link: 127.0.0.1 first, then this machine's LAN addresses, each with the token.
+    const links = served.lines[1].replace(/^open /, "").split("  or  ");
+    expect(links[0]).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${port}/#token=[A-Za-z0-9_-]{43}$`));
+    const token = decodeURIComponent(links[0].split("#token=")[1]);
+    for (const link of links.slice(1))
+      expect(link).toMatch(new RegExp(`^http://\\d+\\.\\d+\\.\\d+\\.\\d+:${port}/#token=${token}$`));
+    expect(served.stderr()).toContain(
+      "tandem serve: warning: listening on 0.0.0.0, not just this machine. Anyone who can reach it and has the token can run commands as you.",
+    );
+    expect(served.stderr()).not.toContain(token);
+    const base = `http://127.0.0.1:${port}`;
+    expect(await get(`${base}/thread`)).toEqual({ status: 401 });
+    expect(await get(`${base}/thread`, "wrong-token-123456")).toEqual({ status: 401 });
+    expect(await get(`${base}/question`)).toEqual({ status: 401 });
+    expect(await get(`${base}/thread`, token)).toEqual({ status: 200 });
+    // Reached through another address of this machine too: it is really exposed.
+    if (links[1]) expect(await get(`${links[1].split("/#")[0]}/thread`, token)).toEqual({ status: 200 });
+  });
+});
