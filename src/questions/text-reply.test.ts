@@ -136,10 +136,15 @@ describe("parseTextReply: multi choice", () => {
 });
 
 describe("parseTextReply: free text and secrets", () => {
-  it("takes any non-empty text verbatim (trimmed) for a free-text question", () => {
+  // Fails if a free-text answer loses its " -- note" (issue 10 item 9) or numbers turn into options.
+  it("takes any non-empty text (trimmed) for a free-text question, a note after ' -- '", () => {
     expect(ok(text, "  Ada Lovelace  ")).toEqual({ selected: [], other: "Ada Lovelace" });
     expect(ok(text, "2")).toEqual({ selected: [], other: "2" });
-    expect(ok(text, "run it -- now")).toEqual({ selected: [], other: "run it -- now" });
+    expect(ok(text, "run it -- now")).toEqual({ selected: [], other: "run it", note: "now" });
+    expect(ok(text, "a--b")).toEqual({ selected: [], other: "a--b" });
+    expect(err(text, " -- only a note")).toBe(
+      'question "name": the answer before " -- " is empty; expected any non-empty text',
+    );
     expect(ok(text, "other: x")).toEqual({ selected: [], other: "other: x" });
     expect(err(text, "\n")).toBe('question "name": needs an answer; expected any non-empty text');
   });

@@ -13,7 +13,7 @@
  *   <answer> -- <note>     a note after " -- " (whitespace around the dashes) goes in `note`
  * A number always means an option; to answer the literal text "2", write "other: 2".
  *
- * Free-text questions take any non-empty text verbatim (trimmed, no note syntax). Secret questions
+ * Free-text questions take any non-empty text (trimmed); a " -- " splits off a note there too. Secret questions
  * take the text exactly as typed (only a trailing line break is removed) and never echo it in errors.
  */
 import type { Question, QuestionAnswer } from "../protocol/questions.js";
@@ -52,9 +52,6 @@ export function parseTextReply(question: Question, text: string): ParsedReply {
   }
   const trimmed = text.trim();
   if (trimmed === "") return fail(`needs an answer; expected ${expectedInput(q)}`);
-  if (q.kind === "text" || q.options.length === 0)
-    return { ok: true, answer: { selected: [], other: trimmed } };
-
   let body = trimmed;
   let note: string | undefined;
   const m = NOTE_RE.exec(trimmed);
@@ -69,6 +66,7 @@ export function parseTextReply(question: Question, text: string): ParsedReply {
     if (note !== undefined) a.note = note;
     return { ok: true, answer: a };
   };
+  if (q.kind === "text" || q.options.length === 0) return answer([], body);
 
   const other = OTHER_RE.exec(body);
   if (other) {

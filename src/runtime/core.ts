@@ -58,6 +58,11 @@ export interface StartThreadOptions {
   questionPolicy?: QuestionPolicy;
   /** Offer request_user_input to the model in this thread (headless runs opt in). */
   offerQuestions?: boolean;
+  /**
+   * How a headless run answers questions (`exec --questions`), stored with the thread so a
+   * resume keeps it; set, it also offers request_user_input in Default mode.
+   */
+  headlessQuestions?: "defer" | "stdin";
   outputSchema?: Record<string, unknown>;
   sessionId?: string;
   parentId?: string;
@@ -163,6 +168,7 @@ export class Runtime {
         ...(opts.questionPolicy ? { question_policy: opts.questionPolicy } : {}),
         ...(opts.outputSchema ? { output_schema: opts.outputSchema } : {}),
         offer_questions: opts.offerQuestions ?? true,
+        ...(opts.headlessQuestions ? { headless_questions: opts.headlessQuestions } : {}),
         ...(opts.writableRoots?.length ? { writable_roots: opts.writableRoots } : {}),
       },
     };
@@ -193,7 +199,10 @@ export class Runtime {
   openThread(
     id: string,
     patch: Partial<
-      Pick<StartThreadOptions, "offerQuestions" | "questionPolicy" | "mode" | "model" | "effort">
+      Pick<
+        StartThreadOptions,
+        "offerQuestions" | "headlessQuestions" | "questionPolicy" | "mode" | "model" | "effort"
+      >
     > = {},
   ): Thread {
     const existing = this.threads.get(id);
@@ -204,6 +213,7 @@ export class Runtime {
     this.takeLease(id);
     const settings = { ...record.settings };
     if (patch.offerQuestions !== undefined) settings.offer_questions = patch.offerQuestions;
+    if (patch.headlessQuestions) settings.headless_questions = patch.headlessQuestions;
     if (patch.questionPolicy) settings.question_policy = patch.questionPolicy;
     if (patch.effort) settings.effort = patch.effort;
     record.settings = settings;
@@ -269,7 +279,7 @@ export class Runtime {
     registry.register(exec.execCommand);
     registry.register(exec.writeStdin);
     if (this.settings.questions.enabled) {
-      const modes: Array<"plan" | "default"> = this.settings.questions.default_mode
+      const modes: Array<"plan" | "default"> = this.questionsInDefaultMode(record)
         ? ["plan", "default"]
         : ["plan"];
       registry.register(
@@ -325,6 +335,11 @@ export class Runtime {
   }
 
   /** Wire tools offered to the model for this thread and mode. */
+  /** Questions in Default mode: the config says so, or a headless run asked for them. */
+  private questionsInDefaultMode(record: ThreadRecord): boolean {
+    return this.settings.questions.default_mode || record.settings.headless_questions !== undefined;
+  }
+
   toolsFor(thread: Thread, _mode: CollaborationMode): WireTool[] {
     const offer = (thread.record.settings as { offer_questions?: boolean }).offer_questions !== false;
     const enabled = this.settings.enabled_tools;
@@ -368,7 +383,7 @@ export class Runtime {
       questions: {
         enabled: this.settings.questions.enabled && offer,
         subAgentPolicy: this.settings.questions.sub_agents,
-        defaultModeAllowed: this.settings.questions.default_mode,
+        defaultModeAllowed: this.questionsInDefaultMode(thread.record),
         hasResponder: () => this.responders.has(thread.id),
         policy: thread.questionPolicy(turn),
       },

@@ -20,7 +20,7 @@ import { createRuntime, MissingKeyError } from "../../runtime/create.js";
 import { collectAnswers, type GivenAnswers, replyFromAnswers, secretAnswerHelp } from "./answers.js";
 import { EXEC_USAGE, type ExecArgs, parseExecArgs, UsageError } from "./args.js";
 import { formatQuestion, HumanPrinter } from "./human.js";
-import { JsonlMapper, questionLine } from "./jsonl.js";
+import { inputNeededLine, JsonlMapper, questionLine } from "./jsonl.js";
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, needsInput: 3 } as const;
 
@@ -158,8 +158,14 @@ export async function runExec(argv: string[]): Promise<number> {
     process.stderr,
     Boolean(process.stderr.isTTY) && !process.env.NO_COLOR,
   );
-  const interactive = args.questions === "stdin" && Boolean(process.stdin.isTTY);
-  const offerQuestions = args.questions !== undefined;
+  // The --questions choice is stored with the thread: a resume without the flag keeps it.
+  const stored = args.resumeId
+    ? runtime.store.getThread(args.resumeId)?.settings.headless_questions
+    : undefined;
+  const questions =
+    args.questions ?? (stored === "defer" || stored === "stdin" ? (stored as "defer" | "stdin") : undefined);
+  const interactive = questions === "stdin" && Boolean(process.stdin.isTTY);
+  const offerQuestions = questions !== undefined;
 
   let deferred: QuestionRequest | undefined;
   let deferResolve: (() => void) | undefined;
@@ -167,12 +173,21 @@ export async function runExec(argv: string[]): Promise<number> {
     deferResolve = r;
   });
   let threadId = "";
+  // `thread.started` is the first JSONL line, also on a resume whose re-asked question starts
+  // its turn while the thread opens.
+  let announced = false;
+  const announce = (id: string) => {
+    if (!args.json || announced) return;
+    announced = true;
+    write({ type: "thread.started", thread_id: id });
+  };
   // Questions re-asked while a resumed thread opens are answered from --answer first; only
   // questions that remain (or arrive later) are deferred.
   let ready = !args.resumeId;
   const onEvent = (event: Event) => {
     if ("thread_id" in event && threadId && event.thread_id !== threadId) return;
-    if (event.type === "question.requested" && args.questions === "defer") {
+    if (args.resumeId) announce(args.resumeId);
+    if (event.type === "question.requested" && questions === "defer") {
       if (ready && !deferred) {
         deferred = event.request;
         deferResolve?.();
@@ -203,14 +218,20 @@ export async function runExec(argv: string[]): Promise<number> {
   try {
     // A run that can answer (defer, a TTY, or --answer on resume) is a responder; attached
     // before a resumed thread opens, so re-asked approvals see it.
-    const responds = args.questions === "defer" || interactive || answering;
+    const responds = questions === "defer" || interactive || answering;
     if (args.resumeId && responds) runtime.responders.attach({ threadId: args.resumeId }, { kind: "exec" });
     const thread = args.resumeId
-      ? runtime.openThread(args.resumeId, { offerQuestions, mode: args.mode, model: args.model })
+      ? runtime.openThread(args.resumeId, {
+          offerQuestions,
+          headlessQuestions: questions,
+          mode: args.mode,
+          model: args.model,
+        })
       : runtime.startThread({
           cwd,
           mode: args.mode,
           offerQuestions,
+          headlessQuestions: questions,
           outputSchema,
           model: args.model,
           writableRoots: args.addDir.map((d) => resolve(d)),
@@ -234,7 +255,7 @@ export async function runExec(argv: string[]): Promise<number> {
     if (!args.resumeId && responds) runtime.responders.attach({ threadId: thread.id }, { kind: "exec" });
 
     if (args.resumeId) {
-      if (args.json) write({ type: "thread.started", thread_id: thread.id });
+      announce(thread.id);
       await runtime.reasked(thread.id);
       const pending = runtime.broker.list({ threadId: thread.id });
       // Every answer is checked before any is sent: a refused one leaves all questions pending.
@@ -279,8 +300,11 @@ export async function runExec(argv: string[]): Promise<number> {
     }
     if (deferred) {
       const hint = resumeHint(thread.id, deferred);
-      if (args.json) write(questionLine(deferred));
-      else printer.question(deferred, hint);
+      if (args.json) {
+        write(questionLine(deferred));
+        // A terminal event Codex SDK clients read (Thread.run throws with this message).
+        write(inputNeededLine(deferred, hint));
+      } else printer.question(deferred, hint);
       code = EXIT.needsInput;
     } else {
       const outcome = thread.lastOutcome;

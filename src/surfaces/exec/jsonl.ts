@@ -2,6 +2,7 @@
  * Maps Tandem events to `codex exec --json` JSONL (SPEC S2), so Codex SDK clients can drive
  * Tandem unchanged. Item ids are `item_N` in order of first appearance, as Codex prints them.
  * Tandem additions (`question.requested`) use their own type names; Codex clients ignore them.
+ * A run that stops on a deferred question ends with `turn.failed` naming the request.
  */
 import type { Event, TurnItem } from "../../protocol/events.js";
 import type { QuestionRequest } from "../../protocol/questions.js";
@@ -150,4 +151,13 @@ export function questionLine(request: QuestionRequest): Record<string, unknown> 
     deadline: request.deadline,
     questions: request.questions,
   };
+}
+
+/**
+ * The last line of a run that stopped on a deferred question: a Codex `turn.failed` (the SDK's
+ * `Thread.run` throws with its message) saying input is needed and naming the request.
+ */
+export function inputNeededLine(request: QuestionRequest, hint: string): Record<string, unknown> {
+  const message = `input needed: question request ${request.request_id} is waiting for an answer; ${hint}`;
+  return { type: "turn.failed", error: { message } };
 }
