@@ -8,7 +8,7 @@
  * never appear in any response (the broker hands surfaces redacted outcomes only, Q10).
  */
 import { z } from "zod";
-import { CollaborationMode, Event, ThreadStatus } from "./events.js";
+import { CollaborationMode, Event, ThreadStatus, Usage } from "./events.js";
 import { ResponseItem } from "./items.js";
 import { TurnOptions } from "./ops.js";
 import { QuestionAnswer, QuestionOutcome, QuestionPolicy, QuestionRequest } from "./questions.js";
@@ -149,6 +149,7 @@ export const ThreadSummary = z.object({
   loaded: z.boolean().describe("Whether this server process has the thread open"),
   active_turn_id: z.string().nullable(),
   pending_questions: z.number().int().describe("Questions waiting for an answer"),
+  usage: Usage.nullable().describe("Token totals of the whole thread (stored); null before any"),
 });
 export type ThreadSummary = z.infer<typeof ThreadSummary>;
 

@@ -44,7 +44,8 @@ export class Thread {
   private history: ResponseItem[];
   active: ActiveTurn | undefined;
   status: ThreadStatus = "idle";
-  totalUsage: Usage = emptyUsage();
+  /** Token totals of the whole thread, across processes (seeded from the store, Store.addUsage). */
+  totalUsage: Usage;
   lastOutcome: TurnOutcome | undefined;
   private closed = false;
   /** Set by Runtime.suspend(): the process is going away; nothing more is written (see there). */
@@ -58,6 +59,7 @@ export class Thread {
     readonly disposeTools: () => Promise<void>,
   ) {
     this.history = history;
+    this.totalUsage = record.usage ? { ...record.usage } : emptyUsage();
   }
 
   get id(): string {
@@ -196,7 +198,10 @@ export class Thread {
       toolContext: (call, signal) => this.toolContext(call, signal, turn),
       emit: (e) => this.emit(e),
       onUsage: (last) => {
-        addUsage(this.totalUsage, last);
+        // Persisted per response (thread total and turn), so a restart or crash keeps it.
+        if (this.suspended) addUsage(this.totalUsage, last);
+        else this.totalUsage = this.core.store.addUsage(this.id, turn.id, last);
+        this.record.usage = { ...this.totalUsage };
         this.emit({
           type: "token.usage",
           thread_id: this.id,
@@ -224,7 +229,7 @@ export class Thread {
       this.core.store.updateTurn(turn.id, {
         status: outcome.status,
         ended_at: Date.now(),
-        usage: outcome.usage,
+        // usage: already summed into the turn by onUsage (a resumed turn keeps its earlier part).
         error: outcome.error?.message ?? null,
       });
     this.active = undefined;

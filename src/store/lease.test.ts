@@ -117,7 +117,8 @@ describe("thread leases", () => {
   it("migrates a schema-1 store", () => {
     withThread(store()).close();
     const db = new Database(path);
-    db.exec("DROP TABLE thread_leases");
+    // A schema-1 file has neither the lease table nor the later usage column (migration 3).
+    db.exec("DROP TABLE thread_leases; ALTER TABLE threads DROP COLUMN usage");
     db.pragma("user_version = 1");
     db.close();
     const s = store();

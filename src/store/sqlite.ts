@@ -19,6 +19,7 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
+import { addUsage, emptyUsage, type Usage } from "../protocol/events.js";
 import type { ResponseItem } from "../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../protocol/questions.js";
 import { type Lease, type LeaseResult, leaseIsStale } from "./lease.js";
@@ -125,6 +126,19 @@ const MIGRATIONS: readonly string[] = [
     since INTEGER NOT NULL
   );
   `,
+  // 3: a thread's token totals (turns.usage already holds each turn's), backfilled from its turns.
+  `
+  ALTER TABLE threads ADD COLUMN usage TEXT;
+  UPDATE threads SET usage = (
+    SELECT json_object(
+      'input_tokens', SUM(json_extract(t.usage, '$.input_tokens')),
+      'cached_input_tokens', SUM(json_extract(t.usage, '$.cached_input_tokens')),
+      'output_tokens', SUM(json_extract(t.usage, '$.output_tokens')),
+      'reasoning_output_tokens', SUM(json_extract(t.usage, '$.reasoning_output_tokens')),
+      'total_tokens', SUM(json_extract(t.usage, '$.total_tokens')))
+    FROM turns t WHERE t.thread_id = threads.id AND t.usage IS NOT NULL)
+  WHERE EXISTS (SELECT 1 FROM turns t WHERE t.thread_id = threads.id AND t.usage IS NOT NULL);
+  `,
 ];
 
 /** The schema version this build writes. */
@@ -216,6 +230,8 @@ interface ThreadRow {
   title: string;
   status: string;
   settings: string;
+  /** Read only: written by `addUsage` alone. */
+  usage?: string | null;
 }
 
 interface TurnRow {
@@ -235,12 +251,17 @@ interface ItemRow {
   created_at: number;
 }
 
-const threadToRow = (t: ThreadRecord): ThreadRow => ({ ...t, settings: JSON.stringify(t.settings) });
-const rowToThread = (r: ThreadRow): ThreadRecord => ({
+/** `usage` is left out: only `addUsage` writes it, so a stale record never rolls it back. */
+const threadToRow = ({ usage: _usage, ...t }: ThreadRecord): ThreadRow => ({
+  ...t,
+  settings: JSON.stringify(t.settings),
+});
+const rowToThread = ({ usage, ...r }: ThreadRow): ThreadRecord => ({
   ...r,
   mode: r.mode as ThreadRecord["mode"],
   status: r.status as ThreadRecord["status"],
   settings: JSON.parse(r.settings),
+  ...(usage ? { usage: JSON.parse(usage) as Usage } : {}),
 });
 const turnToRow = (t: TurnRecord): TurnRow => ({ ...t, usage: t.usage ? JSON.stringify(t.usage) : null });
 const rowToTurn = (r: TurnRow): TurnRecord => ({
@@ -277,6 +298,7 @@ class SqliteStore implements Store {
   readonly #updateThread;
   readonly #updateTurn;
   readonly #acquireLease;
+  readonly #addUsage;
 
   constructor(
     db: Database.Database,
@@ -296,8 +318,10 @@ class SqliteStore implements Store {
           "updated_at = @updated_at, cwd = @cwd, model = @model, mode = @mode, title = @title, " +
           "status = @status, settings = @settings WHERE id = @id",
       ),
-      getThread: p(`SELECT ${threadCols} FROM threads WHERE id = ?`),
-      listThreads: p(`SELECT ${threadCols} FROM threads ORDER BY updated_at DESC, id DESC LIMIT ?`),
+      getThread: p(`SELECT ${threadCols}, usage FROM threads WHERE id = ?`),
+      listThreads: p(`SELECT ${threadCols}, usage FROM threads ORDER BY updated_at DESC, id DESC LIMIT ?`),
+      setThreadUsage: p("UPDATE threads SET usage = ? WHERE id = ?"),
+      setTurnUsage: p("UPDATE turns SET usage = ? WHERE id = ? AND thread_id = ?"),
       // One statement: seq = max + 1 is read under the write lock the INSERT already holds.
       appendItem: p(
         "INSERT INTO items (thread_id, seq, turn_id, type, call_id, json, created_at) " +
@@ -377,6 +401,20 @@ class SqliteStore implements Store {
       });
       return { ok: true };
     });
+    this.#addUsage = db.transaction((threadId: string, turnId: string | null, u: Usage): Usage => {
+      const row = s.getThread.get(threadId) as ThreadRow | undefined;
+      if (!row) throw new StoreError("not_found", `addUsage: thread ${threadId} does not exist`);
+      const total = row.usage ? (JSON.parse(row.usage) as Usage) : emptyUsage();
+      addUsage(total, u);
+      s.setThreadUsage.run(JSON.stringify(total), threadId);
+      const turn = turnId === null ? undefined : (s.getTurn.get(turnId) as TurnRow | undefined);
+      if (turn && turn.thread_id === threadId) {
+        const sum = turn.usage ? (JSON.parse(turn.usage) as Usage) : emptyUsage();
+        addUsage(sum, u);
+        s.setTurnUsage.run(JSON.stringify(sum), turnId, threadId);
+      }
+      return total;
+    });
   }
 
   createThread(thread: ThreadRecord): void {
@@ -444,6 +482,10 @@ class SqliteStore implements Store {
     this.#updateTurn.immediate(id, patch);
   }
 
+  addUsage(threadId: string, turnId: string | null, usage: Usage): Usage {
+    return this.#addUsage.immediate(threadId, turnId, usage);
+  }
+
   listTurns(threadId: string): TurnRecord[] {
     return (this.#s.listTurns.all(threadId) as TurnRow[]).map(rowToTurn);
   }
@@ -504,6 +546,14 @@ class SqliteStore implements Store {
 
   getLease(threadId: string): Lease | undefined {
     return this.#s.getLease.get(threadId) as Lease | undefined;
+  }
+
+  matchThreadIds(prefix: string, opts: { suffix?: boolean; limit?: number } = {}): string[] {
+    // substr, not LIKE: an id fragment is compared literally (no % or _ wildcards).
+    const part = opts.suffix ? "substr(id, -length(@p))" : "substr(id, 1, length(@p))";
+    const sql = `SELECT id FROM threads WHERE ${part} = @p ORDER BY updated_at DESC, id DESC LIMIT @n`;
+    const rows = this.#db.prepare(sql).all({ p: prefix, n: opts.limit ?? 20 }) as { id: string }[];
+    return rows.map((r) => r.id);
   }
 
   getMeta(key: string): string | undefined {

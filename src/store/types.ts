@@ -26,6 +26,11 @@ export interface ThreadRecord {
   status: ThreadStatus;
   /** Free-form JSON settings (effort, policies, provider...). */
   settings: Record<string, unknown>;
+  /**
+   * Token totals of every model response in this thread, across processes (read only: written
+   * by `Store.addUsage`, ignored by `createThread`/`updateThread`). Absent before the first.
+   */
+  usage?: Usage;
 }
 
 export interface TurnRecord {
@@ -59,6 +64,11 @@ export interface Store {
   getThread(id: string): ThreadRecord | undefined;
   /** Most recently updated first. */
   listThreads(opts?: { limit?: number }): ThreadRecord[];
+  /**
+   * Ids of threads whose id starts with `prefix` (or, with `{ suffix: true }`, ends with it),
+   * most recently updated first, at most `limit` (default 20).
+   */
+  matchThreadIds(prefix: string, opts?: { suffix?: boolean; limit?: number }): string[];
 
   /** Appends one history item; returns its seq (1-based, per thread). */
   appendItem(threadId: string, turnId: string | null, item: ResponseItem): number;
@@ -68,6 +78,12 @@ export interface Store {
   putTurn(turn: TurnRecord): void;
   updateTurn(id: string, patch: Partial<Omit<TurnRecord, "id" | "thread_id">>): void;
   listTurns(threadId: string): TurnRecord[];
+  /**
+   * Adds one model response's usage to the thread's total and, when `turnId` is a turn of the
+   * thread, to that turn's usage, in one transaction; returns the thread's new total.
+   * Throws `not_found` for an unknown thread.
+   */
+  addUsage(threadId: string, turnId: string | null, usage: Usage): Usage;
 
   /** Persists a pending question with its call (Q11). Idempotent by request_id. */
   saveQuestion(request: QuestionRequest): void;

@@ -28,7 +28,7 @@ import { ThreadInUseError } from "../../runtime/core.js";
 import type { Thread } from "../../runtime/thread.js";
 import type { ThreadRecord } from "../../store/types.js";
 import { codexTurns, threadPreview } from "./history.js";
-import { codexThread } from "./mapping.js";
+import { codexThread, tokenUsage } from "./mapping.js";
 import { type Ctx, type Method, method, parseParams } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
 import { applySafety, safetyOf, safetyPatch } from "./safety.js";
@@ -121,8 +121,31 @@ const resume = method(ThreadResumeParams, ({ server, session }: Ctx, p) => {
     throw inUseOr(err, ErrorCode.ThreadNotFound, p.threadId);
   }
   session.askPending(p.threadId);
+  notifyStoredUsage(server, session, thread);
   return { thread: threadObject(server, thread.record, true), ...settingsOf(server, thread) };
 });
+
+/**
+ * The thread's stored token totals, as Codex reports them after a resume (sent after the
+ * response): `total` is the whole thread's, `last` its last turn's. Nothing before any usage.
+ */
+function notifyStoredUsage(server: AppServer, session: Ctx["session"], thread: Thread): void {
+  if (!thread.record.usage) return;
+  const last = server.runtime.store
+    .listTurns(thread.id)
+    .filter((t) => t.usage)
+    .at(-1);
+  if (!last?.usage) return;
+  session.notify("thread/tokenUsage/updated", {
+    threadId: thread.id,
+    turnId: last.id,
+    tokenUsage: {
+      last: tokenUsage(last.usage),
+      total: tokenUsage(thread.totalUsage),
+      modelContextWindow: null,
+    },
+  });
+}
 
 const list = method(ThreadListParams, ({ server }: Ctx, p) => {
   const limit = Math.min(p.limit || DEFAULT_PAGE, MAX_PAGE);

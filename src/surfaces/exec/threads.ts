@@ -38,9 +38,10 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
       for (const t of threads) {
         const pending = store.pendingQuestions(t.id).length;
         const when = new Date(t.updated_at).toISOString().replace("T", " ").slice(0, 19);
+        const tokens = t.usage ? `${t.usage.total_tokens} tokens  ` : "";
         const title = t.title || firstUserText(store.loadItems(t.id).map((i) => i.item)) || "";
         process.stdout.write(
-          `${t.id}  ${when}  ${t.status.padEnd(15)} ${pending ? `${pending} pending question(s)  ` : ""}${t.cwd}  ${title.slice(0, 60)}\n`,
+          `${t.id}  ${when}  ${t.status.padEnd(15)} ${pending ? `${pending} pending question(s)  ` : ""}${tokens}${t.cwd}  ${title.slice(0, 60)}\n`,
         );
       }
       return 0;

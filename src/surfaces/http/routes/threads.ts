@@ -47,6 +47,7 @@ export function threadSummary(runtime: Runtime, record: ThreadRecord): ThreadSum
     loaded: Boolean(live),
     active_turn_id: live?.active?.id ?? null,
     pending_questions: pending,
+    usage: rec.usage ?? null,
   };
 }
 
