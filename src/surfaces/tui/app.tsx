@@ -90,6 +90,7 @@ export function App({
           onKey={onKey}
           history={controller.history}
           pastes={pastes}
+          menus={controller.menus}
         />
         <StatusLine status={snap.status} pending={snap.pending.length} hint={hint} />
       </Box>

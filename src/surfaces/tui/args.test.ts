@@ -48,6 +48,9 @@ describe("slash commands", () => {
     const bad = parseCommand("/frobnicate");
     expect(bad).toMatchObject({ ok: false });
     expect(bad && !bad.ok && bad.error).toContain("/plan");
-    expect(Object.keys(COMMANDS)).toEqual(["plan", "default", "new", "resume", "threads", "help", "quit"]);
+    expect(Object.keys(COMMANDS)).toEqual([
+      ...["model", "approvals", "status", "diff", "init", "plan", "default"],
+      ...["new", "clear", "resume", "threads", "help", "quit"],
+    ]);
   });
 });

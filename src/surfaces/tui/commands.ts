@@ -1,11 +1,25 @@
-/** Slash commands of the composer and the help text. Parsing is pure; the controller runs them. */
+/**
+ * Slash commands of the composer, the `/` list's filter and the help text. Parsing and filtering
+ * are pure; the controller runs the commands (controller.ts, settings.ts).
+ *
+ * Contract: `COMMANDS` is the one list (its order is the `/` list's order); every entry has a
+ * one-line description. `filterCommands(text)` is what the `/` list shows for the composer text:
+ * commands whose name starts with the typed word first, then those that contain it; nothing when
+ * the text is not a lone `/word` (a space, a newline or `//` closes the list).
+ */
 import { formatSpec, type Keymap } from "./keymap.js";
 
 export const COMMANDS = {
+  model: "choose the model and reasoning effort for the next turns (/model NAME [EFFORT])",
+  approvals: "choose the approval policy and sandbox (/approvals POLICY|SANDBOX …)",
+  status: "show model, provider, directory, sandbox, approvals and token use",
+  diff: "show the files the current or last turn changed",
+  init: "write an AGENTS.md skeleton into the directory (never overwrites one)",
   plan: "switch to plan mode (the model plans and may ask you questions before acting)",
   default: "switch to default mode",
   new: "start a new thread in the same directory",
-  resume: "/resume ID — continue a stored thread (without ID: list threads)",
+  clear: "clear the screen and start a new thread",
+  resume: "continue a stored thread: pick one, or /resume ID (a unique prefix is enough)",
   threads: "list recent threads",
   help: "show commands and keys",
   quit: "leave Tandem (same as pressing the quit key, Ctrl+C, twice)",
@@ -33,15 +47,34 @@ export function parseCommand(text: string): ParsedCommand {
   return { ok: true, name: name as CommandName, arg: rest.join(" ") };
 }
 
+export interface CommandEntry {
+  name: CommandName;
+  description: string;
+}
+
+/** The commands the `/` list shows for the composer text (see the contract above). */
+export function filterCommands(text: string): CommandEntry[] {
+  if (!/^\/[^\s/]*$/.test(text)) return [];
+  const word = text.slice(1).toLowerCase();
+  const all = Object.entries(COMMANDS).map(([name, description]) => ({
+    name: name as CommandName,
+    description,
+  }));
+  const starts = all.filter((c) => c.name.startsWith(word));
+  const contains = all.filter((c) => !c.name.startsWith(word) && c.name.includes(word));
+  return [...starts, ...contains];
+}
+
 export function helpText(km: Keymap): string[] {
   const k = (a: Parameters<Keymap["label"]>[0]) => km.label(a);
   const all = (a: Parameters<Keymap["label"]>[0]) => km.bindings[a].map(formatSpec).join(" / ");
   return [
-    "Commands:",
-    ...Object.entries(COMMANDS).map(([c, d]) => `  /${c.padEnd(8)} ${d}`),
+    "Commands (type / for the list):",
+    ...Object.entries(COMMANDS).map(([c, d]) => `  /${c.padEnd(9)} ${d}`),
     "Composer:",
     `  ${k("composer.submit")} send (while a turn runs: queue a steer) · ${all("composer.newline")} or a trailing \\ newline`,
     `  ${km.pair("composer.historyPrev", "composer.historyNext")} history · ${k("turn.interrupt")} interrupt the running turn · ${k("app.quit")} twice quit`,
+    `  / lists and pickers: ${km.pair("popup.up", "popup.down")} move · ${k("popup.complete")} complete · ${k("popup.accept")} choose · ${k("popup.close")} close`,
     "Questions:",
     `  digits pick · ${km.pair("overlay.up", "overlay.down")} move · ${k("overlay.toggle")} toggle (multi-select) · type for Other · ${k("overlay.note")} note`,
     `  ${k("overlay.enter")} next / submit on the last · ${km.pair("overlay.prevQuestion", "overlay.nextQuestion")} between questions · ${k("overlay.decline")} decline`,

@@ -7,9 +7,14 @@
  * or — when Ink receives the bracketed-paste markers itself (tests, another stdin) — by collecting
  * everything between the `[200~` and `[201~` events. Either way the text goes in literally.
  * History: `history` (history.ts) seeds ↑/↓ and pushes changes (a resumed thread's messages).
+ * The `/` list: while the draft is a lone `/word`, the matching commands show under the input
+ * (commands.ts `filterCommands`); popup.up/down move, popup.complete fills in `/name `,
+ * popup.accept runs the selected command, popup.close hides the list until the draft changes.
+ * Pickers: while `menus` has one open (picker.ts), it replaces the input and takes the keys.
  */
 import { Box, Text, useInput } from "ink";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { filterCommands } from "./commands.js";
 import {
   type ComposerAction,
   type ComposerState,
@@ -19,6 +24,8 @@ import {
 } from "./composer-state.js";
 import type { Action, KeyInfo, Keymap } from "./keymap.js";
 import { cleanPaste, type PasteListener } from "./paste.js";
+import { type MenuHost, moveSelection } from "./picker.js";
+import { CommandList, PickerView } from "./pickers.js";
 import { theme } from "./theme.js";
 
 export interface ComposerProps {
@@ -31,6 +38,8 @@ export interface ComposerProps {
   onKey?(): void;
   history?: HistorySource;
   pastes?: PasteSource;
+  /** Pickers the controller opens (/resume, /model, /approvals). */
+  menus?: MenuHost;
 }
 
 export interface HistorySource {
@@ -45,6 +54,15 @@ export interface PasteSource {
 /** How Ink reports the bracketed-paste markers when they reach useInput (ESC stripped). */
 const IN_BAND_START = "[200~";
 const IN_BAND_END = "[201~";
+
+const NO_MENUS = { current: () => null, subscribe: () => () => {} };
+
+/** The `/` list's state for one draft text: a new text starts at the first entry, shown. */
+interface PopupState {
+  for: string;
+  selected: number;
+  dismissed: boolean;
+}
 
 /** Keymap actions that map one-to-one onto editing actions. */
 const EDITS: Array<[Action, ComposerAction]> = [
@@ -84,6 +102,14 @@ export function Composer(props: ComposerProps) {
   latest.current = props;
   /** Text of an in-band paste being collected (undefined: none). */
   const inBand = useRef<string | undefined>(undefined);
+  const [popupState, setPopup] = useState<PopupState>({ for: "", selected: 0, dismissed: false });
+  const menus = props.menus ?? NO_MENUS;
+  const picker = useSyncExternalStore(menus.subscribe, menus.current);
+  const here = popupState.for === state.text;
+  const entries = here && popupState.dismissed ? [] : filterCommands(state.text);
+  const selected = here ? Math.min(popupState.selected, Math.max(0, entries.length - 1)) : 0;
+  const popup = useRef({ entries, selected });
+  popup.current = { entries, selected };
 
   const apply = (actions: ComposerAction[]) => {
     const p = latest.current;
@@ -128,6 +154,35 @@ export function Composer(props: ComposerProps) {
         } else inBand.current += key.return ? "\n" : key.tab ? "\t" : input;
         return;
       }
+      const list = popup.current;
+      if (list.entries.length && !props.locked) {
+        const km = p.keymap;
+        const text = ref.current.text;
+        const chosen = list.entries[list.selected];
+        if (km.is("popup.up", input, key) || km.is("popup.down", input, key)) {
+          const delta = km.is("popup.up", input, key) ? -1 : 1;
+          setPopup({
+            for: text,
+            selected: moveSelection(list.selected, delta, list.entries.length),
+            dismissed: false,
+          });
+          return;
+        }
+        if (km.is("popup.complete", input, key)) {
+          p.onKey?.();
+          apply([{ type: "set", text: `/${chosen.name} ` }]);
+          return;
+        }
+        if (km.is("popup.accept", input, key)) {
+          p.onKey?.();
+          apply([{ type: "set", text: `/${chosen.name}` }, { type: "submit" }]);
+          return;
+        }
+        if (km.is("popup.close", input, key)) {
+          setPopup({ for: text, selected: 0, dismissed: true });
+          return;
+        }
+      }
       const actions = composerActions(input, key, p.keymap);
       if (actions === "interrupt") {
         if (p.running) p.onInterrupt();
@@ -136,12 +191,16 @@ export function Composer(props: ComposerProps) {
       if (actions.length) p.onKey?.();
       apply(actions);
     },
-    { isActive: !props.locked },
+    { isActive: !props.locked && !picker },
   );
 
   const lines = state.text.split("\n");
   let left = state.cursor;
   const km = props.keymap;
+  if (picker && !props.locked)
+    return (
+      <PickerView key={picker.title} request={picker} keymap={km} onSettle={(v) => props.menus?.settle(v)} />
+    );
   return (
     <Box flexDirection="column">
       <Box
@@ -186,9 +245,13 @@ export function Composer(props: ComposerProps) {
           })
         )}
       </Box>
-      <Text dimColor wrap="truncate-end">
-        {`${km.label("composer.submit")} ${props.running ? "queue steer" : "send"} · ${km.label("composer.newline")} or \\⏎ newline · ${km.pair("composer.historyPrev", "composer.historyNext")} history${props.running ? ` · ${km.label("turn.interrupt")} interrupt` : ""} · ${km.label("app.quit")} twice quit`}
-      </Text>
+      {entries.length && !props.locked ? (
+        <CommandList entries={entries} selected={selected} />
+      ) : (
+        <Text dimColor wrap="truncate-end">
+          {`${km.label("composer.submit")} ${props.running ? "queue steer" : "send"} · ${km.label("composer.newline")} or \\⏎ newline · ${km.pair("composer.historyPrev", "composer.historyNext")} history${props.running ? ` · ${km.label("turn.interrupt")} interrupt` : ""} · ${km.label("app.quit")} twice quit`}
+        </Text>
+      )}
     </Box>
   );
 }

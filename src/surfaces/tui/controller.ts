@@ -2,14 +2,17 @@
  * The TUI's link to the runtime (no React here). It owns which thread the UI shows, attaches
  * the TUI as that thread's responder (Q3), feeds the bus into the view store, and turns user
  * intents into runtime calls: start a turn or steer, interrupt, reply/decline/touch a question,
- * switch mode, new/resume thread.
+ * switch mode, new/resume thread, and the settings and information commands (session.ts):
+ * /model and /approvals change the thread's settings for later turns (kept for /new and /resume
+ * in this UI too; chosen while a turn runs, they are stored before the next turn starts).
+ * Pickers (/resume, /model, /approvals without arguments) open on `menus` (picker.ts).
  *
  * Contract: every method reports failures as notices in the transcript or as a returned
  * `{ok:false, message}`; none throws into the UI. `touch` is throttled per request (one broker
  * call per `touchEveryMs`). `dispose()` detaches the responder and unsubscribes; it does not shut
  * the runtime down (the caller owns it).
  */
-import type { CollaborationMode } from "../../protocol/events.js";
+import type { CollaborationMode, Usage } from "../../protocol/events.js";
 import type { QuestionReply, QuestionRequest, Responder } from "../../protocol/questions.js";
 import { requestIdFor } from "../../questions/broker.js";
 import type { Runtime } from "../../runtime/core.js";
@@ -19,6 +22,25 @@ import { type CommandName, helpText, parseCommand } from "./commands.js";
 import { ComposerHistory } from "./history.js";
 import type { Keymap } from "./keymap.js";
 import type { ActionResult } from "./overlay.js";
+import { MenuHost } from "./picker.js";
+import {
+  applyPatch,
+  approvalChoices,
+  describePatch,
+  diffText,
+  effortChoices,
+  effortOf,
+  headerLines,
+  initAgentsMd,
+  modelChoices,
+  PRESETS,
+  parseApprovalArgs,
+  parseModelArgs,
+  resumeChoices,
+  type SettingsPatch,
+  statusLines,
+  threadByPrefix,
+} from "./session.js";
 import { ViewStore } from "./view-store.js";
 
 export interface ControllerOptions {
@@ -32,6 +54,8 @@ export interface ControllerOptions {
   frameMs?: number;
   /** The composer's ↑/↓ history (default: in memory only). */
   history?: ComposerHistory;
+  /** `/clear`: clears the terminal (index.tsx wires it to Ink; default: nothing to clear). */
+  clearScreen?: () => void;
 }
 
 export type SubmitResult = "sent" | "steered" | "command" | "quit" | "ignored";
@@ -45,6 +69,13 @@ export class TuiController {
   private readonly unsubscribe: () => void;
   private readonly responder: Responder;
   private lastTouch = new Map<string, number>();
+  readonly menus = new MenuHost();
+  /** Settings chosen with /model and /approvals in this UI (applied to threads it opens). */
+  private chosen: SettingsPatch = {};
+  /** Chosen while a turn ran: stored before the next turn starts. */
+  private pendingPatch: SettingsPatch | null = null;
+  /** The last response's usage per thread (what fills the context window). */
+  private lastUsage = new Map<string, Usage>();
 
   constructor(
     readonly runtime: Runtime,
@@ -57,7 +88,10 @@ export class TuiController {
       { id: "", model: opts.model ?? runtime.settings.model, mode: opts.mode, cwd: opts.cwd },
       { demo: opts.demo, frameMs: opts.frameMs },
     );
-    const sub = runtime.subscribe((s) => this.store.handle(s.event));
+    const sub = runtime.subscribe((s) => {
+      if (s.event.type === "token.usage") this.lastUsage.set(s.event.thread_id, s.event.last);
+      this.store.handle(s.event);
+    });
     this.unsubscribe = () => sub.unsubscribe();
   }
 
@@ -76,13 +110,22 @@ export class TuiController {
 
   /** Starts a fresh thread and shows it. */
   startNew(): Thread {
-    const thread = this.runtime.startThread({ cwd: this.opts.cwd, model: this.opts.model, mode: this.mode });
+    const thread = this.runtime.startThread({
+      cwd: this.opts.cwd,
+      model: this.chosen.model ?? this.opts.model,
+      effort: this.chosen.effort,
+      mode: this.mode,
+    });
+    this.applySafety(thread);
     this.show(thread);
     return thread;
   }
 
   /** Opens a stored thread: its history becomes cells; questions pending in the store are re-asked. */
-  resume(id: string): Thread {
+  resume(idOrPrefix: string): Thread {
+    const hit = threadByPrefix(this.runtime.store.listThreads(), idOrPrefix);
+    if (!hit.ok) throw new Error(hit.error);
+    const id = hit.id;
     if (this.thread?.id === id) throw new Error(`thread ${id} is the one shown`);
     const record = this.runtime.store.getThread(id);
     if (!record) throw new Error(`no thread with id ${id}; /threads lists them`);
@@ -91,12 +134,16 @@ export class TuiController {
     this.store.setThread({ id, model: record.model, mode: record.mode, cwd: record.cwd });
     let thread: Thread;
     try {
-      thread = this.runtime.openThread(id, { model: this.opts.model });
+      thread = this.runtime.openThread(id, {
+        model: this.chosen.model ?? this.opts.model,
+        effort: this.chosen.effort,
+      });
     } catch (err) {
       if (previous) this.show(previous);
       throw err;
     }
     this.mode = thread.record.mode;
+    if (!thread.active) this.applySafety(thread);
     const cells = cellsFromHistory(thread.items(), (callId) =>
       this.runtime.store.getQuestion(requestIdFor(id, callId)),
     );
@@ -107,12 +154,30 @@ export class TuiController {
     return thread;
   }
 
+  private applySafety(thread: Thread): void {
+    const { sandbox_mode, approval_policy } = this.chosen;
+    if (sandbox_mode || approval_policy) applyPatch(this.runtime, thread, { sandbox_mode, approval_policy });
+  }
+
+  private info(thread: Thread) {
+    const r = thread.record;
+    return { id: thread.id, model: r.model, mode: this.mode, cwd: r.cwd };
+  }
+
+  /** The startup header: model, directory, sandbox and approval policy of the shown thread. */
+  header(): void {
+    if (this.thread)
+      this.store.add({ kind: "banner", title: "Tandem", lines: headerLines(this.runtime, this.thread) });
+  }
+
   private show(thread: Thread): void {
     this.detach();
     this.thread = thread;
+    const { sandbox_mode, approval_policy } = this.chosen;
+    this.pendingPatch =
+      thread.active && (sandbox_mode || approval_policy) ? { sandbox_mode, approval_policy } : null;
     this.detach = this.runtime.responders.attach({ threadId: thread.id }, this.responder);
-    const r = thread.record;
-    this.store.setThread({ id: thread.id, model: r.model, mode: this.mode, cwd: r.cwd }, thread.status);
+    this.store.setThread(this.info(thread), thread.status);
     for (const request of this.runtime.broker.list({ threadId: thread.id })) this.store.addPending(request);
   }
 
@@ -134,6 +199,9 @@ export class TuiController {
         thread.steer(body);
         return "steered";
       }
+      if (this.pendingPatch) applyPatch(this.runtime, thread, this.pendingPatch);
+      this.pendingPatch = null;
+      this.store.setThread(this.info(thread), thread.status);
       thread.startTurn(body, { options: { mode: this.mode } });
       return "sent";
     } catch (err) {
@@ -199,7 +267,33 @@ export class TuiController {
       case "threads":
         this.listThreads();
         return "command";
+      case "model":
+      case "approvals":
+        this.settingsCommand(name, arg);
+        return "command";
+      case "status":
+        if (this.thread)
+          this.store.notice(
+            statusLines(this.runtime, this.thread, this.lastUsage.get(this.thread.id)).join("\n"),
+            "info",
+          );
+        return "command";
+      case "diff": {
+        if (!this.thread) return "command";
+        const d = diffText(this.thread);
+        this.store.notice(
+          d.empty ? d.text : `Diff of the ${this.running ? "current" : "last"} turn:\n${d.text}`,
+          d.empty ? "dim" : "info",
+        );
+        return "command";
+      }
+      case "init": {
+        const r = initAgentsMd(this.thread?.record.cwd ?? this.opts.cwd);
+        this.store.notice(r.message, r.ok ? "ok" : "warn");
+        return "command";
+      }
       case "new":
+      case "clear":
       case "resume": {
         if (this.running) {
           this.store.notice(
@@ -209,20 +303,89 @@ export class TuiController {
           return "command";
         }
         if (name === "resume" && !arg) {
-          this.listThreads();
+          this.openResumePicker();
           return "command";
         }
         try {
-          if (name === "new") {
+          if (name === "resume") this.resume(arg);
+          else {
+            if (name === "clear") this.opts.clearScreen?.();
             const t = this.startNew();
+            if (name === "clear") this.header();
             this.store.notice(`New thread ${t.id}`, "dim");
-          } else this.resume(arg);
+          }
         } catch (err) {
           this.store.notice((err as Error).message, "error");
         }
         return "command";
       }
     }
+  }
+
+  /** /model and /approvals: with arguments they apply at once; without, a picker asks. */
+  private settingsCommand(name: "model" | "approvals", arg: string): void {
+    const thread = this.thread;
+    if (!thread) return;
+    if (arg.trim()) {
+      const parsed = name === "model" ? parseModelArgs(arg) : parseApprovalArgs(arg);
+      if (parsed.ok) this.choose(parsed.patch);
+      else this.store.notice(parsed.error, "error");
+      return;
+    }
+    if (name === "approvals") {
+      this.menus.open({
+        title: "Approvals and sandbox for the next turns",
+        items: approvalChoices(thread),
+        onPick: (v) => this.choose(PRESETS[v].patch),
+      });
+      return;
+    }
+    this.menus.open({
+      title: "Model for the next turns",
+      items: modelChoices(this.runtime, thread),
+      onPick: (model) =>
+        this.menus.open({
+          title: `Reasoning effort for ${model}`,
+          items: effortChoices(effortOf(this.runtime, thread)),
+          onPick: (effort) => this.choose({ model, effort: effort as SettingsPatch["effort"] }),
+        }),
+    });
+  }
+
+  /** Makes a settings change: stored with the shown thread now, or before its next turn. */
+  private choose(patch: SettingsPatch): void {
+    const thread = this.thread;
+    if (!thread || Object.keys(patch).length === 0) return;
+    this.chosen = { ...this.chosen, ...patch };
+    if (thread.active) this.pendingPatch = { ...this.pendingPatch, ...patch };
+    else {
+      applyPatch(this.runtime, thread, patch);
+      this.store.setThread(this.info(thread), thread.status);
+    }
+    this.store.notice(
+      `${describePatch(patch)} — ${thread.active ? "from the next turn" : "for the next turns"}.`,
+      "ok",
+    );
+  }
+
+  /** /resume without an id: recent threads, newest first, with their titles and ages. */
+  private openResumePicker(): void {
+    const items = resumeChoices(this.runtime, this.threadId);
+    if (!items.length) {
+      this.store.notice("no other threads to resume", "dim");
+      return;
+    }
+    this.menus.open({
+      title: "Resume a thread",
+      items,
+      onPick: (id) => {
+        try {
+          this.resume(id);
+        } catch (err) {
+          this.store.notice((err as Error).message, "error");
+        }
+      },
+    });
   }
 
   private listThreads(): void {

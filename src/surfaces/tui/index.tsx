@@ -103,6 +103,8 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
   if ("code" in built) return built.code;
   const { runtime, demo } = built;
   const cwd = demo ? demo.cwd : resolve(args.cd ?? process.cwd());
+  // `/clear` wipes the terminal through Ink once it is mounted.
+  let clearScreen = () => {};
   const controller = new TuiController(runtime, {
     cwd,
     model: args.model,
@@ -110,6 +112,7 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
     keymap,
     demo: !!demo,
     history,
+    clearScreen: () => clearScreen(),
   });
   const store = controller.store;
   if (demo) store.add({ kind: "banner", ...demo.banner });
@@ -120,6 +123,7 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
       controller.resume(args.resumeId);
       if (args.mode) controller.setMode(args.mode);
     } else controller.startNew();
+    controller.header();
   } catch (err) {
     say(`tandem: ${(err as Error).message}`);
     controller.dispose();
@@ -142,6 +146,10 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
     maxFps: 30,
     stdin: stdin as unknown as NodeJS.ReadStream,
   });
+  clearScreen = () => {
+    instance.clear();
+    process.stdout.write("\x1b[2J\x1b[3J\x1b[H");
+  };
   const stop = () => instance.unmount();
   process.once("SIGTERM", stop);
   process.once("SIGHUP", stop);
