@@ -102,7 +102,8 @@ describe.skipIf(!hasBwrap)("sandbox escapes (bubblewrap, run as root)", () => {
 
     // Fails if bwrap keeps root's capabilities (no user namespace / no --cap-drop ALL): the
     // remount or the unmount of the .git bind then succeeds and the writes land on the host;
-    // or if nested user namespaces are allowed (no --disable-userns).
+    // or if capabilities remain at all (--cap-drop ALL), or if nested user namespaces are
+    // allowed (no --disable-userns).
     it("root inside the sandbox cannot remount, bind or unshare its way out", async () => {
       const ws = makeWorkspace();
       const outside = outsideDir();
@@ -111,7 +112,8 @@ describe.skipIf(!hasBwrap)("sandbox escapes (bubblewrap, run as root)", () => {
         `mount -o remount,rw ${outside} 2>&1`,
         `mount --bind ${ws} ${outside} 2>&1`,
         "unshare -rm sh -c 'mount -o remount,rw /' 2>&1",
-        "unshare -r true 2>&1; echo userns=$?",
+        "unshare -U true 2>&1; echo userns=$?",
+        "grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status",
         // With CAP_SYS_ADMIN in its user namespace, root could lift the read-only .git bind.
         "umount -l .git 2>&1; echo '[core] fsmonitor = evil' >> .git/config; echo git=$?",
         `echo pwned > ${outside}/owned; echo rc=$?`,
@@ -123,6 +125,9 @@ describe.skipIf(!hasBwrap)("sandbox escapes (bubblewrap, run as root)", () => {
         expect(outputOf(h, "c1")).toMatch(/rc=1/);
         // No nested user namespace either (kernel attack surface; --disable-userns).
         expect(outputOf(h, "c1")).toMatch(/userns=1/);
+        // No capability left at all, even in the sandbox's own user namespace.
+        for (const set of ["Eff", "Prm", "Bnd"])
+          expect(outputOf(h, "c1")).toMatch(new RegExp(`Cap${set}:\\s+0{16}\\b`));
         expect(outputOf(h, "c1")).toMatch(/git=1/);
         expect(readFileSync(join(ws, ".git/config"), "utf8")).toBe(config);
         expect(readdirSync(outside)).toEqual([]);

@@ -12,6 +12,7 @@
  * unix sockets to the outside). A private PID namespace with --die-with-parent: killing
  * bwrap kills every process the command started, so interrupt still reaches the whole tree.
  */
+import { spawnSync } from "node:child_process";
 import { accessSync, constants, existsSync, readFileSync, realpathSync, type Stats, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
@@ -48,6 +49,18 @@ export function findBwrap(path = process.env.PATH ?? ""): string | null {
   }
   found.set(path, hit);
   return hit;
+}
+
+const helps = new Map<string, string>();
+
+/** True when `bwrap` lists `option` in its --help (--disable-userns needs bubblewrap ≥ 0.8). */
+function bwrapHas(bwrap: string, option: string): boolean {
+  let help = helps.get(bwrap);
+  if (help === undefined) {
+    help = spawnSync(bwrap, ["--help"], { encoding: "utf8" }).stdout ?? "";
+    helps.set(bwrap, help);
+  }
+  return help.includes(option);
 }
 
 const real = (p: string) => {
@@ -165,7 +178,10 @@ export function sandboxWrap(policy: SandboxPolicy, cwd: string, opts: WrapOption
   const chdir = opts.chdir ?? cwd;
   // No UTS or cgroup namespace: without capabilities the hostname and cgroupfs (under the
   // read-only /sys) cannot be changed anyway, and each namespace costs start-up time.
-  const args = [bwrap, "--unshare-user", "--disable-userns", "--cap-drop", "ALL"];
+  // Older bubblewrap (< 0.8) lacks --disable-userns: nested user namespaces then remain
+  // possible, though they cannot unlock the read-only mounts made here.
+  const args = [bwrap, "--unshare-user", "--cap-drop", "ALL"];
+  if (bwrapHas(bwrap, "--disable-userns")) args.push("--disable-userns");
   args.push("--unshare-pid", "--unshare-ipc");
   if (!policy.network) args.push("--unshare-net");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
