@@ -131,6 +131,24 @@ describe.skipIf(!hasTmux)("TUI commands in tmux (real processes)", { timeout: 12
     expect(screen).toContain("hello.txt");
   });
 
+  // fails if /clear leaves the earlier conversation on the screen or in the scrollback, keeps the
+  // old thread, or does not show the header again
+  it("/clear wipes the screen and starts a new thread", async () => {
+    const mock = await startMock({ steps: [reply("gamma answered")] } satisfies Script);
+    launch({ url: mock.url });
+    await waitFor(READY);
+    literal("gamma question");
+    keys("Enter");
+    await waitFor("gamma answered");
+    const old = /thread (\S+) ·/.exec(pane())?.[1];
+    literal("/clear");
+    keys("Enter");
+    const screen = await waitFor(/New thread \S+/);
+    expect(screen).not.toContain("gamma");
+    expect(screen).toContain("approvals: on-request");
+    expect(screen).not.toContain(`thread ${old} ·`);
+  });
+
   // fails if /resume without an id opens no picker, the picker lacks titles or ages, Enter does
   // not open the chosen thread, or a unique id prefix is refused
   it("/resume opens a picker and accepts an id prefix", async () => {
