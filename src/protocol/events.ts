@@ -97,6 +97,7 @@ export const TurnItem = z.discriminatedUnion("type", [
       }),
     ),
     status: z.enum(["in_progress", "completed", "failed", "declined"]),
+    error: z.string().optional().describe("Why a failed patch changed nothing (what the model was told)"),
   }),
   z.object({
     id: z.string(),

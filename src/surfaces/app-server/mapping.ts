@@ -375,6 +375,17 @@ export class EventMapper {
       seen.add(item.id);
       out.push({ method: "item/started", params: { ...base, startedAtMs: time } });
     }
+    // Why a patch failed, as Codex streams apply_patch output: a fileChange output delta.
+    if (event.item.type === "file_change" && event.item.error)
+      out.push({
+        method: "item/fileChange/outputDelta",
+        params: {
+          threadId: event.thread_id,
+          turnId: event.turn_id,
+          itemId: item.id,
+          delta: event.item.error,
+        },
+      });
     out.push({ method: "item/completed", params: { ...base, completedAtMs: time } });
     return out;
   }

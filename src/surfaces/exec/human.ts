@@ -34,6 +34,8 @@ export class HumanPrinter {
           this.err.write(`${dim(`thinking: ${item.text}`, this.color)}\n`);
         } else if (item.type === "command_execution") {
           this.err.write(dim(`  exit ${item.exit_code ?? "?"} (${item.status})\n`, this.color));
+        } else if (item.type === "file_change" && item.error) {
+          this.err.write(`apply_patch failed: ${item.error}\n`);
         } else if (item.type === "tool_call") {
           this.err.write(dim(`  ${item.tool}: ${item.status}\n`, this.color));
         }

@@ -54,6 +54,8 @@ export class JsonlMapper {
               : { path: c.path, kind: c.kind },
           ),
           status: item.status === "completed" ? "completed" : "failed",
+          // Tandem addition (Codex clients ignore it): why the patch failed.
+          ...(item.error ? { error: { message: item.error } } : {}),
         };
       default:
         return undefined;

@@ -33,6 +33,8 @@ export type Cell =
       key: string;
       status: string;
       changes: Array<{ path: string; kind: string; move_path?: string; diff: string }>;
+      /** Why a failed patch changed nothing. */
+      error?: string;
     }
   | { kind: "questions"; key: string; request: QuestionRequest; outcome: QuestionOutcome }
   | { kind: "notice"; key: string; text: string; tone: Tone }

@@ -190,7 +190,12 @@ function cellLines(cell: Cell, o: RenderOptions): string[] {
       const out = block(
         [
           p("✎ ", cell.status === "completed" ? S.ok : S.error),
-          p(`${verb} ${cell.changes.length} file${cell.changes.length === 1 ? "" : "s"}`, { bold: true }),
+          p(
+            cell.error && cell.changes.length === 0
+              ? "Patch failed: no files were changed"
+              : `${verb} ${cell.changes.length} file${cell.changes.length === 1 ? "" : "s"}`,
+            { bold: true },
+          ),
         ],
         [spaces(2)],
         [],
@@ -221,6 +226,9 @@ function cellLines(cell: Cell, o: RenderOptions): string[] {
               row([spaces(4), p(r, l.startsWith("+") ? S.ok : l.startsWith("-") ? S.error : DIM)], color),
             );
       }
+      // Why it failed, as the model was told (parse error, missing file, unmatched chunk, refusal).
+      for (const l of (cell.error ?? "").split("\n").filter((x) => x.trim()))
+        out.push(...block([spaces(2)], [spaces(4)], [p(l, S.error)], width, color));
       return out;
     }
     case "questions": {

@@ -294,7 +294,12 @@ export class ViewStore {
         this.add({ kind: "plan", explanation: item.explanation, steps: item.plan });
         break;
       case "file_change":
-        this.add({ kind: "files", status: item.status, changes: item.changes });
+        this.add({
+          kind: "files",
+          status: item.status,
+          changes: item.changes,
+          ...(item.error ? { error: item.error } : {}),
+        });
         break;
     }
   }

@@ -81,7 +81,8 @@ describe("apply_patch corpus", () => {
       for (const line of expected) expect(output).toContain(line);
       expect(snapshot(cwd)).toEqual(beforeWs);
       expect(snapshot(parent)).toEqual(beforeParent);
-      expect(result.display).toEqual({ type: "file_change", changes: [], status: "failed" });
+      // The display carries the model's failure text, so every surface can say why (issue 10 item 8).
+      expect(result.display).toEqual({ type: "file_change", changes: [], status: "failed", error: output });
     }
   });
 });

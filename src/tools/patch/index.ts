@@ -18,8 +18,8 @@
  *   symbolic links resolved: the keys accept-for-session compares.
  * - Success output: `Success. Updated the following files:` then `A path` / `M path` / `D path`.
  * - `display` (for surfaces, never the model): `{type: "file_change", changes: [{path, kind,
- *   move_path?, diff}], status: "completed" | "failed"}`; `diff` is a unified diff per change.
- *   Failed calls carry `changes: []` (nothing changed).
+ *   move_path?, diff}], status: "completed" | "failed", error?}`; `diff` is a unified diff per
+ *   change. Failed calls carry `changes: []` (nothing changed) and `error`, the model's text.
  * - `displayStart` is a generic `tool_call` item whose `arguments` is the patch text.
  * - Honours `ctx.signal` up to the commit: aborted before writing → AbortError, nothing written.
  *   Planning and commit run synchronously, so they are never interleaved with another call.
@@ -215,15 +215,16 @@ async function run(input: string, ctx: ToolContext, opts: ApplyPatchToolOptions)
   const guard = guardFor(ctx, fs);
   const allowed = await writableRootsFor(input, ctx, guard, fs);
   if (!allowed.ok)
-    return { output: allowed.message, success: false, display: fileChangeDisplay([], "failed") };
+    return {
+      output: allowed.message,
+      success: false,
+      display: fileChangeDisplay([], "failed", allowed.message),
+    };
   // The guard is checked again while planning: links may have changed during an approval.
   const out = applyPatch(input, ctx.cwd, fs, ctx.signal, allowed.roots, guard);
   if (!out.ok) {
-    return {
-      output: failureText(out),
-      success: false,
-      display: fileChangeDisplay([], "failed"),
-    };
+    const output = failureText(out);
+    return { output, success: false, display: fileChangeDisplay([], "failed", output) };
   }
   try {
     opts.onApplied?.(out.changes, ctx);
@@ -241,8 +242,16 @@ async function run(input: string, ctx: ToolContext, opts: ApplyPatchToolOptions)
  * The `file_change` display patch. Not yet a TurnItem union member (the lead adds it), so the
  * patch is typed loosely here and passed through as is.
  */
-function fileChangeDisplay(changes: DisplayChange[], status: "completed" | "failed"): ToolResult["display"] {
-  return { type: "file_change", changes, status } as unknown as ToolResult["display"];
+function fileChangeDisplay(
+  changes: DisplayChange[],
+  status: "completed" | "failed",
+  error?: string,
+): ToolResult["display"] {
+  const item =
+    error === undefined
+      ? { type: "file_change", changes, status }
+      : { type: "file_change", changes, status, error };
+  return item as unknown as ToolResult["display"];
 }
 
 function startItem(patch: string, callId: string): TurnItem {

@@ -116,6 +116,15 @@ function renderItem(item) {
     case "command_execution": commandEntry(item.id, item.command, item.aggregated_output, item.exit_code, item.status); break;
     case "tool_call": toolEntry(item.id, item.tool, item.arguments, item.output); break;
     case "error": entry("error", "error", item.id).querySelector(".text").textContent = item.message; break;
+    case "file_change": {
+      const tags = { add: "A", update: "M", delete: "D", move: "R" };
+      const lines = item.changes.map((c) => (tags[c.kind] || "M") + " " + c.path + (c.move_path ? " → " + c.move_path : ""));
+      if (item.error) lines.push(item.error);
+      const li = entry(item.status === "completed" ? "tool" : "error", "apply_patch · " + item.status, item.id);
+      li.querySelector(".text").textContent = lines.join("\n");
+      if (item.status !== "completed") li.classList.add("error");
+      break;
+    }
   }
 }
 
