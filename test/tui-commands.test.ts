@@ -185,4 +185,22 @@ describe.skipIf(!hasTmux)("TUI commands in tmux (real processes)", { timeout: 12
     keys("Enter");
     await waitFor(new RegExp(`Resumed thread ${first}[\\s\\S]*Resumed thread ${first}`));
   });
+
+  // fails if `tandem --resume` refuses a unique prefix of a thread id
+  it("--resume takes a unique thread-id prefix", async () => {
+    const mock = await startMock({ steps: [reply("delta done")] } satisfies Script);
+    const { home, cwd } = launch({ url: mock.url });
+    await waitFor(READY);
+    literal("delta task");
+    keys("Enter");
+    await waitFor("delta done");
+    const id = /thread (\S+) ·/.exec(pane())?.[1];
+    expect(id).toBeTruthy();
+    keys("C-c");
+    keys("C-c");
+    await waitFor("[exited 0]");
+    launch({ url: mock.url, home, cwd, args: ["--resume", id!.slice(0, -3)] });
+    const screen = await waitFor(`Resumed thread ${id}`);
+    expect(screen).toContain("› delta task");
+  });
 });
