@@ -35,6 +35,7 @@ import { Approvals } from "./approvals.js";
 import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from "./context.js";
 import { patchApprovalHook } from "./patch-approval.js";
 import { type ActiveTurn, Thread } from "./thread.js";
+import { resolveThreadRef, type ThreadRef } from "./thread-ref.js";
 
 export interface RuntimeOptions {
   settings: Settings;
@@ -146,6 +147,11 @@ export class Runtime {
 
   loadedThreads(): Thread[] {
     return [...this.threads.values()];
+  }
+
+  /** The one thread id `ref` names: exact, a unique prefix or suffix (./thread-ref.ts). */
+  resolveThreadId(ref: string): ThreadRef {
+    return resolveThreadRef(this.store, ref, this.threads.keys());
   }
 
   startThread(opts: StartThreadOptions): Thread {

@@ -139,6 +139,17 @@ export async function runExec(argv: string[]): Promise<number> {
     }
     throw err;
   }
+  if (args.resumeId) {
+    // A unique prefix (or the web page's short id) names the thread.
+    const ref = runtime.resolveThreadId(args.resumeId);
+    if (!ref.ok) {
+      const hint = ref.reason === "not_found" ? "; run `tandem threads` to list threads" : "";
+      process.stderr.write(`tandem exec: ${ref.message}${hint}\n`);
+      await runtime.shutdown();
+      return ref.reason === "not_found" ? EXIT.failed : EXIT.usage;
+    }
+    args.resumeId = ref.id;
+  }
 
   let outputSchema: Record<string, unknown> | undefined;
   try {

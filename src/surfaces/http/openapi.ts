@@ -50,6 +50,7 @@ function components(schemas: Record<string, z.ZodType>, io: "input" | "output"):
   return result;
 }
 
+const THREAD_ID = "Thread id, or a unique prefix of it (or the short id the web page shows)";
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const json = (id: string, description: string) => ({
   description,
@@ -92,7 +93,7 @@ export function openApiDocument(version: string): Json {
     "/thread/{id}": {
       get: {
         summary: "Read a thread: record, history items and pending questions",
-        parameters: [pathId("Thread id")],
+        parameters: [pathId(THREAD_ID)],
         responses: {
           "200": json("ThreadDetail", "The thread"),
           "401": common["401"],
@@ -103,7 +104,7 @@ export function openApiDocument(version: string): Json {
     "/thread/{id}/turn": {
       post: {
         summary: "Start a turn with user input",
-        parameters: [pathId("Thread id")],
+        parameters: [pathId(THREAD_ID)],
         requestBody: body("StartTurnBody"),
         responses: {
           "202": json("TurnStarted", "The turn is running; follow it on GET /event"),
@@ -118,7 +119,7 @@ export function openApiDocument(version: string): Json {
     "/thread/{id}/steer": {
       post: {
         summary: "Queue input for the running turn",
-        parameters: [pathId("Thread id")],
+        parameters: [pathId(THREAD_ID)],
         requestBody: body("SteerBody"),
         responses: {
           "202": json("Steered", "Queued"),
@@ -131,7 +132,7 @@ export function openApiDocument(version: string): Json {
     "/thread/{id}/interrupt": {
       post: {
         summary: "Interrupt the running turn (its pending questions are cancelled)",
-        parameters: [pathId("Thread id")],
+        parameters: [pathId(THREAD_ID)],
         responses: {
           "200": json("Interrupted", "Done"),
           "401": common["401"],

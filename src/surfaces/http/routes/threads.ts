@@ -7,7 +7,7 @@
  */
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import type { ThreadStatus } from "../../../protocol/events.js";
 import {
   CreateThreadBody,
@@ -64,6 +64,19 @@ export function liveThread(runtime: Runtime, id: string): Thread | undefined {
 
 const noThread = (id: string) => `no thread with id ${id}; GET /thread lists threads`;
 
+/**
+ * The `:id` path parameter resolved to the one thread it names: the full id, a unique prefix or
+ * the web page's short id (runtime.resolveThreadId). Unknown → 404, ambiguous → 400 naming the
+ * candidates.
+ */
+function threadParam(runtime: Runtime, c: Context): { id: string } | { response: Response } {
+  const given = c.req.param("id") ?? "";
+  const ref = runtime.resolveThreadId(given);
+  if (ref.ok) return { id: ref.id };
+  if (ref.reason === "ambiguous") return { response: fail(c, 400, "ambiguous_id", ref.message) };
+  return { response: fail(c, 404, "not_found", noThread(given)) };
+}
+
 export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono {
   const app = new Hono();
 
@@ -100,7 +113,9 @@ export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono 
   });
 
   app.get("/:id", (c) => {
-    const id = c.req.param("id");
+    const param = threadParam(runtime, c);
+    if ("response" in param) return param.response;
+    const { id } = param;
     const live = runtime.thread(id);
     const record = live?.record ?? runtime.store.getThread(id);
     if (!record) return fail(c, 404, "not_found", noThread(id));
@@ -113,7 +128,9 @@ export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono 
   app.post("/:id/turn", async (c) => {
     const body = await readBody(c, StartTurnBody, opts.maxBodyBytes);
     if (!body.ok) return body.response;
-    const id = c.req.param("id");
+    const param = threadParam(runtime, c);
+    if ("response" in param) return param.response;
+    const { id } = param;
     const thread = liveThread(runtime, id);
     if (!thread) return fail(c, 404, "not_found", noThread(id));
     const { text, images, options } = body.value;
@@ -129,7 +146,9 @@ export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono 
   app.post("/:id/steer", async (c) => {
     const body = await readBody(c, SteerBody, opts.maxBodyBytes);
     if (!body.ok) return body.response;
-    const id = c.req.param("id");
+    const param = threadParam(runtime, c);
+    if ("response" in param) return param.response;
+    const { id } = param;
     const thread = liveThread(runtime, id);
     if (!thread) return fail(c, 404, "not_found", noThread(id));
     try {
@@ -142,7 +161,9 @@ export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono 
   });
 
   app.post("/:id/interrupt", async (c) => {
-    const id = c.req.param("id");
+    const param = threadParam(runtime, c);
+    if ("response" in param) return param.response;
+    const { id } = param;
     // Interrupting a thread this process has not opened would only open it to abort the turn
     // the re-ask just started; report "nothing running" instead.
     const thread = runtime.thread(id);
