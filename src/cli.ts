@@ -18,11 +18,13 @@ Usage:
   tandem resume ID [options]           same as \`tandem exec resume\`
   tandem threads                       list threads
   tandem export ID                     print a thread's history as JSONL
+  tandem rules [list | remove N]       the approval rules remembered for this project
   tandem mock-model --script FILE [--port N] [--log FILE]
                                        serve a scripted model over HTTP (Responses + Chat Completions)
   tandem --version
 
-Every subcommand accepts -c/--config key=value and -m/--model.
+Every subcommand accepts -c/--config key=value, -m/--model and -h/--help (its own flags).
+A thread ID may be any unique prefix of the id.
 State lives in $TANDEM_HOME (default ~/.tandem).`;
 
 /** Inlined by the bundler; from package.json when running sources (tsx). */
@@ -32,9 +34,21 @@ async function version(): Promise<string> {
   return (createRequire(import.meta.url)("../package.json") as { version: string }).version;
 }
 
+const MOCK_MODEL_USAGE = `Usage: tandem mock-model --script FILE [--port N] [--host H] [--log FILE]
+
+Serves a scripted model over HTTP (Responses and Chat Completions wires) for demos and tests;
+prints "mock-model listening on URL" once it listens. Script format: docs/mock-model.md.
+
+Options:
+  --script FILE             the script to replay (required)
+  --port N                  port to listen on (default 0: a free port)
+  --host H                  interface to bind (default 127.0.0.1)
+  --log FILE                append each request body received as one JSON line
+  -h, --help                show this help`;
+
 async function mockModel(argv: string[]): Promise<number> {
   const { parseArgs } = await import("node:util");
-  let v: { script?: string; port?: string; log?: string; host?: string };
+  let v: { script?: string; port?: string; log?: string; host?: string; help?: boolean };
   try {
     v = parseArgs({
       args: argv,
@@ -43,13 +57,19 @@ async function mockModel(argv: string[]): Promise<number> {
         port: { type: "string" },
         log: { type: "string" },
         host: { type: "string" },
+        help: { type: "boolean", short: "h" },
         config: { type: "string", short: "c", multiple: true },
         model: { type: "string", short: "m" },
       },
     }).values;
   } catch (err) {
-    process.stderr.write(`tandem mock-model: ${(err as Error).message}\n`);
+    const { argError } = await import("./util/cli-args.js");
+    process.stderr.write(`tandem mock-model: ${argError(err)}\n\n${MOCK_MODEL_USAGE}\n`);
     return 2;
+  }
+  if (v.help) {
+    process.stdout.write(`${MOCK_MODEL_USAGE}\n`);
+    return 0;
   }
   if (!v.script) {
     process.stderr.write("tandem mock-model: --script FILE is required (format: docs/mock-model.md)\n");
@@ -82,17 +102,18 @@ async function main(argv: string[]): Promise<number> {
     case "help":
       process.stdout.write(`${HELP}\n`);
       return 0;
-    case "exec": {
-      if (rest.includes("--help") || rest.includes("-h")) {
+    case "exec":
+    case "resume": {
+      const { wantsHelp } = await import("./util/cli-args.js");
+      if (wantsHelp(rest)) {
         const { EXEC_USAGE } = await import("./surfaces/exec/args.js");
-        process.stdout.write(`${EXEC_USAGE}\n`);
+        const same =
+          cmd === "resume" ? "tandem resume ID [options] [PROMPT] is `tandem exec resume`:\n\n" : "";
+        process.stdout.write(`${same}${EXEC_USAGE}\n`);
         return 0;
       }
       const { runExec } = await import("./surfaces/exec/index.js");
-      return runExec(rest);
-    }
-    case "resume": {
-      const { runExec } = await import("./surfaces/exec/index.js");
+      if (cmd === "exec") return runExec(rest);
       return runExec(["resume", ...rest]);
     }
     case "threads":
@@ -102,6 +123,10 @@ async function main(argv: string[]): Promise<number> {
     }
     case "mock-model":
       return mockModel(rest);
+    case "rules": {
+      const { runRulesCommand } = await import("./surfaces/exec/rules.js");
+      return runRulesCommand(rest);
+    }
     case "demo": {
       if (rest.includes("--tui")) {
         const { runTui } = await import("./surfaces/tui/index.js");

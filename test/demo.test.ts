@@ -80,7 +80,7 @@ describe("tandem demo", () => {
     for (const flag of ["--json", "--seed", "--keep", "--tui"]) expect(h.stdout).toContain(flag);
     const bad = await runTandem(["demo", "--nope"]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("unknown argument '--nope'");
+    expect(bad.stderr).toContain("unknown option '--nope'");
   });
 
   // Fails if the demo stops using the sandbox where bubblewrap is installed.

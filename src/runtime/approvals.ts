@@ -19,6 +19,7 @@
 import type { QuestionPolicy, QuestionRequest } from "../protocol/questions.js";
 import { APPROVAL_LABELS, type ApprovalDecisionName } from "../protocol/questions.js";
 import { requestIdFor } from "../questions/broker.js";
+import type { Store } from "../store/types.js";
 import { commandWords, isPrefix, matchesRules } from "../tools/exec/safe-commands.js";
 import type { ApprovalAsk, ApprovalDecision } from "../tools/types.js";
 import { AbortError } from "../util/abort.js";
@@ -55,6 +56,31 @@ function descriptions(ask: ApprovalAsk, rule: string[] | null): Record<ApprovalD
   };
 }
 
+/** The project whose remembered rules apply in `cwd`: its git root, else `cwd` itself. */
+export function rulesProject(cwd: string): string {
+  return projectDirs(cwd)[0];
+}
+
+/** Rules remembered for `cwd`'s project, as stored (`prefix_rules:<project>` in the store meta). */
+export function storedRules(store: Store, cwd: string): string[][] {
+  const raw = store.getMeta(`prefix_rules:${rulesProject(cwd)}`);
+  let parsed: unknown;
+  try {
+    parsed = raw ? JSON.parse(raw) : [];
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(parsed)) return [];
+  return parsed.filter(
+    (r): r is string[] => Array.isArray(r) && r.length > 0 && r.every((w) => typeof w === "string"),
+  );
+}
+
+/** Replaces the rules remembered for `cwd`'s project (`tandem rules remove`, remembering). */
+export function setStoredRules(store: Store, cwd: string, rules: string[][]): void {
+  store.setMeta(`prefix_rules:${rulesProject(cwd)}`, JSON.stringify(rules));
+}
+
 const sessionKey = (cwd: string, command: string) => `${cwd}\0${command}`;
 
 export class Approvals {
@@ -63,29 +89,15 @@ export class Approvals {
 
   constructor(private readonly rt: Runtime) {}
 
-  private key(cwd: string): string {
-    return `prefix_rules:${projectDirs(cwd)[0]}`;
-  }
-
   /** Prefix rules remembered for the project containing `cwd` (malformed entries are ignored). */
   rules(cwd: string): string[][] {
-    const raw = this.rt.store.getMeta(this.key(cwd));
-    let parsed: unknown;
-    try {
-      parsed = raw ? JSON.parse(raw) : [];
-    } catch {
-      return [];
-    }
-    if (!Array.isArray(parsed)) return [];
-    return parsed.filter(
-      (r): r is string[] => Array.isArray(r) && r.length > 0 && r.every((w) => typeof w === "string"),
-    );
+    return storedRules(this.rt.store, cwd);
   }
 
   private remember(cwd: string, rule: string[]): void {
     const rules = this.rules(cwd);
     if (!rules.some((r) => r.join("\0") === rule.join("\0"))) rules.push(rule);
-    this.rt.store.setMeta(this.key(cwd), JSON.stringify(rules));
+    setStoredRules(this.rt.store, cwd, rules);
   }
 
   private sessionOf(threadId: string) {

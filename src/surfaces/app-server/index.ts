@@ -21,6 +21,7 @@ import { parseArgs } from "node:util";
 import { ConfigError, tandemHome } from "../../config/load.js";
 import type { Runtime } from "../../runtime/core.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { argError } from "../../util/cli-args.js";
 import { AppServer } from "./server.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport } from "./transport.js";
 import { listenWebSocket, parseListenUrl, type WsListener } from "./ws.js";
@@ -97,7 +98,7 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
     if (!args.help)
       wsToken = resolveWsToken(where?.host, { token: args["ws-token"], tokenFile: args["ws-token-file"] });
   } catch (err) {
-    stderr.write(`tandem app-server: ${(err as Error).message}\n\n${APP_SERVER_USAGE}\n`);
+    stderr.write(`tandem app-server: ${argError(err)}\n\n${APP_SERVER_USAGE}\n`);
     return 2;
   }
   if (args.help) {

@@ -3,6 +3,8 @@
  * drive `./bin/tandem` through `codexPathOverride`. Usage errors exit 2.
  */
 import { parseArgs } from "node:util";
+import { argError } from "../../util/cli-args.js";
+import { directoryProblem } from "../../util/dirs.js";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -78,7 +80,7 @@ export function parseExecArgs(argv: string[]): ExecArgs {
       },
     });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(argError(err));
   }
   const v = parsed.values as Record<string, any>;
   const pos = [...parsed.positionals];
@@ -98,6 +100,13 @@ export function parseExecArgs(argv: string[]): ExecArgs {
     throw new UsageError(
       `--sandbox must be read-only, workspace-write or danger-full-access, got "${v.sandbox}"`,
     );
+  // Before anything is stored: a thread must not be created for a directory that is not there.
+  const cdProblem = v.cd === undefined ? undefined : directoryProblem(v.cd);
+  if (cdProblem) throw new UsageError(`--cd: ${cdProblem}`);
+  for (const dir of v["add-dir"] ?? []) {
+    const problem = directoryProblem(dir);
+    if (problem) throw new UsageError(`--add-dir: ${problem}`);
+  }
   const config: string[] = [...(v.config ?? [])];
   if (v.sandbox) config.push(`sandbox_mode="${v.sandbox}"`);
   return {

@@ -37,7 +37,8 @@ export async function runDemo(argv: string[]): Promise<number> {
   const keep = argv.includes("--keep");
   const unknown = argv.filter((a) => !["--json", "--seed", "--keep"].includes(a));
   if (unknown.length) {
-    process.stderr.write(`tandem demo: unknown argument '${unknown[0]}'\n${DEMO_USAGE}\n`);
+    const what = unknown[0].startsWith("-") ? "unknown option" : "unexpected argument";
+    process.stderr.write(`tandem demo: ${what} '${unknown[0]}'\n\n${DEMO_USAGE}\n`);
     return 2;
   }
   const prompt = seed ? README_DEMO_PROMPT : README_DEMO_ENGLISH.prompt;

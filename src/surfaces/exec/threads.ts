@@ -1,8 +1,30 @@
-/** `tandem threads` (list) and `tandem export <id>` (JSONL of the stored history). */
+/**
+ * `tandem threads` (list) and `tandem export <id>` (JSONL of the stored history; the id may be a
+ * unique prefix). Usage errors exit 2, an unknown thread 1.
+ */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../config/load.js";
+import { resolveThreadRef } from "../../runtime/thread-ref.js";
 import { openStore } from "../../store/index.js";
+import { argError } from "../../util/cli-args.js";
+
+const USAGE = {
+  threads: `Usage: tandem threads [--limit N] [--json]     list threads, most recently updated first
+
+Options:
+  --limit N                 how many threads to list (default 50)
+  --json                    one JSON object per thread and line
+  -c, --config key=value    override a config value (TOML value), repeatable
+  -h, --help                show this help`,
+  export: `Usage: tandem export THREAD_ID     print a thread's stored history as JSONL, one item per line
+
+THREAD_ID may be any unique prefix of the id (or the short id the web page shows).
+
+Options:
+  -c, --config key=value    override a config value (TOML value), repeatable
+  -h, --help                show this help`,
+};
 
 export async function runThreadsCommand(cmd: "threads" | "export", argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseArgs>;
@@ -13,19 +35,29 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
       options: {
         json: { type: "boolean" },
         limit: { type: "string" },
+        help: { type: "boolean", short: "h" },
         config: { type: "string", short: "c", multiple: true },
         model: { type: "string", short: "m" },
       },
     });
   } catch (err) {
-    process.stderr.write(`tandem ${cmd}: ${(err as Error).message}\n`);
+    process.stderr.write(`tandem ${cmd}: ${argError(err)}\n\n${USAGE[cmd]}\n`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`${USAGE[cmd]}\n`);
+    return 0;
+  }
+  const limitText = parsed.values.limit as string | undefined;
+  const limit = limitText === undefined ? 50 : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1) {
+    process.stderr.write(`tandem ${cmd}: --limit must be a positive integer, got "${limitText}"\n`);
     return 2;
   }
   const { home } = loadConfig({ overrides: (parsed.values.config as string[] | undefined) ?? [] });
   const store = openStore(join(home, "state.db"));
   try {
     if (cmd === "threads") {
-      const limit = parsed.values.limit ? Number(parsed.values.limit) : 50;
       const threads = store.listThreads({ limit });
       if (parsed.values.json) {
         for (const t of threads) process.stdout.write(`${JSON.stringify(t)}\n`);
@@ -46,16 +78,19 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
       }
       return 0;
     }
-    const id = parsed.positionals[0];
-    if (!id) {
-      process.stderr.write("tandem export: a thread id is required (see `tandem threads`)\n");
+    if (parsed.positionals.length !== 1) {
+      process.stderr.write(
+        `tandem export: one thread id is required (see \`tandem threads\`)\n\n${USAGE.export}\n`,
+      );
       return 2;
     }
-    if (!store.getThread(id)) {
-      process.stderr.write(`tandem export: no thread with id ${id}\n`);
-      return 1;
+    const ref = resolveThreadRef(store, parsed.positionals[0]);
+    if (!ref.ok) {
+      const hint = ref.reason === "not_found" ? "; run `tandem threads` to list threads" : "";
+      process.stderr.write(`tandem export: ${ref.message}${hint}\n`);
+      return ref.reason === "not_found" ? 1 : 2;
     }
-    for (const s of store.loadItems(id)) process.stdout.write(`${JSON.stringify(s.item)}\n`);
+    for (const s of store.loadItems(ref.id)) process.stdout.write(`${JSON.stringify(s.item)}\n`);
     return 0;
   } finally {
     store.close();

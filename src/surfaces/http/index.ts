@@ -17,6 +17,7 @@ import { networkInterfaces } from "node:os";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../../config/load.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { argError } from "../../util/cli-args.js";
 import { generateToken } from "./auth.js";
 import { startHttpServer } from "./server.js";
 
@@ -60,7 +61,7 @@ export async function runServe(argv: string[]): Promise<number> {
       },
     }).values;
   } catch (e) {
-    err(`${(e as Error).message}\n\n${SERVE_USAGE}`);
+    err(`${argError(e)}\n\n${SERVE_USAGE}`);
     return 2;
   }
   if (v.help) {

@@ -1,5 +1,7 @@
 /** `tandem` (terminal UI) arguments. Usage errors are `UsageError`s (exit 2). */
 import { parseArgs } from "node:util";
+import { argError } from "../../util/cli-args.js";
+import { directoryProblem } from "../../util/dirs.js";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -47,11 +49,14 @@ export function parseTuiArgs(argv: string[]): TuiArgs {
       },
     });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(argError(err));
   }
   const v = parsed.values as Record<string, any>;
   if (v.mode !== undefined && v.mode !== "plan" && v.mode !== "default")
     throw new UsageError(`--mode must be plan or default, got "${v.mode}"`);
+  // Before anything is stored: a thread must not be created for a directory that is not there.
+  const cdProblem = v.cd === undefined ? undefined : directoryProblem(v.cd);
+  if (cdProblem) throw new UsageError(`--cd: ${cdProblem}`);
   if (parsed.positionals.length > 1)
     throw new UsageError(
       `expected at most one PROMPT argument, got ${parsed.positionals.length}; quote the prompt`,
