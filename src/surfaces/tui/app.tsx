@@ -10,7 +10,8 @@ import type { TuiController } from "./controller.js";
 import type { Keymap } from "./keymap.js";
 import { QuestionPane } from "./overlay.js";
 import { StatusLine } from "./status-line.js";
-import { LiveArea, Scrollback } from "./transcript.js";
+import { useTerminalSize } from "./terminal-size.js";
+import { LiveArea, liveAreaRows, Scrollback, useRenderOptions } from "./transcript.js";
 
 export const QUIT_WINDOW_MS = 2000;
 
@@ -65,6 +66,12 @@ export function App({
 
   const locked = snap.pending.length > 0 || snap.settled !== null;
   const running = snap.status.turnStartedAt !== null;
+  // The overlay gets the rows the live area and status line leave (Ink wipes the scrollback
+  // when its frame reaches the terminal's height); the locked composer is hidden meanwhile.
+  const { rows } = useTerminalSize();
+  const renderOpts = useRenderOptions();
+  const overlayRows =
+    rows - 1 - liveAreaRows(snap, renderOpts) - 1 - (hint ? 1 : 0) - (snap.status.retrying ? 1 : 0);
   return (
     <>
       <Scrollback cells={snap.committed} />
@@ -79,19 +86,22 @@ export function App({
             onDecline={(r) => controller.decline(r)}
             onTouch={(r) => controller.touch(r)}
             onDismiss={() => store.dismissSettled()}
+            maxRows={overlayRows}
           />
         ) : null}
-        <Composer
-          keymap={keymap}
-          locked={locked}
-          running={running}
-          onSubmit={onSubmit}
-          onInterrupt={onInterrupt}
-          onKey={onKey}
-          history={controller.history}
-          pastes={pastes}
-          menus={controller.menus}
-        />
+        <Box display={locked ? "none" : "flex"} flexDirection="column">
+          <Composer
+            keymap={keymap}
+            locked={locked}
+            running={running}
+            onSubmit={onSubmit}
+            onInterrupt={onInterrupt}
+            onKey={onKey}
+            history={controller.history}
+            pastes={pastes}
+            menus={controller.menus}
+          />
+        </Box>
         <StatusLine status={snap.status} pending={snap.pending.length} hint={hint} />
       </Box>
     </>

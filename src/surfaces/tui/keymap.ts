@@ -64,6 +64,8 @@ export const DEFAULT_BINDINGS = {
   "overlay.enter": ["enter"],
   "overlay.decline": ["escape"],
   "overlay.deleteBack": ["backspace"],
+  "text.wordLeft": ["alt+left", "ctrl+left", "alt+b"],
+  "text.wordRight": ["alt+right", "ctrl+right", "alt+f"],
   "confirm.yes": ["enter", "y"],
   "confirm.no": ["escape", "n"],
 } as const satisfies Record<string, readonly string[]>;

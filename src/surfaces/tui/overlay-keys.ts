@@ -1,7 +1,9 @@
 /**
  * Keys → overlay actions, through the keymap (no key literals here). Context decides meaning:
  * on the option list digits pick and Space toggles; in a text field (Other, note, free-text
- * answer) they are characters. A chunk of several characters (a paste, or keys the terminal
+ * answer) they are characters and ←/→, Home/End (Ctrl+A/E), word jumps and Ctrl+D edit at the
+ * cursor (the composer's bindings, plus `text.wordLeft`/`text.wordRight`). A chunk of several
+ * characters (a paste, or keys the terminal
  * delivered together such as "1⏎") is replayed one character at a time so it means the same as
  * typing it.
  */
@@ -81,7 +83,17 @@ export function overlayAction(
     if (km.is("overlay.nextQuestion", input, key)) return { type: "nextQuestion" };
     if (km.is("overlay.pick", input, key)) return { type: "pick", index: Number(input) - 1 };
     if (km.is("overlay.toggle", input, key)) return { type: "toggle" };
-  } else if (km.is("overlay.prevQuestion", input, key) && !printable(input, key)) {
+  } else {
+    // A text field edits like the composer: ←/→, Home/End, word jumps, forward delete.
+    if (km.is("text.wordLeft", input, key)) return { type: "edit", op: "wordLeft" };
+    if (km.is("text.wordRight", input, key)) return { type: "edit", op: "wordRight" };
+    if (km.is("composer.left", input, key)) return { type: "edit", op: "left" };
+    if (km.is("composer.right", input, key)) return { type: "edit", op: "right" };
+    if (km.is("composer.home", input, key)) return { type: "edit", op: "home" };
+    if (km.is("composer.end", input, key)) return { type: "edit", op: "end" };
+    if (km.is("composer.deleteForward", input, key)) return { type: "edit", op: "deleteForward" };
+  }
+  if (inText && km.is("overlay.prevQuestion", input, key) && !printable(input, key)) {
     // Shift+Tab still navigates from a field; plain arrows do not (they would surprise a typist).
     if (key.tab) return { type: "prevQuestion" };
   }

@@ -98,14 +98,14 @@ describe("overlay reducer", () => {
     const s0 = initOverlay(requestOf([featuresQuestion]));
     const r = run(s0, enter);
     expect(r.effect).toBeUndefined();
-    expect(r.state.confirm).toEqual({ unanswered: ["features"], answered: 0 });
+    expect(r.state.confirm).toEqual({ kind: "submit", unanswered: ["features"], answered: 0 });
   });
 
   it("confirms before submitting with unanswered questions; yes submits the answered ones", () => {
     const s0 = initOverlay(requestOf([stackQuestion, nameQuestion]));
     const r1 = run(s0, pick(0), enter, enter);
     expect(r1.effect).toBeUndefined();
-    expect(r1.state.confirm).toEqual({ unanswered: ["name"], answered: 1 });
+    expect(r1.state.confirm).toEqual({ kind: "submit", unanswered: ["name"], answered: 1 });
     const yes = reduce(r1.state, { type: "confirmYes" });
     expect(yes.effect).toEqual({
       type: "submit",
@@ -128,7 +128,7 @@ describe("overlay reducer", () => {
   it("with nothing answered the confirmation declines", () => {
     const s0 = initOverlay(requestOf([nameQuestion]));
     const r = run(s0, enter);
-    expect(r.state.confirm).toEqual({ unanswered: ["name"], answered: 0 });
+    expect(r.state.confirm).toEqual({ kind: "submit", unanswered: ["name"], answered: 0 });
     expect(reduce(r.state, { type: "confirmYes" }).effect).toEqual({ type: "decline" });
   });
 
@@ -209,7 +209,10 @@ describe("overlay keys", () => {
   });
 
   it("in the confirmation only yes/no keys act", () => {
-    const s = { ...initOverlay(requestOf([nameQuestion])), confirm: { unanswered: ["name"], answered: 0 } };
+    const s = {
+      ...initOverlay(requestOf([nameQuestion])),
+      confirm: { kind: "submit" as const, unanswered: ["name"], answered: 0 },
+    };
     expect(overlayActions(s, "y", {}, km)).toEqual([{ type: "confirmYes" }]);
     expect(overlayActions(s, "", { return: true }, km)).toEqual([{ type: "confirmYes" }]);
     expect(overlayActions(s, "n", {}, km)).toEqual([{ type: "confirmNo" }]);
@@ -232,5 +235,48 @@ describe("overlay keys across a chunk", () => {
         },
       },
     });
+  });
+});
+
+describe("escape and the cursor", () => {
+  it("Escape with nothing entered declines; with an answer it asks, Esc keeps editing, Enter discards", () => {
+    // Fails if Escape throws answers away without asking (or asks when there is nothing to lose).
+    const s0 = initOverlay(requestOf([stackQuestion, nameQuestion]));
+    expect(reduce(s0, { type: "escape" }).effect).toEqual({ type: "decline" });
+    const asked = run(s0, pick(1), { type: "escape" });
+    expect(asked.effect).toBeUndefined();
+    expect(asked.state.confirm?.kind).toBe("discard");
+    const kept = reduce(asked.state, { type: "escape" });
+    expect(kept.effect).toBeUndefined();
+    expect(kept.state.confirm).toBeNull();
+    expect(kept.state.drafts[0].selected).toEqual([1]);
+    expect(reduce(asked.state, { type: "enter" }).effect).toEqual({ type: "decline" });
+  });
+
+  it("typing and Backspace act at the cursor in the answer and note fields", () => {
+    // Fails if text is always appended/deleted at the end.
+    const s0 = initOverlay(requestOf([nameQuestion]));
+    const r = run(
+      s0,
+      text("ac"),
+      { type: "edit", op: "left" },
+      text("b"),
+      { type: "edit", op: "home" },
+      {
+        type: "edit",
+        op: "deleteForward",
+      },
+    );
+    expect(r.state.drafts[0].other).toBe("bc");
+    expect(r.state.drafts[0].otherAt).toBe(0);
+  });
+
+  it("←/→ in a text field move the cursor instead of switching questions", () => {
+    // Fails if the arrows keep their option-list meaning inside a field.
+    const s = initOverlay(requestOf([nameQuestion, stackQuestion]));
+    expect(overlayActions(s, "", { leftArrow: true }, defaultKeymap)).toEqual([{ type: "edit", op: "left" }]);
+    expect(overlayActions(s, "", { rightArrow: true, meta: true }, defaultKeymap)).toEqual([
+      { type: "edit", op: "wordRight" },
+    ]);
   });
 });

@@ -13,9 +13,15 @@
  * every ticked option plus the Other text when non-empty; a note rides along only with an answer.
  * Enter advances; on the last question it submits — after a confirmation when some questions are
  * unanswered. With nothing answered the confirmation offers to decline instead (the broker refuses
- * an empty reply). Escape declines (from the confirmation it only goes back).
+ * an empty reply). Escape declines at once while nothing is entered; once something is (an option,
+ * Other text, a note) it first asks "Discard your answers?" (Enter discards, Escape keeps editing).
+ * From the submit confirmation Escape only goes back.
+ *
+ * Text fields (Other/answer and note) have a cursor each (text-field.ts): typing and Backspace act
+ * at it, `edit` actions move it or delete forward.
  */
 import type { Question, QuestionAnswer, QuestionReply, QuestionRequest } from "../../protocol/questions.js";
+import { edit, type FieldOp } from "./text-field.js";
 
 export type Focus = "options" | "other" | "note";
 
@@ -27,7 +33,11 @@ export interface Draft {
   /** Single-select: the answer is the Other text rather than an option. */
   choseOther: boolean;
   other: string;
+  /** Cursor in `other`, in code points. */
+  otherAt: number;
   note: string;
+  /** Cursor in `note`, in code points. */
+  noteAt: number;
 }
 
 export interface OverlayState {
@@ -35,8 +45,14 @@ export interface OverlayState {
   index: number;
   drafts: Draft[];
   focus: Focus;
-  /** Set while asking "submit with some unanswered?"; lists the unanswered question ids. */
-  confirm: { unanswered: string[]; answered: number } | null;
+  /**
+   * Set while asking: "submit with some unanswered?" (`submit`, listing the unanswered question
+   * ids) or "discard the answers given?" (`discard`, after Escape).
+   */
+  confirm:
+    | { kind: "submit"; unanswered: string[]; answered: number }
+    | { kind: "discard"; unanswered: string[]; answered: number }
+    | null;
   /** The last broker error (shown inline until the next edit). */
   error: string | null;
 }
@@ -51,6 +67,8 @@ export type OverlayAction =
   | { type: "toggle" }
   | { type: "text"; text: string }
   | { type: "deleteBack" }
+  /** Cursor moves and forward delete in the focused text field. */
+  | { type: "edit"; op: Exclude<FieldOp["type"], "insert" | "deleteBack"> }
   | { type: "note" }
   | { type: "enter" }
   | { type: "escape" }
@@ -89,7 +107,9 @@ export function initOverlay(request: QuestionRequest): OverlayState {
       selected: [],
       choseOther: false,
       other: "",
+      otherAt: 0,
       note: "",
+      noteAt: 0,
     })),
     focus: initialFocus(request.questions[0]),
     confirm: null,
@@ -147,7 +167,22 @@ function submitOrConfirm(s: OverlayState): Step {
   const { reply, unanswered } = collect(s);
   if (unanswered.length === 0) return { state: s, effect: { type: "submit", reply } };
   const answered = s.request.questions.length - unanswered.length;
-  return { state: { ...s, confirm: { unanswered, answered } } };
+  return { state: { ...s, confirm: { kind: "submit", unanswered, answered } } };
+}
+
+/** Whether the user entered anything yet: an answer, or text in any field. */
+export function hasInput(s: OverlayState): boolean {
+  return s.drafts.some((d, i) => d.other !== "" || d.note !== "" || answerOf(s.request.questions[i], d));
+}
+
+/** The focused field's text and cursor after `op` (focus is "other" or "note"). */
+function editField(s: OverlayState, d: Draft, op: FieldOp): Partial<Draft> {
+  if (s.focus === "note") {
+    const f = edit({ text: d.note, at: d.noteAt }, op);
+    return { note: f.text, noteAt: f.at };
+  }
+  const f = edit({ text: d.other, at: d.otherAt }, op);
+  return { other: f.text, otherAt: f.at };
 }
 
 /** Rows on the option list: options plus the Other row. */
@@ -155,6 +190,12 @@ const rowCount = (q: Question) => q.options.length + (q.allow_other ? 1 : 0);
 
 export function reduce(s: OverlayState, action: OverlayAction): Step {
   if (action.type === "failed") return { state: { ...s, confirm: null, error: action.message } };
+  if (s.confirm?.kind === "discard") {
+    if (action.type === "confirmYes" || action.type === "enter")
+      return { state: { ...s, confirm: null }, effect: { type: "decline" } };
+    if (action.type === "confirmNo" || action.type === "escape") return { state: { ...s, confirm: null } };
+    return { state: s };
+  }
   if (s.confirm) {
     if (action.type === "confirmYes" || action.type === "enter") {
       if (s.confirm.answered === 0) return { state: { ...s, confirm: null }, effect: { type: "decline" } };
@@ -171,8 +212,12 @@ export function reduce(s: OverlayState, action: OverlayAction): Step {
   const d = s.drafts[s.index];
   const options = hasOptions(q);
   switch (action.type) {
-    case "escape":
-      return { state: s, effect: { type: "decline" } };
+    case "escape": {
+      if (!hasInput(s)) return { state: s, effect: { type: "decline" } };
+      const { unanswered } = collect(s);
+      const answered = s.request.questions.length - unanswered.length;
+      return { state: { ...s, confirm: { kind: "discard", unanswered, answered } } };
+    }
     case "prevQuestion":
       return { state: goTo(s, s.index - 1) };
     case "nextQuestion":
@@ -202,23 +247,31 @@ export function reduce(s: OverlayState, action: OverlayAction): Step {
       if (!options || s.focus !== "options") return { state: s };
       return { state: choose(s, q, d, d.cursor) };
     case "text": {
-      if (s.focus === "note") return { state: withDraft(s, { note: d.note + action.text }) };
+      const insert: FieldOp = { type: "insert", text: action.text };
+      if (s.focus === "note") return { state: withDraft(s, editField(s, d, insert)) };
       if (!hasOther(q)) return { state: s };
+      if (s.focus === "other") {
+        const patch = editField(s, d, insert);
+        if (options && q.kind === "single") Object.assign(patch, { choseOther: true, selected: [] });
+        return { state: withDraft(s, patch, "other") };
+      }
+      // Typing on the list jumps into the Other field, at its end (and, single-select, makes
+      // Other the answer).
       const other = d.other + action.text;
-      if (!options) return { state: withDraft(s, { other }, "other") };
-      // Typing on the list jumps into the Other field (and, single-select, makes Other the answer).
-      const patch: Partial<Draft> = { other, cursor: q.options.length };
+      const patch: Partial<Draft> = { other, otherAt: [...other].length, cursor: q.options.length };
       if (q.kind === "single") {
         patch.choseOther = true;
         patch.selected = [];
       }
       return { state: withDraft(s, patch, "other") };
     }
-    case "deleteBack": {
-      if (s.focus === "note") return { state: withDraft(s, { note: [...d.note].slice(0, -1).join("") }) };
-      if (s.focus !== "other") return { state: s };
-      const other = [...d.other].slice(0, -1).join("");
-      return { state: withDraft(s, { other, choseOther: d.choseOther && other !== "" }) };
+    case "deleteBack":
+    case "edit": {
+      if (s.focus === "options") return { state: s };
+      const patch = editField(s, d, action.type === "edit" ? { type: action.op } : { type: "deleteBack" });
+      if (s.focus === "other" && patch.other !== undefined)
+        patch.choseOther = d.choseOther && patch.other !== "";
+      return { state: withDraft(s, patch) };
     }
     case "enter": {
       let next = s;

@@ -13,16 +13,24 @@ import type { QuestionReply, QuestionRequest } from "../../protocol/questions.js
 import { secondsLeft } from "./format.js";
 import type { Keymap } from "./keymap.js";
 import { applyKeys } from "./overlay-keys.js";
+import { wrapText } from "./overlay-layout.js";
 import {
-  answerOf,
-  type Draft,
-  hasNote,
-  hasOptions,
-  initOverlay,
-  type OverlayState,
-  reduce,
-} from "./overlay-state.js";
+  approvalLines,
+  confirmText,
+  countdownText,
+  Field,
+  fieldRows,
+  hintText,
+  isDeleteKey,
+  LineText,
+  Options,
+  optionLayout,
+  Tabs,
+  useRawInput,
+} from "./overlay-parts.js";
+import { hasNote, hasOptions, initOverlay, reduce } from "./overlay-state.js";
 import { type Pending, pendingId } from "./queue.js";
+import { useTerminalSize } from "./terminal-size.js";
 import { theme } from "./theme.js";
 
 export type ActionResult = { ok: true } | { ok: false; message: string };
@@ -44,137 +52,15 @@ function useNow(active: boolean, ms = 1000, now: () => number = Date.now): numbe
   return t;
 }
 
-function Field({
-  label,
-  value,
-  focused,
-  secret,
-}: {
-  label: string;
-  value: string;
-  focused: boolean;
-  secret?: boolean;
-}) {
-  const shown = secret ? "•".repeat([...value].length) : value;
-  return (
-    <Text>
-      <Text color={focused ? theme.accent : undefined}>{focused ? "› " : "  "}</Text>
-      <Text bold={focused}>{label}</Text>
-      <Text>{shown}</Text>
-      {focused ? <Text inverse> </Text> : shown === "" ? <Text dimColor>…</Text> : null}
-    </Text>
-  );
-}
-
-function Tabs({ state }: { state: OverlayState }) {
-  const qs = state.request.questions;
-  if (qs.length < 2) return null;
-  return (
-    <Text>
-      {qs.map((q, i) => (
-        <Text key={q.id}>
-          {i > 0 ? <Text dimColor> │ </Text> : null}
-          <Text bold={i === state.index} underline={i === state.index} dimColor={i !== state.index}>
-            {`${answerOf(q, state.drafts[i]) ? "✓ " : ""}${q.header || q.id}`}
-          </Text>
-        </Text>
-      ))}
-    </Text>
-  );
-}
-
-function Options({ state, draft }: { state: OverlayState; draft: Draft }) {
-  const q = state.request.questions[state.index];
-  const multi = q.kind === "multi";
-  const mark = (on: boolean) => (multi ? (on ? "[x]" : "[ ]") : on ? "(•)" : "( )");
-  const otherOn = multi ? draft.other.trim() !== "" : draft.choseOther;
-  // Descriptions start in one column (labels are short; very long ones just push theirs right).
-  const labelWidth = Math.min(40, Math.max(...q.options.map((o) => o.label.length)));
-  return (
-    <Box flexDirection="column">
-      {q.options.map((o, i) => {
-        const here = state.focus === "options" && draft.cursor === i;
-        const on = draft.selected.includes(i);
-        return (
-          <Box key={o.label}>
-            <Text color={here ? theme.accent : undefined}>{here ? "› " : "  "}</Text>
-            <Text color={on ? theme.selected : undefined} bold={here}>
-              {`${i + 1}. ${mark(on)} ${o.label.padEnd(labelWidth)}`}
-            </Text>
-            {o.description ? (
-              <Box flexShrink={1} marginLeft={2}>
-                <Text dimColor>{o.description}</Text>
-              </Box>
-            ) : null}
-          </Box>
-        );
-      })}
-      {q.allow_other && (
-        <Field
-          label={`${q.options.length + 1}. ${mark(otherOn)} Other: `}
-          value={draft.other}
-          focused={state.focus === "other"}
-        />
-      )}
-    </Box>
-  );
-}
-
-function Hints({ state, km }: { state: OverlayState; km: Keymap }) {
-  const q = state.request.questions[state.index];
-  const last = state.index === state.request.questions.length - 1;
-  const parts: string[] = [];
-  if (hasOptions(q) && state.focus === "options") {
-    parts.push(`1-${q.options.length + (q.allow_other ? 1 : 0)} pick`);
-    if (q.kind === "multi") parts.push(`${km.label("overlay.toggle")} toggle`);
-    parts.push(`${km.pair("overlay.up", "overlay.down")} move`);
-  }
-  parts.push(`${km.label("overlay.enter")} ${last ? "submit" : "next"}`);
-  if (hasNote(q, state.request))
-    parts.push(`${km.label("overlay.note")} ${state.focus === "note" ? "back" : "note"}`);
-  if (state.request.questions.length > 1)
-    parts.push(`${km.pair("overlay.prevQuestion", "overlay.nextQuestion")} questions`);
-  parts.push(`${km.label("overlay.decline")} decline`);
-  return <Text dimColor>{parts.join(" · ")}</Text>;
-}
-
-function Countdown({ request, now }: { request: QuestionRequest; now: number }) {
-  if (request.deadline === null || request.policy.type !== "timeout") return null;
-  const left = secondsLeft(request.deadline, now);
-  const then =
-    request.policy.on_timeout === "recommended"
-      ? "the recommended option is used"
-      : request.policy.on_timeout === "empty"
-        ? "it is sent unanswered"
-        : "it is declined";
-  return (
-    <Text color={left <= 10 ? theme.warn : undefined}>
-      {`⏱ ${left}s left, then ${then} — any key snoozes`}
-    </Text>
-  );
-}
-
-function ApprovalDetails({ approval }: { approval: NonNullable<QuestionRequest["approval"]> }) {
-  return (
-    <Box flexDirection="column">
-      {approval.command ? (
-        <Text>
-          <Text color={theme.accent}>{"$ "}</Text>
-          <Text bold>{approval.command}</Text>
-        </Text>
-      ) : null}
-      {approval.paths?.length ? <Text bold>{approval.paths.join(", ")}</Text> : null}
-      <Text dimColor>{`in ${approval.cwd}`}</Text>
-      {approval.justification ? <Text italic>{`Model: ${approval.justification}`}</Text> : null}
-      {approval.prefix_rule?.length ? (
-        <Text dimColor>{`Rule to remember: ${approval.prefix_rule.join(" ")} …`}</Text>
-      ) : null}
-    </Box>
-  );
-}
-
 export function QuestionOverlay(
-  props: OverlayHandlers & { request: QuestionRequest; keymap: Keymap; queued?: number; now?: () => number },
+  props: OverlayHandlers & {
+    request: QuestionRequest;
+    keymap: Keymap;
+    queued?: number;
+    now?: () => number;
+    /** Rows the overlay may use, borders included (default: the terminal's height less one). */
+    maxRows?: number;
+  },
 ) {
   const { request, keymap } = props;
   const [state, setState] = useState(() => initOverlay(request));
@@ -184,12 +70,20 @@ export function QuestionOverlay(
   const handlers = useRef(props);
   handlers.current = props;
   const now = useNow(request.deadline !== null, 1000, props.now);
+  const size = useTerminalSize();
+  const scroll = useRef(new Map<number, number>());
+  // Registered before useInput's listener, so it sees each chunk first: Ink reports Backspace
+  // (DEL) and the Delete key (ESC [3~) alike, and only the raw chunk tells them apart.
+  const raw = useRawInput();
 
   useInput((input, key) => {
     if (done.current) return;
     const h = handlers.current;
     h.onTouch(h.request);
-    const step = applyKeys(ref.current, input, key, keymap);
+    const step =
+      key.delete && isDeleteKey(raw.current) && ref.current.focus !== "options" && !ref.current.confirm
+        ? reduce(ref.current, { type: "edit", op: "deleteForward" })
+        : applyKeys(ref.current, input, key, keymap);
     let s = step.state;
     if (step.effect) {
       const r =
@@ -204,6 +98,47 @@ export function QuestionOverlay(
   const q = request.questions[state.index];
   const draft = state.drafts[state.index];
   const total = request.questions.length;
+  const width = Math.max(10, size.columns - 4);
+  const avail = Math.max(3, (props.maxRows ?? size.rows - 1) - 2);
+
+  const details = request.approval ? approvalLines(request.approval, width) : [];
+  let prompt = request.approval ? [] : wrapText(q.prompt, width);
+  const note = hasNote(q, request) && !state.confirm;
+  const noteRows = note ? fieldRows("Note: ", draft.note, width) : 0;
+  const errorLines = state.error && !state.confirm ? wrapText(state.error, width) : [];
+  const countdown = state.confirm ? null : countdownText(request, now);
+  let hints = state.confirm ? [] : wrapText(hintText(state, keymap), width);
+  const confirmLines = state.confirm
+    ? confirmText(state, keymap, total).flatMap((l) => wrapText(l, width))
+    : [];
+  const body = hasOptions(q) ? 0 : fieldRows(q.secret ? "Secret: " : "Answer: ", draft.other, width);
+  const fixed = () =>
+    1 +
+    details.length +
+    (total > 1 ? 1 : 0) +
+    prompt.length +
+    spacer +
+    noteRows +
+    errorLines.length +
+    (countdown ? 1 : 0) +
+    hints.length +
+    confirmLines.length +
+    body;
+  let spacer = 1;
+  // Small terminal: give up the spacer, then long prompts and hints, before the option rows.
+  const want =
+    hasOptions(q) && !state.confirm
+      ? Math.min(
+          6,
+          optionLayout(state, draft, width).heights.reduce((a, b) => a + b, 0),
+        )
+      : 0;
+  if (avail - fixed() < want) spacer = 0;
+  if (avail - fixed() < want && hints.length > 1) hints = wrapText(hintText(state, keymap), width, 1);
+  if (avail - fixed() < want && prompt.length > 1)
+    prompt = wrapText(q.prompt, width, Math.max(1, prompt.length - (want - (avail - fixed()))));
+  const listBudget = Math.max(1, avail - fixed());
+
   return (
     <Box
       flexDirection="column"
@@ -211,7 +146,7 @@ export function QuestionOverlay(
       borderColor={request.approval ? theme.warn : theme.question}
       paddingX={1}
     >
-      <Text>
+      <Text wrap="truncate-end">
         <Text bold color={request.approval ? theme.warn : theme.question}>
           {request.approval
             ? "⚠ Approval needed"
@@ -221,41 +156,57 @@ export function QuestionOverlay(
         {request.source === "internal" && !request.approval ? <Text dimColor> (from Tandem)</Text> : null}
         {props.queued ? <Text dimColor>{`  (${props.queued} more waiting)`}</Text> : null}
       </Text>
-      {request.approval ? <ApprovalDetails approval={request.approval} /> : null}
+      {details.map((l, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: fixed lines of the approval
+        <LineText key={`d${i}`} line={l} />
+      ))}
       <Tabs state={state} />
-      <Text>{q.prompt}</Text>
+      {prompt.map((l, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: wrapped prompt lines
+        <Text key={`p${i}`}>{l}</Text>
+      ))}
+      {spacer ? <Text> </Text> : null}
       {state.confirm ? (
-        <Box flexDirection="column" marginTop={1}>
-          {state.confirm.answered === 0 ? (
-            <Text color={theme.warn}>Nothing is answered. Decline the request instead?</Text>
-          ) : (
-            <Text color={theme.warn}>
-              {`${state.confirm.unanswered.length} of ${total} unanswered (${state.confirm.unanswered.join(", ")}). Submit anyway?`}
-            </Text>
-          )}
-          <Text
-            dimColor
-          >{`${keymap.label("confirm.yes")}/y ${state.confirm.answered === 0 ? "decline" : "submit"} · ${keymap.label("confirm.no")}/n go back`}</Text>
-        </Box>
+        confirmLines.map((l, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: wrapped confirmation lines
+          <Text key={`c${i}`} color={i === 0 ? theme.warn : undefined} dimColor={i > 0}>
+            {l}
+          </Text>
+        ))
       ) : (
-        <Box flexDirection="column" marginTop={1}>
+        <>
           {hasOptions(q) ? (
-            <Options state={state} draft={draft} />
+            <Options state={state} draft={draft} width={width} budget={listBudget} scroll={scroll} />
           ) : (
             <Field
               label={q.secret ? "Secret: " : "Answer: "}
               value={draft.other}
+              at={draft.otherAt}
               focused={state.focus === "other"}
               secret={q.secret}
             />
           )}
-          {hasNote(q, request) && (
-            <Field label="Note: " value={draft.note} focused={state.focus === "note"} />
-          )}
-          {state.error ? <Text color={theme.error}>{state.error}</Text> : null}
-          <Countdown request={request} now={now} />
-          <Hints state={state} km={keymap} />
-        </Box>
+          {note ? (
+            <Field label="Note: " value={draft.note} at={draft.noteAt} focused={state.focus === "note"} />
+          ) : null}
+          {errorLines.map((l, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: wrapped error lines
+            <Text key={`e${i}`} color={theme.error}>
+              {l}
+            </Text>
+          ))}
+          {countdown ? (
+            <Text color={secondsLeft(request.deadline ?? 0, now) <= 10 ? theme.warn : undefined}>
+              {countdown}
+            </Text>
+          ) : null}
+          {hints.map((l, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: wrapped hint lines
+            <Text key={`h${i}`} dimColor wrap="truncate-end">
+              {l}
+            </Text>
+          ))}
+        </>
       )}
     </Box>
   );
@@ -269,6 +220,8 @@ export function QuestionPane(
     keymap: Keymap;
     onDismiss(): void;
     now?: () => number;
+    /** Rows the overlay may use, borders included (the app leaves room for what it draws below). */
+    maxRows?: number;
   },
 ) {
   const { pending, settled } = props;
@@ -293,6 +246,7 @@ export function QuestionPane(
       onDecline={props.onDecline}
       onTouch={props.onTouch}
       now={props.now}
+      maxRows={props.maxRows}
     />
   );
 }

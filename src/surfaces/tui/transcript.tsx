@@ -4,37 +4,57 @@
  * never laid out or redrawn again — a 2,000-item thread prints in milliseconds. Only the live area
  * (streaming tail, running commands, queued steers) is redrawn per frame, and it stays a few
  * lines tall.
+ *
+ * When the terminal's width changes, the terminal re-wraps what it shows, and Ink's erase of
+ * its previous frame (counted in the old width's lines) leaves debris. So on a width change the
+ * transcript is printed again: the screen and scrollback are cleared and every committed cell is
+ * rendered at the new width, then Ink redraws the live area below it.
  */
 import { Box, Text, useStdout } from "ink";
 import { useLayoutEffect, useRef } from "react";
-import type { Piece } from "./ansi.js";
+import { displayWidth, type Piece } from "./ansi.js";
 import type { Cell } from "./cells.js";
 import { tailLines } from "./format.js";
 import { parseLines } from "./markdown.js";
 import { type RenderOptions, renderCell, renderMdLine } from "./render-cell.js";
+import { useTerminalSize } from "./terminal-size.js";
 import { theme } from "./theme.js";
 import type { LiveMessage, Snapshot } from "./view-store.js";
 
 /** Terminal width and whether to emit colour codes. */
 export function useRenderOptions(): RenderOptions {
   const { stdout } = useStdout();
+  const { columns } = useTerminalSize();
   const env = process.env;
   const color = Boolean(stdout.isTTY) && !env.NO_COLOR && env.TERM !== "dumb";
-  return { width: stdout.columns || 100, color };
+  return { width: columns, color };
 }
+
+/** Clear screen, clear scrollback, cursor home. */
+const CLEAR_ALL = "\x1b[2J\x1b[3J\x1b[H";
 
 /** Writes cells that were not written yet, in order, as one chunk. Renders nothing itself. */
 export function Scrollback({ cells }: { cells: Cell[] }) {
-  const { write } = useStdout();
+  const { write, stdout } = useStdout();
   const opts = useRenderOptions();
   const written = useRef(0);
+  const width = useRef(opts.width);
   useLayoutEffect(() => {
-    if (cells.length <= written.current) return;
     let text = "";
+    if (opts.width !== width.current && written.current > 0 && stdout.isTTY) {
+      // Re-print everything at the new width (see the file comment). Only on a real terminal.
+      text = CLEAR_ALL;
+      written.current = 0;
+    }
+    width.current = opts.width;
+    if (cells.length <= written.current) {
+      if (text) write(text);
+      return;
+    }
     for (let i = written.current; i < cells.length; i++) text += renderCell(cells[i], opts);
     written.current = cells.length;
     write(text);
-  }, [cells, opts, write]);
+  }, [cells, opts, write, stdout.isTTY]);
   return null;
 }
 
@@ -44,6 +64,33 @@ const lead = (started: boolean): Piece[] => [{ text: started ? "  " : "• " }];
 export function liveMessageText(m: LiveMessage, opts: RenderOptions): string {
   const line = parseLines([m.text], m.fence).out[0] ?? { kind: "blank" as const };
   return renderMdLine(line, lead(m.started), [{ text: "  " }], opts).join("\n");
+}
+
+/**
+ * Running commands to show: not one whose approval is on screen (it has not started; the
+ * overlay shows the command).
+ */
+const liveExecs = (snap: Snapshot) =>
+  snap.execs.filter(
+    (x) => !(x.output === "" && snap.pending.some((p) => p.request.approval?.command === x.command)),
+  );
+
+/** Tool calls to show: not the question tool while its question is on screen. */
+const liveTools = (snap: Snapshot) =>
+  snap.pending.length > 0 ? snap.tools.filter((t) => t.tool !== "request_user_input") : snap.tools;
+
+/** Lines the live area takes at `width` columns (the question overlay gets what is left). */
+export function liveAreaRows(snap: Snapshot, opts: RenderOptions): number {
+  const rows = (text: string) =>
+    text
+      .split("\n")
+      .reduce((n, l) => n + Math.max(1, Math.ceil(displayWidth(l) / Math.max(1, opts.width))), 0);
+  let n = snap.reasoning.length + liveTools(snap).length;
+  for (const m of snap.messages)
+    if (m.text !== "" || !m.started) n += rows(liveMessageText(m, { ...opts, color: false }));
+  for (const x of liveExecs(snap)) n += 1 + tailLines(x.output, 5).length;
+  for (const q of snap.queued) n += rows(`› ${q.text} (queued — sent before the next model request)`);
+  return n;
 }
 
 /** The redrawn part: streaming tails and running commands, bounded to a few lines each. */
@@ -61,7 +108,7 @@ export function LiveArea({ snap }: { snap: Snapshot }) {
         .map((m) => (
           <Text key={m.id}>{liveMessageText(m, opts)}</Text>
         ))}
-      {snap.execs.map((x) => (
+      {liveExecs(snap).map((x) => (
         <Box key={x.id} flexDirection="column">
           <Text wrap="truncate-end">
             <Text color={theme.accent}>{"$ "}</Text>
@@ -74,7 +121,7 @@ export function LiveArea({ snap }: { snap: Snapshot }) {
           ))}
         </Box>
       ))}
-      {snap.tools.map((t) => (
+      {liveTools(snap).map((t) => (
         <Text key={t.id} dimColor>{`→ ${t.tool}…`}</Text>
       ))}
       {snap.queued.map((q) => (
