@@ -6,10 +6,12 @@
  * - the turn diff covers files changed by shell commands.
  */
 import { describe, expect, it } from "vitest";
+import { sleepers } from "../src/tools/exec/test-helpers.js";
 import { inProcessStdio } from "./app-server-client.js";
 import { runTandem } from "./cli-helpers.js";
 import { harness, tempDir } from "./helpers.js";
-import { serve } from "./http-helpers.js";
+import { serve, until } from "./http-helpers.js";
+import { missing } from "./system-tools.js";
 
 const USAGE = { input_tokens: 100, output_tokens: 20, cached_tokens: 30, reasoning_tokens: 5 };
 
@@ -73,4 +75,45 @@ describe("token totals are stored with the thread", () => {
       await app.close();
     }
   });
+});
+
+const exec = (cmd: string) => ({
+  type: "function_call" as const,
+  name: "exec_command",
+  arguments: { cmd, yield_time_ms: 10_000 },
+});
+
+describe.skipIf(process.platform !== "linux")("a background job left by a finished command", () => {
+  const cases: Array<{ sandbox: string; end: "close" | "shutdown"; needs: "bwrap"[] }> = [
+    { sandbox: "danger-full-access", end: "close", needs: [] },
+    { sandbox: "danger-full-access", end: "shutdown", needs: [] },
+    { sandbox: "workspace-write", end: "close", needs: ["bwrap"] },
+  ];
+  for (const [i, c] of cases.entries()) {
+    it.skipIf(missing(...c.needs).length > 0)(`dies at ${c.end === "close" ? "thread close" : "runtime shutdown"} (${c.sandbox})`, async () => {
+      const tag = `${process.pid}${i}7`;
+      const h = await harness({
+        script: {
+          steps: [
+            { output: [exec(`sleep ${tag} >/dev/null 2>&1 & echo started`)] },
+            { output: [{ type: "message" as const, text: "left a job" }] },
+          ],
+        },
+        overrides: [`sandbox_mode="${c.sandbox}"`],
+      });
+      try {
+        const t = h.runtime.startThread({ cwd: h.cwd });
+        expect((await t.startTurn("start a job").done).status).toBe("completed");
+        // Outside the sandbox the job outlives its command (inside, bwrap's PID namespace ends it).
+        if (c.sandbox === "danger-full-access") expect(sleepers(tag)).toHaveLength(1);
+        if (c.end === "close") await t.close();
+        else await h.runtime.shutdown();
+        // fails if thread close / runtime shutdown kills only live exec sessions, not leftovers.
+        await until(() => sleepers(tag).length === 0, 10_000);
+      } finally {
+        for (const pid of sleepers(tag)) process.kill(pid, "SIGKILL");
+        await h.close();
+      }
+    });
+  }
 });

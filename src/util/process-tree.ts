@@ -20,6 +20,8 @@ export interface ProcInfo {
   pgid: number;
   /** One-letter state (`R`, `S`, `Z`, …); `?` when unknown. */
   state: string;
+  /** Start time (clock ticks since boot, Linux only): with the pid, names one process for good. */
+  start?: string;
 }
 
 /** Parses one `/proc/<pid>/stat` line: `pid (comm) state ppid pgrp …`; comm may hold spaces. */
@@ -27,9 +29,11 @@ export function parseProcStat(line: string): ProcInfo | undefined {
   const close = line.lastIndexOf(")");
   if (close < 0) return undefined;
   const pid = Number.parseInt(line, 10);
-  const [state, ppid, pgid] = line.slice(close + 2).split(" ");
+  const fields = line.slice(close + 2).split(" ");
+  const [state, ppid, pgid] = fields;
   if (!Number.isFinite(pid) || !state) return undefined;
-  return { pid, ppid: Number(ppid), pgid: Number(pgid), state };
+  const start = fields[19]; // field 22 of stat(5); fields[0] is field 3
+  return { pid, ppid: Number(ppid), pgid: Number(pgid), state, ...(start ? { start } : {}) };
 }
 
 function readStat(pid: number): ProcInfo | undefined {
@@ -177,4 +181,91 @@ export async function killTree(root: number, opts: KillTreeOptions = {}): Promis
 /** Synchronous SIGKILL of the whole tree, for `process.on("exit")` safety nets. */
 export function killTreeSync(root: number, opts: CollectOptions = {}): void {
   signalAll(root, collectTree(root, opts), "SIGKILL");
+}
+
+/** A process left running by a command whose shell exited (e.g. `sleep 300 &`). */
+export interface Leftover {
+  pid: number;
+  /** The exited shell's pid: the group the leftover was in. */
+  pgid: number;
+  /** `ProcInfo.start` when known; a pid with another start time is another process. */
+  start?: string;
+}
+
+/**
+ * What the tree of `root` left running once `root` exited: members of its former process group
+ * and their descendants. Costs one `kill(-root, 0)` when the group is empty (the usual case);
+ * only a live group walks the process list. Call right after the exit, while the group exists.
+ */
+export function leftoversOf(root: number): Leftover[] {
+  try {
+    process.kill(-root, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return [];
+  }
+  const procs = listProcesses();
+  const byPid = new Map(procs.map((p) => [p.pid, p]));
+  return collectTree(root, { procs, leaderGone: true })
+    .map((pid) => byPid.get(pid))
+    .filter((p): p is ProcInfo => p !== undefined && p.state !== "Z" && p.state !== "X")
+    .map((p) => ({ pid: p.pid, pgid: root, ...(p.start ? { start: p.start } : {}) }));
+}
+
+/**
+ * The leftovers still running as the same processes (same start time), with the descendants
+ * they have now; plus their group's other members while one of them still holds the group (a
+ * pgid in use cannot be reused, so it is still the command's). Never an unrelated process
+ * that reused a pid (Linux; elsewhere pids are trusted).
+ */
+function liveLeftovers(list: readonly Leftover[]): number[] {
+  if (list.length === 0) return [];
+  const procs = listProcesses();
+  const byPid = new Map(procs.map((p) => [p.pid, p]));
+  const same = list.filter((l) => {
+    const now = byPid.get(l.pid);
+    return now !== undefined && (l.start === undefined || now.start === l.start) && now.state !== "Z";
+  });
+  const groups = new Set(same.filter((l) => byPid.get(l.pid)?.pgid === l.pgid).map((l) => l.pgid));
+  const roots = [...same.map((l) => l.pid), ...procs.filter((p) => groups.has(p.pgid)).map((p) => p.pid)];
+  const out = new Set<number>();
+  for (const r of roots) for (const pid of collectTree(r, { procs })) out.add(pid);
+  return [...out].filter((pid) => byPid.get(pid)?.state !== "Z");
+}
+
+/**
+ * Kills what `leftoversOf` found and is still the same processes: SIGTERM, then SIGKILL after
+ * `graceMs` to what remains. Resolves once they are gone (zombies count as gone) or ~250 ms
+ * after SIGKILL. Never rejects.
+ */
+export async function killLeftovers(list: readonly Leftover[], graceMs = 500): Promise<void> {
+  const signal = (pids: number[], sig: NodeJS.Signals) => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        // Already gone.
+      }
+    }
+  };
+  const pids = liveLeftovers(list);
+  if (pids.length === 0) return;
+  if (graceMs > 0) {
+    signal(pids, "SIGTERM");
+    await waitGone(pids, graceMs);
+  }
+  const rest = [...new Set([...pids, ...liveLeftovers(list)])].filter(isAlive);
+  if (rest.length === 0) return;
+  signal(rest, "SIGKILL");
+  await waitGone(rest, 250);
+}
+
+/** Synchronous SIGKILL of `killLeftovers`' targets, for `process.on("exit")`. */
+export function killLeftoversSync(list: readonly Leftover[]): void {
+  for (const pid of liveLeftovers(list)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
 }

@@ -12,15 +12,27 @@
  * - `exited` resolves with the exit code (128+n for signal n) once the process has exited and
  *   its output has drained (pipes: stdio closed, or 100 ms after exit when a background job
  *   still holds them — they are then closed, so such jobs should redirect their output).
- * - Every live process is SIGKILLed with its group on `process.on("exit")`, a safety net for
- *   owners that never called `kill()`.
+ * - When the shell exits, what it left running (background jobs: its former process group and
+ *   their descendants) is recorded in `leftovers` — pid and start time, so a later kill never
+ *   hits a reused pid. `killLeftovers()` ends them; the owner (ExecSessions) does so when its
+ *   thread closes. Outside the sandbox nothing else would: bwrap's PID namespace ends its
+ *   leftovers with the shell (bwrap exits when its child does), so there it finds none.
+ * - Every live process, and every leftover not yet killed, is SIGKILLed on
+ *   `process.on("exit")`, a safety net for owners that never called `kill()`.
  */
 import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { constants } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
-import { killTree, killTreeSync } from "../../util/process-tree.js";
+import {
+  killLeftovers,
+  killLeftoversSync,
+  killTree,
+  killTreeSync,
+  type Leftover,
+  leftoversOf,
+} from "../../util/process-tree.js";
 import { OutputBuffer } from "./buffer.js";
 
 export type OutputStream = "stdout" | "stderr";
@@ -43,6 +55,8 @@ const PTY_COLS = 160;
 const PTY_ROWS = 48;
 
 const live = new Set<ExecProcess>();
+/** Exited processes whose leftovers were not killed yet. */
+const lingering = new Set<ExecProcess>();
 let exitHookInstalled = false;
 
 function installExitHook(): void {
@@ -50,6 +64,7 @@ function installExitHook(): void {
   exitHookInstalled = true;
   process.on("exit", () => {
     for (const p of live) killTreeSync(p.pid);
+    for (const p of lingering) killLeftoversSync(p.leftovers);
   });
 }
 
@@ -68,6 +83,8 @@ export class ExecProcess {
   exitCode: number | null = null;
   /** True once `exited` has resolved: the exit code is final and all output is in `output`. */
   finished = false;
+  /** What the shell left running when it exited (set at exit; see the module contract). */
+  leftovers: Leftover[] = [];
   readonly exited: Promise<number>;
   readonly startedAt = Date.now();
   private resolveExited!: (code: number) => void;
@@ -106,6 +123,9 @@ export class ExecProcess {
     if (this.exitCode !== null) return;
     this.exitCode = code;
     live.delete(this);
+    // Now, while the former group still exists: once empty, its pid may be reused.
+    this.leftovers = leftoversOf(this.pid);
+    if (this.leftovers.length > 0) lingering.add(this);
     const timer = new Promise((r) => setTimeout(r, DRAIN_MS));
     Promise.race([drain, timer]).then(() => {
       this.backend.dispose();
@@ -125,8 +145,17 @@ export class ExecProcess {
    * After the shell exited, still kills what is left of its process group (background jobs).
    */
   async kill(graceMs = 500): Promise<void> {
-    await killTree(this.pid, { graceMs, leaderGone: this.exitCode !== null });
+    if (this.exitCode !== null) await this.killLeftovers(graceMs);
+    else await killTree(this.pid, { graceMs });
     await Promise.race([this.exited, new Promise((r) => setTimeout(r, 1000))]);
+  }
+
+  /** Kills what the exited shell left running (no-op when nothing or while it runs). */
+  async killLeftovers(graceMs = 500): Promise<void> {
+    if (this.leftovers.length === 0) return;
+    await killLeftovers(this.leftovers, graceMs);
+    this.leftovers = [];
+    lingering.delete(this);
   }
 }
 

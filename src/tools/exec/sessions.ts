@@ -10,8 +10,9 @@
  *   least recently used session, preferring ones whose process already exited, then ones no
  *   call is using. Its tree is killed and a later `write_stdin` to it is told why it is gone.
  * - Calls on one session run one at a time (`withLock`), so parallel polls never split output.
- * - `closeAll()` (thread close) kills every session's tree and every process still inside an
- *   `exec_command` call.
+ * - `closeAll()` (thread close) kills every session's tree, every process still inside an
+ *   `exec_command` call, and what every finished command of this thread left running
+ *   (`ExecProcess.leftovers`, e.g. `sleep 300 &`).
  */
 import type { ExecProcess } from "./process.js";
 
@@ -34,6 +35,8 @@ export class ExecSessions {
   /** Processes inside an `exec_command` call that have not become sessions (yet). */
   private starting = new Set<ExecProcess>();
   private ended = new Map<number, string>();
+  /** Exited processes of this thread that left something running. */
+  private leftBehind = new Set<ExecProcess>();
 
   constructor(opts: { maxSessions?: number } = {}) {
     this.maxSessions = Math.max(1, opts.maxSessions ?? 16);
@@ -55,6 +58,9 @@ export class ExecSessions {
   /** @internal Tracks a process during its first yield so `closeAll()` reaches it. */
   track(proc: ExecProcess): void {
     this.starting.add(proc);
+    void proc.exited.then(() => {
+      if (proc.leftovers.length > 0) this.leftBehind.add(proc);
+    });
   }
 
   /** @internal */
@@ -109,10 +115,12 @@ export class ExecSessions {
 
   /** Kills every session's and every starting command's process tree. Never rejects. */
   async closeAll(): Promise<void> {
-    const procs = [...this.starting, ...[...this.sessions.values()].map((s) => s.proc)];
+    const procs = new Set([...this.starting, ...[...this.sessions.values()].map((s) => s.proc)]);
+    for (const p of this.leftBehind) procs.add(p);
     for (const id of this.ids()) this.remove(id, "the thread closed its sessions");
     this.starting.clear();
-    await Promise.all(procs.map((p) => p.kill()));
+    this.leftBehind.clear();
+    await Promise.all([...procs].map((p) => p.kill()));
   }
 
   private pickVictim(): ExecSession {

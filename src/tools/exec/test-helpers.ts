@@ -2,10 +2,11 @@
  * Test-only helpers for the exec tool tests: a plain ToolContext with recorded updates.
  * Not imported by production code.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PauseClock } from "../../util/pause-clock.js";
+import { isAlive } from "../../util/process-tree.js";
 import type { ToolContext, ToolUpdate } from "../types.js";
 
 export interface TestContext extends ToolContext {
@@ -54,4 +55,19 @@ export function makeCtx(over: Partial<ToolContext> = {}): TestContext {
 export function body(text: string): string {
   const i = text.indexOf("Output:");
   return i < 0 ? "" : text.slice(i + "Output:".length).replace(/^\n/, "");
+}
+
+/** Pids (not zombies) whose argv is exactly `sleep <tag>`. */
+export function sleepers(tag: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, "utf8") === `sleep\0${tag}\0` && isAlive(Number(name)))
+        out.push(Number(name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return out;
 }
