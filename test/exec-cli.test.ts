@@ -3,7 +3,7 @@
  * JSONL shape, human output, exit codes, threads/export, resume, kill -9 durability.
  */
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Scripts } from "../src/mock-model/index.js";
@@ -11,6 +11,23 @@ import { openStore } from "../src/store/index.js";
 import { BIN, jsonLines, type MockProcess, runTandem, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
 import { sandboxFallback } from "./system-tools.js";
+import { waitUntil } from "./wait.js";
+
+/** Pids of live processes whose command line contains `needle` (read from /proc). */
+function procsMatching(needle: string): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8").replace(/\0/g, " ");
+      const state = readFileSync(`/proc/${d}/stat`, "utf8").split(") ")[1]?.[0];
+      if (cmd.includes(needle) && state !== "Z") out.push(Number(d));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
 
 const PROMPT = "请创建 README.md，内容如下：\n\n# Codex Demo\n\n这是一个使用 Rust 编写的 Agent 项目。";
 
@@ -195,8 +212,10 @@ describe("tandem exec (processes)", () => {
     const home = tempDir();
     sandboxFallback(home);
     const env = { ...process.env, ...envFor(mock, home) };
+    // The model's command runs in a temp workspace, never in the repository.
     const child = spawn(BIN, ["exec", "--json", "start the long thing"], {
       env,
+      cwd: tempDir("tandem-exec-cwd-"),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -207,12 +226,17 @@ describe("tandem exec (processes)", () => {
           res(jsonLines(out.split("\n").slice(0, -1).join("\n"))[0].thread_id);
       });
     });
-    await new Promise((r) => setTimeout(r, 200));
+    // Killed once the call is on disk (polled, not a fixed 200 ms). Fails if a started call is
+    // not stored before its command runs: the kill finds no unpaired call to resume.
+    const store = openStore(join(home, "state.db"));
+    const stored = () => store.loadItems(threadId).map((s) => s.item);
+    await waitUntil(
+      () => stored().some((i) => i.type === "function_call" && i.call_id === "long_1"),
+      "the call to be stored",
+    );
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
-
-    const store = openStore(join(home, "state.db"));
-    const before = store.loadItems(threadId).map((s) => s.item);
+    const before = stored();
     store.close();
     expect(before.some((i) => i.type === "function_call" && i.call_id === "long_1")).toBe(true);
     expect(before.some((i) => i.type === "function_call_output")).toBe(false);
@@ -235,12 +259,20 @@ describe("tandem exec (processes)", () => {
 });
 
 describe("tandem exec signals", () => {
+  // SIGINT goes once the command runs (polled in /proc, not a fixed 200 ms); then the command
+  // must be gone. Fails if SIGINT exits without killing the command's tree (it outlives tandem).
   it("SIGINT interrupts the turn: the command's tree is killed, history stays paired, exit 1", async () => {
+    const marker = `41.${process.pid}`;
     const mock = await startMockProcess({
       steps: [
         {
           output: [
-            { type: "function_call", name: "exec_command", arguments: { cmd: "sleep 41.7" }, call_id: "s1" },
+            {
+              type: "function_call",
+              name: "exec_command",
+              arguments: { cmd: `sleep ${marker}` },
+              call_id: "s1",
+            },
           ],
         },
       ],
@@ -250,6 +282,7 @@ describe("tandem exec signals", () => {
       sandboxFallback(home);
       const child = spawn(BIN, ["exec", "--json", "go"], {
         env: { ...process.env, TANDEM_HOME: home, OPENAI_API_KEY: "k", OPENAI_BASE_URL: mock.url },
+        cwd: tempDir("tandem-exec-cwd-"), // the model's command never runs in the repository
         stdio: ["ignore", "pipe", "pipe"],
       });
       let out = "";
@@ -259,10 +292,14 @@ describe("tandem exec signals", () => {
           if (out.includes('"command_execution"')) res();
         }),
       );
-      await new Promise((r) => setTimeout(r, 200));
+      await waitUntil(() => procsMatching(`sleep ${marker}`).length > 0, "the command to start");
       child.kill("SIGINT");
       const code = await new Promise<number | null>((r) => child.once("exit", r));
       expect(code).toBe(1);
+      await waitUntil(() => procsMatching(`sleep ${marker}`).length === 0, "the command's tree to die").catch(
+        () => {},
+      );
+      expect(procsMatching(`sleep ${marker}`)).toEqual([]);
       const events = jsonLines(out);
       expect(events[events.length - 1].type).toBe("turn.failed");
       const store = openStore(join(home, "state.db"));

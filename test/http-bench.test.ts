@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Scripts } from "../src/mock-model/index.js";
 import { httpQuestionRoundTrip, sseFanout } from "../src/surfaces/http/bench.js";
 import { type Harness, harness } from "./helpers.js";
+import { waitUntil } from "./wait.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -16,10 +17,10 @@ describe("HTTP bench helpers", () => {
     const baseline = h.runtime.bus.listenerCount;
     const times = await httpQuestionRoundTrip(h.runtime, 50, 10);
     expect(times).toHaveLength(50);
-    expect(Math.max(...times)).toBeLessThan(1_000);
     expect(h.runtime.broker.size).toBe(0);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(h.runtime.bus.listenerCount).toBe(baseline);
+    // Speed is bench's job: no timing threshold. SSE clients detach as their connections close:
+    // polled, not a fixed 50 ms. Fails if a closed SSE stream leaves its bus listener behind.
+    await waitUntil(() => h!.runtime.bus.listenerCount === baseline, "the SSE listeners to detach");
     process.stdout.write(`http round trip p50 ${[...times].sort((a, b) => a - b)[25].toFixed(2)} ms\n`);
   });
 

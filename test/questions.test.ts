@@ -272,7 +272,12 @@ describe("questions end to end", () => {
     });
     const ev = (await h!.waitFor(requested)) as EventOf<"question.requested">;
     expect(ev.request.deadline).toBe(ev.request.created_at + 400);
-    await new Promise((r) => setTimeout(r, 200));
+    // No sleep raced against the 400 ms timer: touch in the same macrotask that delivered the
+    // request (the timer cannot fire in between), spinning synchronously only until the clock
+    // ticks so the new deadline is strictly later. Fails if touch leaves the deadline unchanged.
+    while (Date.now() <= ev.request.created_at) {
+      // a millisecond at most
+    }
     const touched = h!.runtime.broker.touch(ev.request.request_id, { kind: "test" });
     expect(touched.ok).toBe(true);
     const changed = (await h!.waitFor((e) => e.type === "question.deadline_changed")) as any;

@@ -14,9 +14,11 @@ import { App } from "../src/surfaces/tui/app.js";
 import { TuiController } from "../src/surfaces/tui/controller.js";
 import { defaultKeymap } from "../src/surfaces/tui/keymap.js";
 import { type Harness, harness, tempDir } from "./helpers.js";
+import { inAct, pressKeys } from "./ink-act.js";
 
 const KEY = { enter: "\r", esc: "\x1b", tab: "\t" };
-const tick = (ms = 20) => new Promise((r) => setTimeout(r, ms));
+/** Poll interval of `until` (a condition wait with a deadline), never a wait on its own. */
+const tick = (ms = 15) => new Promise((r) => setTimeout(r, ms));
 
 let h0: Harness | undefined;
 let ui: ReturnType<typeof render> | undefined;
@@ -40,6 +42,7 @@ async function start(script: Script, opts: { overrides?: string[]; mode?: "plan"
   });
   const thread = ctl.startNew();
   ui = render(h(App, { controller: ctl, keymap: defaultKeymap }));
+  await inAct(); // the mount's effects attach the input handlers before the first key
   return { h: h0, ui, ctl, thread };
 }
 
@@ -60,12 +63,11 @@ const frameHas = (s: string) => () => screen().includes(s);
 const live = () => ui?.frames.findLast((f) => !f.endsWith("\n")) ?? "";
 const liveHas = (s: string) => () => live().includes(s);
 
-async function type(...keys: string[]) {
-  for (const k of keys) {
-    ui!.stdin.write(k);
-    await tick();
-  }
-}
+/**
+ * Each key is fully processed (renders and effects, test/ink-act.ts) before the next, instead of
+ * a fixed 20 ms tick a busy machine outruns. Fails if a key reaches a stale input handler.
+ */
+const type = (...keys: string[]) => pressKeys(ui!.stdin, ...keys);
 
 describe("tui app on the real runtime", () => {
   it("answers a two-question batch: digit + free text with a note; the model gets the answers", async () => {
@@ -238,6 +240,7 @@ describe("tui app on the real runtime", () => {
     ctl = new TuiController(second.runtime, { cwd, mode: "default", keymap: defaultKeymap, frameMs: 5 });
     ctl.resume(thread.id);
     ui = render(h(App, { controller: ctl, keymap: defaultKeymap }));
+    await inAct();
     await until(liveHas("Which stack should the demo project use?"), "the re-asked question");
     expect(screen()).toContain(`Resumed thread ${thread.id}`);
     expect(screen()).toContain("› make a project");

@@ -17,6 +17,7 @@ import {
   tokenQuestion,
 } from "../src/surfaces/tui/test-fixtures.js";
 import { ViewStore } from "../src/surfaces/tui/view-store.js";
+import { inAct, pressKeys } from "./ink-act.js";
 
 const KEY = {
   enter: "\r",
@@ -27,8 +28,6 @@ const KEY = {
   right: "\x1b[C",
   bs: "\x7f",
 };
-const tick = (ms = 15) => new Promise((r) => setTimeout(r, ms));
-
 type Instance = ReturnType<typeof render>;
 let instance: Instance | undefined;
 afterEach(() => {
@@ -36,27 +35,35 @@ afterEach(() => {
   instance = undefined;
 });
 
-/** Types each key as its own chunk, letting Ink process it. */
-async function press(i: Instance, ...keys: string[]) {
-  for (const k of keys) {
-    i.stdin.write(k);
-    await tick();
-  }
+/**
+ * Renders, then lets the mount's effects run (they attach the input handlers) before any key.
+ * Keys go through pressKeys (test/ink-act.ts): each is fully processed before the next, with no
+ * fixed tick. Fails if a key is written before the previous one's effects ran (stale handlers).
+ */
+async function mountNode(node: Parameters<typeof render>[0]): Promise<Instance> {
+  instance = render(node);
+  await inAct();
+  return instance;
 }
 
-function mount(request: QuestionRequest, over: Partial<{ submit: ActionResult; now: () => number }> = {}) {
+const press = (i: Instance, ...keys: string[]) => pressKeys(i.stdin, ...keys);
+
+async function mount(
+  request: QuestionRequest,
+  over: Partial<{ submit: ActionResult; now: () => number }> = {},
+) {
   const onSubmit = vi.fn((_r: QuestionRequest, _reply: unknown): ActionResult => over.submit ?? { ok: true });
   const onDecline = vi.fn((_r: QuestionRequest): ActionResult => ({ ok: true }));
   const onTouch = vi.fn();
-  instance = render(
+  const i = await mountNode(
     h(QuestionOverlay, { request, keymap: defaultKeymap, onSubmit, onDecline, onTouch, now: over.now }),
   );
-  return { i: instance, onSubmit, onDecline, onTouch };
+  return { i, onSubmit, onDecline, onTouch };
 }
 
 describe("question overlay (component)", () => {
-  it("shows options with descriptions, Other and Note, and the key hints", () => {
-    const { i } = mount(requestOf([stackQuestion, nameQuestion]));
+  it("shows options with descriptions, Other and Note, and the key hints", async () => {
+    const { i } = await mount(requestOf([stackQuestion, nameQuestion]));
     const f = i.lastFrame()!;
     expect(f).toContain("Question 1/2");
     expect(f).toContain("1. ( ) TypeScript (Recommended)");
@@ -67,7 +74,7 @@ describe("question overlay (component)", () => {
   });
 
   it("digit picks, Enter advances, free text with a note, last Enter submits; keys touch", async () => {
-    const { i, onSubmit, onTouch } = mount(requestOf([stackQuestion, nameQuestion]));
+    const { i, onSubmit, onTouch } = await mount(requestOf([stackQuestion, nameQuestion]));
     await press(i, "2");
     expect(i.lastFrame()).toContain("2. (•) Rust");
     await press(i, KEY.enter);
@@ -87,7 +94,7 @@ describe("question overlay (component)", () => {
   });
 
   it("↑/↓ move the highlight; Enter takes the highlighted option", async () => {
-    const { i, onSubmit } = mount(requestOf([stackQuestion]));
+    const { i, onSubmit } = await mount(requestOf([stackQuestion]));
     await press(i, KEY.down);
     expect(i.lastFrame()).toMatch(/› 2\. \( \) Rust/);
     await press(i, KEY.up, KEY.down, KEY.enter);
@@ -95,7 +102,7 @@ describe("question overlay (component)", () => {
   });
 
   it("typing on the list goes to Other; Backspace edits it", async () => {
-    const { i, onSubmit } = mount(requestOf([stackQuestion]));
+    const { i, onSubmit } = await mount(requestOf([stackQuestion]));
     await press(i, "Zigg", KEY.bs);
     expect(i.lastFrame()).toContain("3. (•) Other: Zig");
     await press(i, KEY.enter);
@@ -103,7 +110,7 @@ describe("question overlay (component)", () => {
   });
 
   it("multi-select toggles with Space and digits", async () => {
-    const { i, onSubmit } = mount(requestOf([featuresQuestion]));
+    const { i, onSubmit } = await mount(requestOf([featuresQuestion]));
     await press(i, " ", "3", KEY.up, " ");
     const f = i.lastFrame()!;
     expect(f).toContain("1. [x] Tests");
@@ -114,7 +121,7 @@ describe("question overlay (component)", () => {
   });
 
   it("asks to confirm when some questions are unanswered; n goes back, y submits", async () => {
-    const { i, onSubmit } = mount(requestOf([stackQuestion, nameQuestion]));
+    const { i, onSubmit } = await mount(requestOf([stackQuestion, nameQuestion]));
     await press(i, "1", KEY.enter, KEY.enter);
     expect(i.lastFrame()).toContain("1 of 2 unanswered (name). Submit anyway?");
     await press(i, "n");
@@ -127,7 +134,7 @@ describe("question overlay (component)", () => {
   });
 
   it("with nothing answered, confirming declines", async () => {
-    const { i, onSubmit, onDecline } = mount(requestOf([nameQuestion]));
+    const { i, onSubmit, onDecline } = await mount(requestOf([nameQuestion]));
     await press(i, KEY.enter);
     expect(i.lastFrame()).toContain("Nothing is answered. Decline the request instead?");
     await press(i, KEY.enter);
@@ -136,13 +143,13 @@ describe("question overlay (component)", () => {
   });
 
   it("Esc declines", async () => {
-    const { i, onDecline } = mount(requestOf([stackQuestion]));
+    const { i, onDecline } = await mount(requestOf([stackQuestion]));
     await press(i, KEY.esc);
     expect(onDecline).toHaveBeenCalledTimes(1);
   });
 
   it("← / → move between questions", async () => {
-    const { i } = mount(requestOf([stackQuestion, nameQuestion]));
+    const { i } = await mount(requestOf([stackQuestion, nameQuestion]));
     await press(i, KEY.right);
     expect(i.lastFrame()).toContain("Question 2/2");
     await press(i, KEY.tab, KEY.tab, "\x1b[Z");
@@ -150,7 +157,7 @@ describe("question overlay (component)", () => {
   });
 
   it("masks secret input and offers no note", async () => {
-    const { i, onSubmit } = mount(requestOf([tokenQuestion]));
+    const { i, onSubmit } = await mount(requestOf([tokenQuestion]));
     await press(i, "hunter2");
     const f = i.lastFrame()!;
     expect(f).toContain("Secret: •••••••");
@@ -161,7 +168,7 @@ describe("question overlay (component)", () => {
   });
 
   it("shows a broker error inline and stays open", async () => {
-    const { i } = mount(requestOf([nameQuestion]), {
+    const { i } = await mount(requestOf([nameQuestion]), {
       submit: { ok: false, message: "request q_test was already answered (by http)" },
     });
     await press(i, "x", KEY.enter);
@@ -175,28 +182,29 @@ describe("question overlay (component)", () => {
       policy: { type: "timeout", ms: 60_000, on_timeout: "recommended" },
       deadline: 1_000_000 + 42_000,
     });
-    const { i, onTouch } = mount(request, { now });
+    const { i, onTouch } = await mount(request, { now });
     expect(i.lastFrame()).toContain("⏱ 42s left, then the recommended option is used — any key snoozes");
     await press(i, KEY.down);
     expect(onTouch).toHaveBeenCalledWith(expect.objectContaining({ request_id: "q_test" }));
     // The broker moved the deadline (question.deadline_changed): the same overlay shows it.
-    i.rerender(
-      h(QuestionOverlay, {
-        request: { ...request, deadline: 1_000_000 + 60_000 },
-        keymap: defaultKeymap,
-        onSubmit: (): ActionResult => ({ ok: true }),
-        onDecline: (): ActionResult => ({ ok: true }),
-        onTouch,
-        now,
-      }),
+    await inAct(() =>
+      i.rerender(
+        h(QuestionOverlay, {
+          request: { ...request, deadline: 1_000_000 + 60_000 },
+          keymap: defaultKeymap,
+          onSubmit: (): ActionResult => ({ ok: true }),
+          onDecline: (): ActionResult => ({ ok: true }),
+          onTouch,
+          now,
+        }),
+      ),
     );
-    await tick();
     expect(i.lastFrame()).toContain("⏱ 60s left");
     expect(i.lastFrame()).toMatch(/› 2\. \( \) Rust/);
   });
 
-  it("has no countdown under the wait policy", () => {
-    const { i } = mount(requestOf([stackQuestion]));
+  it("has no countdown under the wait policy", async () => {
+    const { i } = await mount(requestOf([stackQuestion]));
     expect(i.lastFrame()).not.toContain("⏱");
   });
 });
@@ -225,11 +233,17 @@ describe("question pane (queue + answered elsewhere)", () => {
     store.handle({ type: "question.requested", ...T, request: second });
     store.flushNow();
     const onSubmit = vi.fn((): ActionResult => ({ ok: true }));
-    instance = render(h(Pane, { store, onSubmit }));
+    instance = await mountNode(h(Pane, { store, onSubmit }));
     expect(instance.lastFrame()).toContain("Which stack?");
     expect(instance.lastFrame()).toContain("(1 more waiting)");
     await press(instance, "2"); // the user is mid-way when the web page answers
-    store.handle({
+    // The store publishes its frame now instead of after its frame timer; act renders it.
+    const publish = (e: Parameters<ViewStore["handle"]>[0]) =>
+      inAct(() => {
+        store.handle(e);
+        store.flushNow();
+      });
+    await publish({
       type: "question.answered",
       ...T,
       request_id: "q1",
@@ -241,11 +255,10 @@ describe("question pane (queue + answered elsewhere)", () => {
       },
       responder: { kind: "http" },
     });
-    await tick(30);
     expect(instance.lastFrame()).toContain("Answered elsewhere (by http).");
     expect(instance.lastFrame()).not.toContain("Which stack?");
     await press(instance, "x");
-    await tick(30);
+    await inAct(() => store.flushNow());
     expect(instance.lastFrame()).toContain("Project name?");
     expect(onSubmit).not.toHaveBeenCalled();
     store.dispose();
@@ -286,7 +299,7 @@ describe("question pane (queue + answered elsewhere)", () => {
     store.handle({ type: "question.requested", ...T, request: approval });
     store.flushNow();
     const onSubmit = vi.fn((): ActionResult => ({ ok: true }));
-    instance = render(h(Pane, { store, onSubmit }));
+    instance = await mountNode(h(Pane, { store, onSubmit }));
     const f = instance.lastFrame()!;
     expect(f).toContain("⚠ Approval needed");
     expect(f).toContain("$ rm -rf build");

@@ -143,18 +143,18 @@ describe("hang and delays", () => {
     expect(next.events.at(-1).type).toBe("response.completed");
   });
 
-  it("close() ends a hanging answer promptly", async () => {
+  // No timing threshold: if close() left the hanging answer open, `reading` would never settle
+  // and the test would time out. Fails if close() waits for open responses instead of ending them.
+  it("close() ends a hanging answer", async () => {
     const srv = await start({ steps: [{ fault: { type: "hang" } }] });
     const res = await post(`${srv.url}/chat/completions`, chatBody());
     const reading = readBody(res);
     await delay(50);
-    const started = performance.now();
     await srv.close();
     server = undefined;
     const { text, error } = await reading;
     expect(error).toBeDefined();
     expect(JSON.parse(parseSse(text)[0].data).choices[0].delta.role).toBe("assistant");
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it("waits delay_ms before the first byte and token_delay_ms before each delta", async () => {

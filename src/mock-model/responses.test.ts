@@ -221,18 +221,16 @@ describe("Responses wire", () => {
     expect(srv.stepIndex()).toBe(1);
   });
 
-  it("answers 200 zero-delay round trips quickly", async () => {
+  // Speed is bench's job (no timing threshold here). Fails if the looping script stops answering.
+  it("answers 200 zero-delay round trips of a looping script", async () => {
     const srv = await start({
       loop: true,
       steps: [{ output: [{ type: "function_call", name: "exec_command", arguments: { cmd: "true" } }] }],
     });
-    const started = performance.now();
     for (let i = 0; i < 200; i++) {
       const res = await post(`${srv.url}/responses`, responsesBody());
-      await res.text();
+      expect(await res.text()).toContain("response.completed");
     }
-    const ms = performance.now() - started;
     expect(srv.stepIndex()).toBe(200);
-    expect(ms).toBeLessThan(5000);
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { Event } from "../protocol/events.js";
 import {
   type Question,
@@ -453,28 +453,42 @@ describe("policies (Q7)", () => {
     },
   );
 
+  // Fake timers drive the clock (broker `now` defaults to Date.now, faked here): no real sleep
+  // races the 150 ms timeout. Fails if touch leaves the deadline or the armed timer unchanged.
   it("touch snoozes a timeout request: deadline moves, the timeout fires only after the new deadline", async () => {
-    const { broker, events, db } = setup();
-    const r = request({ call: "c1", policy: timed("empty", 150) });
-    const p = broker.ask(r, never());
-    const original = broker.list()[0].deadline!;
-    await new Promise((res) => setTimeout(res, 50));
-    const touched = broker.touch(r.request_id, web);
-    expect(touched.ok).toBe(true);
-    const deadline = touched.ok ? touched.deadline! : 0;
-    expect(deadline).toBeGreaterThan(original);
-    expect(broker.list()[0].deadline).toBe(deadline);
-    expect(db.rows.get(r.request_id)?.request.deadline).toBe(deadline);
-    const outcome = await p;
-    expect(Date.now()).toBeGreaterThanOrEqual(deadline);
-    expect(outcome.status).toBe("timed_out");
-    expect(events.map((e) => e.type)).toEqual([
-      "question.requested",
-      "question.deadline_changed",
-      "question.timed_out",
-    ]);
-    expect(events[1]).toMatchObject({ request_id: r.request_id, deadline });
-    expect(broker.touch(r.request_id)).toMatchObject({ ok: false, code: "already_settled" });
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"], now: 1_000_000 });
+    try {
+      const { broker, events, db } = setup();
+      const r = request({ call: "c1", policy: timed("empty", 150) });
+      let outcome: QuestionOutcome | undefined;
+      const p = broker.ask(r, never()).then((o) => {
+        outcome = o;
+        return o;
+      });
+      const original = broker.list()[0].deadline!;
+      expect(original).toBe(1_000_150);
+      await vi.advanceTimersByTimeAsync(50);
+      const touched = broker.touch(r.request_id, web);
+      expect(touched.ok).toBe(true);
+      const deadline = touched.ok ? touched.deadline! : 0;
+      expect(deadline).toBe(1_000_200);
+      expect(broker.list()[0].deadline).toBe(deadline);
+      expect(db.rows.get(r.request_id)?.request.deadline).toBe(deadline);
+      await vi.advanceTimersByTimeAsync(149); // past the original deadline, 1 ms before the new one
+      expect(outcome).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(outcome?.status).toBe("timed_out");
+      await p;
+      expect(events.map((e) => e.type)).toEqual([
+        "question.requested",
+        "question.deadline_changed",
+        "question.timed_out",
+      ]);
+      expect(events[1]).toMatchObject({ request_id: r.request_id, deadline });
+      expect(broker.touch(r.request_id)).toMatchObject({ ok: false, code: "already_settled" });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("touch on a wait request changes nothing; on an unknown id it is refused", () => {
@@ -487,14 +501,21 @@ describe("policies (Q7)", () => {
     broker.cancelAll("all", "done");
   });
 
+  // Fails if settling leaves the timeout armed (a second, timed_out settle would be published).
   it("a reply before the deadline wins and clears the timer", async () => {
-    const { broker, types } = setup();
-    const r = request({ call: "c1", policy: timed("recommended", 40) });
-    const p = broker.ask(r, never());
-    broker.reply("t1", r.request_id, { answers: { stack: { selected: ["Rust"] } } }, web);
-    await new Promise((res) => setTimeout(res, 80));
-    expect((await p).status).toBe("answered");
-    expect(types()).toEqual(["question.requested", "question.answered"]);
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      const { broker, types } = setup();
+      const r = request({ call: "c1", policy: timed("recommended", 40) });
+      const p = broker.ask(r, never());
+      broker.reply("t1", r.request_id, { answers: { stack: { selected: ["Rust"] } } }, web);
+      expect(vi.getTimerCount()).toBe(0);
+      await vi.advanceTimersByTimeAsync(80);
+      expect((await p).status).toBe("answered");
+      expect(types()).toEqual(["question.requested", "question.answered"]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
+import { waitUntil } from "../../test/wait.js";
 import { collectTree, isAlive, killTree, killTreeSync, parseProcStat } from "./process-tree.js";
 
 const started: ChildProcess[] = [];
@@ -68,7 +69,9 @@ describe("killTree", () => {
 
   it("with leaderGone, kills the group left behind but not the old root pid", async () => {
     const { root, pids } = await startTree("sleep 100 & echo $!", 1);
-    await new Promise((r) => setTimeout(r, 100)); // the shell exits, its background job stays
+    // The shell exits (and is reaped), its background job stays: polled, not a fixed 100 ms.
+    const shell = started.at(-1)!;
+    await waitUntil(() => shell.exitCode !== null || shell.signalCode !== null, "the shell to exit");
     expect(collectTree(root, { leaderGone: true })).toEqual(pids);
     await killTree(root, { leaderGone: true, graceMs: 200 });
     expect(isAlive(pids[0])).toBe(false);

@@ -1,12 +1,14 @@
 import { render } from "ink-testing-library";
 import { createElement as h } from "react";
 import { describe, expect, it } from "vitest";
+import { inAct } from "../../../test/ink-act.js";
 import { Composer, type PasteSource } from "./composer.js";
 import { ComposerHistory } from "./history.js";
 import { defaultKeymap } from "./keymap.js";
 import type { PasteListener } from "./paste.js";
 
-const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+// inAct (test/ink-act.ts) finishes every render and effect an input causes before the next
+// step: no fixed tick raced against a busy machine. Fails if a key reaches a stale handler.
 
 function mount(opts: { pastes?: PasteSource; history?: ComposerHistory; locked?: boolean } = {}) {
   const sent: string[] = [];
@@ -27,16 +29,13 @@ function mount(opts: { pastes?: PasteSource; history?: ComposerHistory; locked?:
 describe("Composer paste and history", () => {
   it("collects an in-band bracketed paste (markers reaching Ink) without submitting", async () => {
     const { ui, sent } = mount();
-    await tick();
-    ui.stdin.write("\x1b[200~one\rtwo\r");
-    await tick();
-    ui.stdin.write("\\\rthree\x1b[201~");
-    await tick();
+    await inAct();
+    await inAct(() => ui.stdin.write("\x1b[200~one\rtwo\r"));
+    await inAct(() => ui.stdin.write("\\\rthree\x1b[201~"));
     expect(sent).toEqual([]);
     expect(ui.lastFrame()).toContain("› one");
     expect(ui.lastFrame()).toContain("  three");
-    ui.stdin.write("\r");
-    await tick();
+    await inAct(() => ui.stdin.write("\r"));
     expect(sent).toEqual(["one\ntwo\n\\\nthree"]);
     ui.unmount();
   });
@@ -52,24 +51,27 @@ describe("Composer paste and history", () => {
       },
     };
     const { ui, sent } = mount({ pastes });
-    await tick();
-    expect(listener?.("a\nb")).toBe(true);
-    await tick();
+    await inAct();
+    let took: boolean | undefined;
+    await inAct(() => {
+      took = listener?.("a\nb");
+    });
+    expect(took).toBe(true);
     expect(ui.lastFrame()).toContain("  b");
-    ui.stdin.write("\r");
-    await tick();
+    await inAct(() => ui.stdin.write("\r"));
     expect(sent).toEqual(["a\nb"]);
-    ui.rerender(
-      h(Composer, {
-        keymap: defaultKeymap,
-        locked: true,
-        running: false,
-        onSubmit: () => {},
-        onInterrupt: () => {},
-        pastes,
-      }),
+    await inAct(() =>
+      ui.rerender(
+        h(Composer, {
+          keymap: defaultKeymap,
+          locked: true,
+          running: false,
+          onSubmit: () => {},
+          onInterrupt: () => {},
+          pastes,
+        }),
+      ),
     );
-    await tick();
     expect(listener).toBeUndefined();
     ui.unmount();
   });
@@ -78,16 +80,12 @@ describe("Composer paste and history", () => {
     const history = new ComposerHistory(undefined);
     history.record("from last time", "/");
     const { ui } = mount({ history });
-    await tick();
-    ui.stdin.write("\x1b[A");
-    await tick();
+    await inAct();
+    await inAct(() => ui.stdin.write("\x1b[A"));
     expect(ui.lastFrame()).toContain("› from last time");
-    ui.stdin.write("\x1b[B");
-    await tick();
-    history.addThread(["from the thread"]);
-    await tick();
-    ui.stdin.write("\x1b[A");
-    await tick();
+    await inAct(() => ui.stdin.write("\x1b[B"));
+    await inAct(() => history.addThread(["from the thread"]));
+    await inAct(() => ui.stdin.write("\x1b[A"));
     expect(ui.lastFrame()).toContain("› from the thread");
     ui.unmount();
   });

@@ -119,7 +119,11 @@ describe("PasteStdin", () => {
     expect(seen).toEqual(["keys:plain"]);
   });
 
+  // Fake timers drive the 5 ms marker and 50 ms idle waits exactly (real sleeps of 20 ms against
+  // a 50 ms timer flaked on a busy machine). Fails if the lone Esc is held past the marker wait,
+  // or an open paste is released before (or never after) the idle wait.
   it("a lone Esc is released after the marker wait; an open paste after the idle wait", async () => {
+    vi.useFakeTimers();
     const { tty, stdin, seen } = await setup();
     stdin.onPaste((t) => {
       seen.push(`paste:${t}`);
@@ -127,12 +131,14 @@ describe("PasteStdin", () => {
     });
     tty.send("\x1b");
     expect(seen).toEqual([]);
-    await new Promise((r) => setTimeout(r, 20));
+    vi.advanceTimersByTime(4);
+    expect(seen).toEqual([]);
+    vi.advanceTimersByTime(1);
     expect(seen).toEqual(["keys:\x1b"]);
     tty.send(`${S}never ends`);
-    await new Promise((r) => setTimeout(r, 20));
+    vi.advanceTimersByTime(49);
     expect(seen).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 60));
+    vi.advanceTimersByTime(1);
     expect(seen).toEqual(["keys:\x1b", "paste:never ends"]);
     stdin.dispose();
     tty.send("after");

@@ -50,17 +50,26 @@ describe("view store", () => {
     s.dispose();
   });
 
-  it("throttles notifications to frames", async () => {
-    const s = new ViewStore(info, { frameMs: 20, softWrapChars: 1e9 });
-    const listener = vi.fn();
-    s.subscribe(listener);
-    for (let i = 0; i < 500; i++)
-      s.handle({ type: "agent_message.delta", ...T, item_id: "m1", delta: "tok " });
-    expect(listener).not.toHaveBeenCalled();
-    await new Promise((r) => setTimeout(r, 60));
-    expect(listener).toHaveBeenCalledTimes(1);
-    expect(s.getSnapshot().messages[0].text.length).toBe(2000);
-    s.dispose();
+  // Fake timers: the frame fires exactly at 20 ms, whatever the machine's load. Fails if each
+  // delta notifies (or arms its own timer) instead of one notification per frame.
+  it("throttles notifications to frames", () => {
+    vi.useFakeTimers();
+    try {
+      const s = new ViewStore(info, { frameMs: 20, softWrapChars: 1e9 });
+      const listener = vi.fn();
+      s.subscribe(listener);
+      for (let i = 0; i < 500; i++)
+        s.handle({ type: "agent_message.delta", ...T, item_id: "m1", delta: "tok " });
+      expect(listener).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(19);
+      expect(listener).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(41);
+      expect(listener).toHaveBeenCalledTimes(1);
+      expect(s.getSnapshot().messages[0].text.length).toBe(2000);
+      s.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("folds reasoning, commands, steers and the turn end into cells", () => {

@@ -50,10 +50,11 @@ describe("exec_command output format", () => {
     expect(r.display).toMatchObject({ exit_code: 3, status: "failed" });
   });
 
-  it("returns promptly when a background job keeps the output pipes open", async () => {
-    const t0 = Date.now();
+  // No timing threshold: a call that waited for the pipes to close would reach its yield time
+  // with the job still holding them and report a running session, not the exit code. Fails if
+  // exec waits for pipe EOF instead of the shell's exit.
+  it("returns on the shell's exit when a background job keeps the output pipes open", async () => {
     const r = await run({ cmd: "sleep 30 & echo $!" });
-    expect(Date.now() - t0).toBeLessThan(2000);
     expect(r.output).toContain("Process exited with code 0");
     process.kill(Number(body(r.output as string)), "SIGKILL");
   });
@@ -221,10 +222,8 @@ describe("exec_command abort and pause", () => {
       }, 10);
     });
     expect(pids.every(isAlive)).toBe(true);
-    const t0 = Date.now();
     ctx.controller.abort();
     await expect(pending).rejects.toSatisfy(AbortError.isInstance);
-    expect(Date.now() - t0).toBeLessThan(2000);
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
     expect(sessions.size).toBe(0);
   });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { waitUntil } from "../../../test/wait.js";
 import { AbortError } from "../../util/abort.js";
 import { isAlive } from "../../util/process-tree.js";
 import { createExecTools, ExecSessions } from "./index.js";
@@ -76,9 +77,10 @@ describe("sessions", () => {
   });
 
   it("refuses to write to a session that already exited, then still returns its output", async () => {
-    const { exec, write } = setup();
+    const { sessions, exec, write } = setup();
     const id = sessionId((await exec({ cmd: "sleep 0.4; echo bye" })).output);
-    await new Promise((r) => setTimeout(r, 700));
+    // Polled until the process exited (not a fixed 700 ms a busy machine outruns).
+    await waitUntil(() => sessions.get(id)!.proc.exitCode !== null, "the session's process to exit");
     const refused = await write({ session_id: id, chars: "x" });
     expect(refused.success).toBe(false);
     expect(refused.output).toContain(`session ${id} already exited with code 0`);
@@ -124,7 +126,8 @@ describe("session lifecycle", () => {
     expect(r.output).toContain(
       `session ${b} is gone: it was killed to make room for newer sessions (limit 2)`,
     );
-    await new Promise((res) => setTimeout(res, 700));
+    // Polled with a deadline (not a fixed 700 ms). Fails if eviction leaves the process running.
+    await waitUntil(() => !isAlive(pidB), "the evicted session's process to die").catch(() => {});
     expect(isAlive(pidB)).toBe(false);
   });
 
