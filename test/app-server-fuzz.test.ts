@@ -16,6 +16,7 @@ import {
 } from "./app-server-client.js";
 import { ANSWER, answerAndFinish, questionScript, serverEnv, startPlanTurn } from "./app-server-helpers.js";
 import { type MockProcess, startMockProcess } from "./cli-helpers.js";
+import { replayable } from "./fc-replay.js";
 
 const MiB = 1024 * 1024;
 
@@ -166,7 +167,7 @@ describe("tandem app-server fuzz", () => {
         const m = await client.waitFor((x) => x.id === id, 5_000);
         expect(m.result.requests.map((r: any) => r.request_id)).toEqual([question.id]);
       }),
-      { numRuns: 300 },
+      replayable({ numRuns: 300 }),
     );
     await answerAndFinish(client, mock, question);
     expect(await s.close()).toBe(0);

@@ -8,6 +8,7 @@ import { request as httpRequest } from "node:http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Scripts } from "../src/mock-model/index.js";
+import { replayable } from "./fc-replay.js";
 import { isEvent, openSse, type Served, type SseClient, serve, TOKEN } from "./http-helpers.js";
 
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -38,10 +39,27 @@ describe("HTTP fuzz", () => {
     const asked = await sse.next(isEvent("question.requested", (e) => e.request.request_id !== settledId));
     requestId = JSON.parse(asked.data).event.request.request_id;
   });
+  // Order-independent (shuffle-safe): every test leaves the pending question pending and checks
+  // so at its end; it is answered only here, after all of them.
   afterAll(async () => {
-    sse.close();
-    await sv.close();
+    try {
+      const ok = await sv.call("POST", `/question/${requestId}/reply`, {
+        thread_id: threadId,
+        text: { stack: "1", name: "fuzzed" },
+      });
+      expect(ok.status).toBe(200);
+      await sse.next(isEvent("question.answered", (e) => e.request_id === requestId));
+    } finally {
+      sse.close();
+      await sv.close();
+    }
   });
+
+  /** The fuzzed server still lists the one pending question. Fails if a bad request settled it. */
+  const expectStillPending = async () => {
+    const pending = (await sv.call("GET", "/question")).json.questions;
+    expect(pending.map((q: any) => q.request_id)).toEqual([requestId]);
+  };
 
   const expectError = (r: { status: number; json: any; text: string }, label: string) => {
     expect(r.status, `${label}: ${r.text}`).toBeGreaterThanOrEqual(400);
@@ -134,6 +152,7 @@ describe("HTTP fuzz", () => {
       if (status) expect(r.status, label).toBe(status);
       expect(r.text, label).not.toMatch(/\n\s+at /);
     }
+    await expectStillPending();
   });
 
   it("bounds body size: 413 by content-length and for chunked bodies", async () => {
@@ -192,6 +211,7 @@ describe("HTTP fuzz", () => {
       req.end("}");
     });
     expect(small).toBe(404);
+    await expectStillPending();
   });
 
   it("random bodies on every write route never crash the server", async () => {
@@ -213,18 +233,12 @@ describe("HTTP fuzz", () => {
           else expectError(r, `${path} ${body?.slice(0, 80)}`);
         },
       ),
-      { numRuns: 150 },
+      replayable({ numRuns: 150 }),
     );
+    await expectStillPending();
   });
 
-  it("the pending question survived it all and is still answerable", async () => {
-    const pending = (await sv.call("GET", "/question")).json.questions;
-    expect(pending.map((q: any) => q.request_id)).toEqual([requestId]);
-    const ok = await sv.call("POST", `/question/${requestId}/reply`, {
-      thread_id: threadId,
-      text: { stack: "1", name: "fuzzed" },
-    });
-    expect(ok.status).toBe(200);
-    await sse.next(isEvent("question.answered", (e) => e.request_id === requestId));
+  it("the pending question survives and is still the one pending", async () => {
+    await expectStillPending();
   });
 });

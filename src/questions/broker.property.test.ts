@@ -5,6 +5,7 @@
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { replayable } from "../../test/fc-replay.js";
 import type { Event } from "../protocol/events.js";
 import type {
   Question,
@@ -338,7 +339,7 @@ describe("broker under random interleavings", () => {
   it("settles every ask exactly once, leaks nothing and never publishes a secret", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(cmdArb, { maxLength: 80 }), (cmds) => run(cmds)),
-      { numRuns: 300 },
+      replayable({ numRuns: 300 }),
     );
   });
 });

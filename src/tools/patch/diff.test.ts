@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { replayable } from "../../../test/fc-replay.js";
 import { diffOps, MAX_EDITS, unifiedDiff } from "./diff.js";
 
 /** Rebuilds `b` from `a` and an edit script, checking the script is consistent. */
@@ -37,7 +38,7 @@ describe("diffOps", () => {
         expect(replay(a, b, ops)).toEqual(b);
         expect(ops.filter((o) => o === 0).length).toBe(lcs(a, b));
       }),
-      { numRuns: 300 },
+      replayable({ numRuns: 300 }),
     );
   });
 
