@@ -7,7 +7,7 @@
  * error) decides what runs, what the model sees and how the turn ends. Every Codex-named message is
  * validated against the Codex schema (ajv, see app-server-schema.ts).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Script } from "../src/mock-model/index.js";
@@ -15,7 +15,7 @@ import { Scripts } from "../src/mock-model/index.js";
 import { processStdio, type TestClient, wsClient, wsServer } from "./app-server-client.js";
 import { modelRequests, PLAN_MODE, serverEnv } from "./app-server-helpers.js";
 import { type MockProcess, startMockProcess } from "./cli-helpers.js";
-import { tempDir } from "./helpers.js";
+import { outsideDir, tempDir } from "./helpers.js";
 
 const COMMAND_APPROVAL = "item/commandExecution/requestApproval";
 const FILE_CHANGE_APPROVAL = "item/fileChange/requestApproval";
@@ -69,9 +69,9 @@ describe("approvals over tandem app-server", () => {
     mock = undefined;
   });
 
-  /** A directory outside the workspace and outside temp: only an escalated command may write it. */
-  function outsideDir(): string {
-    const dir = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-approval-"));
+  /** A directory outside the workspace and temp (/var/lib, never $HOME): only an escalated command may write it. */
+  function freshOutside(): string {
+    const dir = outsideDir("tandem-approval-");
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     return dir;
   }
@@ -94,7 +94,7 @@ describe("approvals over tandem app-server", () => {
   }
 
   it("accept: the escalated command runs outside the sandbox and the model sees its output", async () => {
-    const outside = outsideDir();
+    const outside = freshOutside();
     const cmd = `echo ESC_$((6*7)) > ${outside}/a.txt && cat ${outside}/a.txt`;
     const { client } = await serve({
       steps: [
@@ -160,7 +160,7 @@ describe("approvals over tandem app-server", () => {
   });
 
   it("decline, and a JSON-RPC error reply: nothing runs and the model is told it was declined", async () => {
-    const outside = outsideDir();
+    const outside = freshOutside();
     const { client } = await serve({
       steps: [
         { output: [escalated("d1", `touch ${outside}/one`)] },
@@ -192,7 +192,7 @@ describe("approvals over tandem app-server", () => {
   });
 
   it("cancel: the turn ends interrupted, the call is recorded as aborted, the next turn is well paired", async () => {
-    const outside = outsideDir();
+    const outside = freshOutside();
     const { client } = await serve({
       steps: [
         { output: [escalated("c1", `touch ${outside}/never`)] },
@@ -222,7 +222,7 @@ describe("approvals over tandem app-server", () => {
   });
 
   it("acceptForSession: the same escalated command runs again in the thread without a second request", async () => {
-    const outside = outsideDir();
+    const outside = freshOutside();
     const cmd = `echo SESSION_$((6*7)) >> ${outside}/log.txt`;
     const { client } = await serve({
       steps: [
@@ -247,7 +247,7 @@ describe("approvals over tandem app-server", () => {
   });
 
   it("acceptWithExecpolicyAmendment remembers the proposed prefix rule; another rule is refused and asked again", async () => {
-    const outside = outsideDir();
+    const outside = freshOutside();
     const touch = (id: string, file: string) =>
       escalated(id, `touch ${outside}/${file}`, { prefix_rule: ["touch"] });
     const { client } = await serve({
@@ -372,7 +372,7 @@ describe("approvals over tandem app-server", () => {
   });
 
   it("approvals go before questions: a client that attaches gets the approval first, and either client may decide", async () => {
-    const outside = outsideDir();
+    const outside = freshOutside();
     const [ask] = Scripts.questionDemo().steps;
     const mockScript: Script = {
       steps: [

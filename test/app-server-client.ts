@@ -11,6 +11,7 @@ import WebSocket from "ws";
 import { runAppServer } from "../src/surfaces/app-server/index.js";
 import { codexValidator } from "./app-server-schema.js";
 import { BIN } from "./cli-helpers.js";
+import { tempDir } from "./helpers.js";
 import { sandboxFallback } from "./system-tools.js";
 
 type Json = Record<string, any>;
@@ -241,7 +242,12 @@ export function spawnAppServer(env: Record<string, string>, args: string[] = [])
   const fullEnv: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...env };
   delete fullEnv.CODEX_API_KEY;
   sandboxFallback(env.TANDEM_HOME);
-  const proc = spawn(cmd, [...pre, ...args], { env: fullEnv, stdio: ["pipe", "pipe", "pipe"] });
+  // Threads started without a cwd run in the server's: a temp dir, never the repository.
+  const proc = spawn(cmd, [...pre, ...args], {
+    env: fullEnv,
+    cwd: tempDir("tandem-app-server-cwd-"),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let errText = "";
   proc.stderr!.on("data", (d) => {
     errText += d;

@@ -3,12 +3,12 @@
  * edits the workspace, the exec --json stream reports file_change and todo_list items, the
  * turn diff is published, and a read-only sandbox asks before a patch writes.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EventOf } from "../src/protocol/events.js";
 import { jsonLines, type MockProcess, runTandem, startMockProcess } from "./cli-helpers.js";
-import { decide, type Harness, harness, tempDir } from "./helpers.js";
+import { decide, type Harness, harness, outsideDir, tempDir } from "./helpers.js";
 
 const PATCH = [
   "*** Begin Patch",
@@ -32,11 +32,19 @@ const plan = (statuses: string[]) => ({
 describe("coding tools through the loop", () => {
   let mock: MockProcess | undefined;
   let h: Harness | undefined;
+  /** Directories outside the sandbox's writable roots (never $HOME), removed after each test. */
+  const outsides: string[] = [];
+  const newOutside = (prefix: string) => {
+    const dir = outsideDir(prefix);
+    outsides.push(dir);
+    return dir;
+  };
   afterEach(async () => {
     await mock?.stop();
     await h?.close();
     mock = undefined;
     h = undefined;
+    for (const dir of outsides.splice(0)) rmSync(dir, { recursive: true, force: true });
   });
 
   it("exec --json: apply_patch edits files (file_change), update_plan emits todo_list items", async () => {
@@ -131,8 +139,8 @@ describe("coding tools through the loop", () => {
   });
 
   it("a patch that writes outside the workspace asks; accepted, it writes there", async () => {
-    const { mkdtempSync, existsSync } = await import("node:fs");
-    const outside = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-patch-out-"));
+    const { existsSync } = await import("node:fs");
+    const outside = newOutside("tandem-patch-out-");
     const patch = ["*** Begin Patch", `*** Add File: ${outside}/shared.md`, "+shared", "*** End Patch"].join(
       "\n",
     );
@@ -174,8 +182,7 @@ describe("coding tools through the loop", () => {
   });
 
   it("accept for session covers later patches to the same paths outside the workspace", async () => {
-    const { mkdtempSync } = await import("node:fs");
-    const outside = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-patch-session-"));
+    const outside = newOutside("tandem-patch-session-");
     const add = ["*** Begin Patch", `*** Add File: ${outside}/log.md`, "+one", "*** End Patch"].join("\n");
     const upd = [
       "*** Begin Patch",

@@ -7,12 +7,11 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { build } from "esbuild";
 import { afterEach, describe, expect, it } from "vitest";
 import { Scripts } from "../src/mock-model/index.js";
 import { createRuntime } from "../src/runtime/create.js";
 import { jsonLines, type MockProcess, runTandem, startMockProcess } from "./cli-helpers.js";
-import { tempDir } from "./helpers.js";
+import { outsideDir, tempDir } from "./helpers.js";
 
 const ASK = {
   type: "function_call",
@@ -58,23 +57,18 @@ describe("durable questions", () => {
       OPENAI_BASE_URL: mock.url,
       WORK_DIR: tempDir(),
     };
-    // Bundled and run by node itself (the tsx CLI would run it in a child of its own) so that
-    // SIGKILL hits the very process that holds the question.
-    // Inside the repo (gitignored) so the bundle resolves node_modules.
-    const bundle = resolve(import.meta.dirname, `../test-artifacts/ask-and-wait-${process.pid}.mjs`);
-    await build({
-      entryPoints: [resolve(import.meta.dirname, "fixtures/ask-and-wait.ts")],
-      outfile: bundle,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      packages: "external",
-      logLevel: "silent",
-    });
-    const child = spawn(process.execPath, [bundle], {
-      env,
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    // Run by node itself with tsx as a loader (`--import tsx`; the tsx CLI would run it in a child
+    // of its own) so that SIGKILL hits the very process that holds the question. Nothing is
+    // written into the repository (no bundle in test-artifacts/).
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", resolve(import.meta.dirname, "fixtures/ask-and-wait.ts")],
+      {
+        env,
+        cwd: resolve(import.meta.dirname, ".."), // resolves `tsx`; the thread runs in WORK_DIR
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     const first = await new Promise<{ thread_id: string; request_id: string }>((res) => {
       createInterface({ input: child.stdout! }).once("line", (l) => res(JSON.parse(l)));
     });
@@ -185,8 +179,9 @@ describe("durable questions", () => {
 
 describe("deferred approvals", () => {
   it("exec --questions defer stops at an approval (exit 3); resume --answer decision=Accept runs the command", async () => {
-    const { mkdtempSync, existsSync } = await import("node:fs");
-    const outside = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-defer-"));
+    const { existsSync, rmSync } = await import("node:fs");
+    // Outside the sandbox's writable roots, never in $HOME; removed below.
+    const outside = outsideDir("tandem-defer-");
     const mock = await startMockProcess({
       steps: [
         {
@@ -225,6 +220,7 @@ describe("deferred approvals", () => {
       ).toBe("finished");
     } finally {
       await mock.stop();
+      rmSync(outside, { recursive: true, force: true });
     }
   });
 });

@@ -2,8 +2,8 @@
  * End-to-end test helpers: a real Runtime (real SQLite in a temp TANDEM_HOME) talking to
  * `tandem mock-model` over real HTTP. Nothing of Tandem's own is mocked.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig, resolveProvider } from "../src/config/load.js";
 import { type MockModel, type Script, startMockModel } from "../src/mock-model/index.js";
@@ -16,6 +16,22 @@ import { sandboxFallback } from "./system-tools.js";
 
 export function tempDir(prefix = "tandem-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * A fresh directory outside every writable root of the sandbox (the workspace, /tmp, /var/tmp,
+ * /dev/shm), for tests where only an approved, unsandboxed write may reach it: under /var/lib
+ * (`/var/lib/tandem-test-…`), never in $HOME. The caller removes it (afterEach or finally) with
+ * `rmSync(dir, { recursive: true, force: true })`. Where /var/lib is not writable (not root), it
+ * falls back to $HOME, still removed by the caller.
+ */
+export function outsideDir(prefix = "tandem-test-"): string {
+  try {
+    mkdirSync("/var/lib", { recursive: true });
+    return mkdtempSync(join("/var/lib", prefix));
+  } catch {
+    return mkdtempSync(join(homedir(), `.${prefix}`));
+  }
 }
 
 export interface Harness {

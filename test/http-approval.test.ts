@@ -6,10 +6,11 @@
  * Accept runs it outside the sandbox, Decline (or `/reject`) tells the model it was declined,
  * Cancel interrupts the turn. History, read back with `GET /thread/:id`, stays well paired.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Script } from "../src/mock-model/index.js";
+import { outsideDir } from "./helpers.js";
 import { isEvent, openSse, type Served, type SseClient, serve, TOKEN } from "./http-helpers.js";
 import { missing } from "./system-tools.js";
 
@@ -55,9 +56,9 @@ afterEach(async () => {
   for (const f of cleanup.splice(0)) f();
 });
 
-/** A fresh directory under $HOME: the workspace-write sandbox cannot write there. */
-function outsideDir(): string {
-  const dir = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-http-approval-"));
+/** A fresh directory outside every sandbox writable root (/var/lib, never $HOME), removed after the test. */
+function freshOutside(): string {
+  const dir = outsideDir("tandem-http-approval-");
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
@@ -138,7 +139,7 @@ async function pairedHistory(s: Served, threadId: string) {
 
 describe.skipIf(!hasBwrap)("approvals over the HTTP API", () => {
   it("accept: listed before the question with command and justification; the command runs unsandboxed", async () => {
-    const outside = outsideDir();
+    const outside = freshOutside();
     const cmd = `echo HTTP_$((6*7)) > ${outside}/a.txt && cat ${outside}/a.txt`;
     const script: Script = {
       steps: [
@@ -211,7 +212,7 @@ describe.skipIf(!hasBwrap)("approvals over the HTTP API", () => {
   });
 
   it("decline (and /reject): nothing runs and the model is told it was declined", async () => {
-    const outside = outsideDir();
+    const outside = freshOutside();
     const script: Script = {
       steps: [
         { output: [escalated("call_d1", `touch ${outside}/one`)] },
@@ -254,7 +255,7 @@ describe.skipIf(!hasBwrap)("approvals over the HTTP API", () => {
   });
 
   it("cancel: the turn ends interrupted, the call is recorded as aborted, the next turn is well paired", async () => {
-    const outside = outsideDir();
+    const outside = freshOutside();
     const script: Script = {
       steps: [
         { output: [escalated("call_can", `touch ${outside}/never`)] },

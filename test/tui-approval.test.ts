@@ -3,15 +3,16 @@
  * `tandem` TUI as a real process against `tandem mock-model` as a real process, with real
  * bubblewrap. The scripted model asks for an escalated `exec_command`; the TUI shows the approval
  * overlay; keys decide (Accept, Decline, Cancel). What ran is checked on disk (a directory under
- * $HOME — outside the workspace and outside temp, so only an unsandboxed command can write it),
+ * /var/lib — outside the workspace and outside temp, so only an unsandboxed command can write it),
  * what the model saw in the mock's request log, and the thread's history in the SQLite store:
  * every call has exactly one output.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Script } from "../src/mock-model/index.js";
 import { openStore } from "../src/store/index.js";
+import { outsideDir } from "./helpers.js";
 import { missing } from "./system-tools.js";
 import { hasTmux, requests, tuiHarness } from "./tui-harness.js";
 
@@ -24,9 +25,9 @@ const { launch, startMock, waitFor, keys, literal, defer } = tuiHarness({
   tempPrefix: "tandem-tui",
 });
 
-/** A fresh directory under $HOME: the workspace-write sandbox cannot write there. */
-function outsideDir(): string {
-  const dir = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-tui-approval-"));
+/** A fresh directory outside every sandbox writable root (/var/lib, never $HOME), removed after the test. */
+function freshOutside(): string {
+  const dir = outsideDir("tandem-tui-approval-");
   defer(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
@@ -125,7 +126,7 @@ describe.skipIf(!hasTmux || !hasBwrap)(
   { timeout: 120_000 },
   () => {
     it("accept: the command runs outside the sandbox and the model's next request carries its output", async () => {
-      const outside = outsideDir();
+      const outside = freshOutside();
       const cmd = `echo TUI_$((6*7)) > ${outside}/a.txt && cat ${outside}/a.txt`;
       const script: Script = {
         steps: [
@@ -157,7 +158,7 @@ describe.skipIf(!hasTmux || !hasBwrap)(
     });
 
     it("decline: nothing runs and the model is told the user declined", async () => {
-      const outside = outsideDir();
+      const outside = freshOutside();
       const cmd = `touch ${outside}/declined.txt`;
       const script: Script = {
         steps: [
@@ -187,7 +188,7 @@ describe.skipIf(!hasTmux || !hasBwrap)(
     });
 
     it("cancel: the turn is interrupted, nothing runs, and the next turn is well paired", async () => {
-      const outside = outsideDir();
+      const outside = freshOutside();
       const cmd = `touch ${outside}/cancelled.txt`;
       const script: Script = {
         steps: [
