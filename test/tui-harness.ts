@@ -6,8 +6,8 @@
  * `afterEach` that kills the session, stops the mock model and runs deferred cleanups, in that order.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { afterEach } from "vitest";
 import { BIN, type MockProcess, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
@@ -17,23 +17,13 @@ import { missing, sandboxFallback } from "./system-tools.js";
 export const ROOT = resolve(import.meta.dirname, "..");
 /** Whether tmux is installed (the TUI tests skip without it; see system-tools.ts). */
 export const hasTmux = missing("tmux").length === 0;
-/** Whether `npm run build` has produced `dist/cli.js` (tests that need `./bin/tandem` skip without it). */
-export const hasBuild = existsSync(resolve(ROOT, "dist/cli.js"));
-
 /**
- * What runs in the pane when a test may work from the sources: the built `./bin/tandem` when
- * dist/ contains the TUI (`npm test` builds first), else the sources through tsx
- * (`src/surfaces/tui/dev-main.tsx`).
+ * What runs in the pane: always the built `./bin/tandem`. test/global-setup.ts rebuilds dist/
+ * before the run when any source is newer (or fails the run), so it is never an old bundle, and
+ * the tests never switch silently between dist/ and the sources.
  */
 export function builtOrSourceTui(): string[] {
-  const dist = resolve(ROOT, "dist");
-  const built =
-    existsSync(dist) &&
-    readdirSync(dist).some(
-      (f) => f.endsWith(".js") && readFileSync(join(dist, f), "utf8").includes("function runTui"),
-    );
-  if (built && readFileSync(resolve(ROOT, "src/cli.ts"), "utf8").includes("runTui")) return [BIN];
-  return [resolve(ROOT, "node_modules/.bin/tsx"), resolve(ROOT, "src/surfaces/tui/dev-main.tsx")];
+  return [BIN];
 }
 
 /** Single-quotes `s` for a POSIX shell. */
