@@ -15,6 +15,8 @@ export interface PickerItem {
   value: string;
   /** The setting in force: marked, and selected when the picker opens. */
   current?: boolean;
+  /** Selected when the picker opens (when no item is current). */
+  initial?: boolean;
 }
 
 export interface PickerRequest {

@@ -119,7 +119,8 @@ describe("the / list in the composer", () => {
     ui.unmount();
   });
 
-  // fails if the picker did not take the keys, ignored ↓, or did not report the choice (or Esc)
+  // fails if the picker did not take the keys, ignored ↓, did not report the choice (or Esc), or
+  // did not preselect the initial item when none is current
   it("shows an open picker instead of the input and reports the choice", async () => {
     const menus = new MenuHost();
     const picked: Array<string | undefined> = [];
@@ -150,6 +151,16 @@ describe("the / list in the composer", () => {
     await until(() => frame().includes("Again"), "the second picker");
     await press(KEY.esc, () => picked.length === 2, "the cancel");
     expect(picked).toEqual(["b", undefined]);
+    menus.open({
+      title: "Preselected",
+      items: [
+        { label: "one", value: "1" },
+        { label: "two", value: "2", initial: true },
+      ],
+      onPick: (v) => picked.push(v),
+    });
+    await until(() => /› 2\. two/.test(frame()), "the initial item selected");
+    expect(frame()).not.toContain("(current)");
     ui.unmount();
   });
 });

@@ -58,12 +58,10 @@ export function PickerView({
   rows?: number;
 }) {
   const { items } = request;
-  const [selected, setSelected] = useState(() =>
-    Math.max(
-      0,
-      items.findIndex((i) => i.current),
-    ),
-  );
+  const [selected, setSelected] = useState(() => {
+    const current = items.findIndex((i) => i.current);
+    return Math.max(0, current >= 0 ? current : items.findIndex((i) => i.initial));
+  });
   const start = windowStart(selected, items.length, rows);
   // Keys may arrive before React re-attaches this handler: read the selection from a ref.
   const at = useRef(selected);

@@ -142,7 +142,8 @@ export function modelChoices(runtime: Runtime, thread: Thread): PickerItem[] {
 }
 
 export function effortChoices(current: Effort | undefined): PickerItem[] {
-  return EFFORTS.map((e) => ({ label: e, value: e, current: e === (current ?? "medium") }));
+  // Unset, the provider's default applies: nothing is marked current, "medium" is preselected.
+  return EFFORTS.map((e) => ({ label: e, value: e, current: e === current, initial: e === "medium" }));
 }
 
 export function approvalChoices(thread: Thread): PickerItem[] {
