@@ -40,6 +40,7 @@ import {
   type SettingsPatch,
   statusLines,
   threadByPrefix,
+  threadListLines,
 } from "./session.js";
 import { ViewStore } from "./view-store.js";
 
@@ -389,18 +390,8 @@ export class TuiController {
   }
 
   private listThreads(): void {
-    const threads = this.runtime.store.listThreads({ limit: 15 });
-    if (!threads.length) {
-      this.store.notice("no threads yet", "dim");
-      return;
-    }
-    const lines = threads.map((t) => {
-      const pending = this.runtime.store.pendingQuestions(t.id).length;
-      const when = new Date(t.updated_at).toISOString().replace("T", " ").slice(0, 16);
-      const mark = t.id === this.threadId ? "*" : " ";
-      return `${mark} ${t.id}  ${when}  ${t.status.padEnd(15)}${pending ? ` ${pending} pending question(s)` : ""}  ${t.cwd}`;
-    });
-    this.store.notice(["Threads (/resume ID to open one):", ...lines].join("\n"), "dim");
+    const lines = threadListLines(this.runtime, this.threadId);
+    this.store.notice(lines ? lines.join("\n") : "no threads yet", "dim");
   }
 
   dispose(): void {

@@ -241,6 +241,19 @@ export function initAgentsMd(cwd: string): { ok: boolean; message: string } {
   return { ok: true, message: `Wrote ${path}: a skeleton to fill in (new threads include it).` };
 }
 
+/** `/threads`: recent threads, the shown one starred (undefined when there are none). */
+export function threadListLines(runtime: Runtime, shown: string): string[] | undefined {
+  const threads = runtime.store.listThreads({ limit: 15 });
+  if (!threads.length) return undefined;
+  const lines = threads.map((t) => {
+    const pending = runtime.store.pendingQuestions(t.id).length;
+    const when = new Date(t.updated_at).toISOString().replace("T", " ").slice(0, 16);
+    const mark = t.id === shown ? "*" : " ";
+    return `${mark} ${t.id}  ${when}  ${t.status.padEnd(15)}${pending ? ` ${pending} pending question(s)` : ""}  ${t.cwd}`;
+  });
+  return ["Threads (/resume ID to open one):", ...lines];
+}
+
 /** The `/resume` picker's threads: newest first, without the one shown, with titles and ages. */
 export function resumeChoices(runtime: Runtime, shown: string, now = Date.now()): PickerItem[] {
   return runtime.store
