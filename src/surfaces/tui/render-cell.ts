@@ -9,6 +9,7 @@
 import { block, displayWidth, hardWrap, type Piece, paint, row, type Style, wrapPieces } from "./ansi.js";
 import type { Cell } from "./cells.js";
 import { answerRows, compact, duration, fold, outcomeTitle } from "./format.js";
+import { highlightLine } from "./highlight.js";
 import type { MdLine, Span } from "./markdown.js";
 
 export interface RenderOptions {
@@ -58,7 +59,9 @@ export function renderMdLine(line: MdLine, lead: Piece[], cont: Piece[], o: Rend
       return block(lead, cont, [p(line.open ? `┌ ${line.lang || "code"}` : "└", DIM)], width, color);
     case "code": {
       const rows = hardWrap(line.text || " ", width - 4 - 2);
-      return rows.map((r, i) => row([...(i === 0 ? lead : cont), p("│ ", DIM), p(r, S.code)], color));
+      return rows.map((r, i) =>
+        row([...(i === 0 ? lead : cont), p("│ ", DIM), ...highlightLine(r, line.lang)], color),
+      );
     }
     case "heading":
       return block(
@@ -153,7 +156,10 @@ function cellLines(cell: Cell, o: RenderOptions): string[] {
         width,
         color,
       );
-      const body = fold(cell.output).flatMap((l) =>
+      // A declined command's output is addressed to the model; the user gets their own words.
+      const declined = cell.status === "declined" && cell.output.startsWith("The user declined");
+      const output = declined ? "You declined this command." : cell.output;
+      const body = fold(output).flatMap((l) =>
         hardWrap(l, width - 4).map((r) => paint(`  │ ${r}`, DIM, color)),
       );
       const end = cell.exitCode === null ? cell.status : `exit ${cell.exitCode}`;

@@ -8,12 +8,16 @@ import { compact, shortPath } from "./format.js";
 import { theme } from "./theme.js";
 import type { Status } from "./view-store.js";
 
-/** Ticks once a second while a turn runs, for the elapsed time. */
+/** Spinner frames of the working indicator. */
+export const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+const FRAME_MS = 120;
+
+/** Ticks while a turn runs (a spinner frame each time), for the elapsed time. */
 function useElapsed(since: number | null): number | null {
   const [now, setNow] = useState(Date.now);
   useEffect(() => {
     if (since === null) return;
-    const id = setInterval(() => setNow(Date.now()), 1000);
+    const id = setInterval(() => setNow(Date.now()), FRAME_MS);
     return () => clearInterval(id);
   }, [since]);
   return since === null ? null : Math.max(0, now - since);
@@ -57,6 +61,9 @@ export function StatusLine({
           <Text color={theme.demo} bold>
             {"DEMO — scripted model, no API key · "}
           </Text>
+        ) : null}
+        {elapsed !== null && state.text === "working" ? (
+          <Text color={state.color}>{`${SPINNER[Math.floor(elapsed / FRAME_MS) % SPINNER.length]} `}</Text>
         ) : null}
         <Text color={state.color} bold>
           {state.text}
