@@ -90,30 +90,63 @@ describe.skipIf(process.platform !== "linux")("a background job left by a finish
     { sandbox: "workspace-write", end: "close", needs: ["bwrap"] },
   ];
   for (const [i, c] of cases.entries()) {
-    it.skipIf(missing(...c.needs).length > 0)(`dies at ${c.end === "close" ? "thread close" : "runtime shutdown"} (${c.sandbox})`, async () => {
-      const tag = `${process.pid}${i}7`;
-      const h = await harness({
-        script: {
-          steps: [
-            { output: [exec(`sleep ${tag} >/dev/null 2>&1 & echo started`)] },
-            { output: [{ type: "message" as const, text: "left a job" }] },
-          ],
-        },
-        overrides: [`sandbox_mode="${c.sandbox}"`],
-      });
-      try {
-        const t = h.runtime.startThread({ cwd: h.cwd });
-        expect((await t.startTurn("start a job").done).status).toBe("completed");
-        // Outside the sandbox the job outlives its command (inside, bwrap's PID namespace ends it).
-        if (c.sandbox === "danger-full-access") expect(sleepers(tag)).toHaveLength(1);
-        if (c.end === "close") await t.close();
-        else await h.runtime.shutdown();
-        // fails if thread close / runtime shutdown kills only live exec sessions, not leftovers.
-        await until(() => sleepers(tag).length === 0, 10_000);
-      } finally {
-        for (const pid of sleepers(tag)) process.kill(pid, "SIGKILL");
-        await h.close();
-      }
-    });
+    it.skipIf(missing(...c.needs).length > 0)(
+      `dies at ${c.end === "close" ? "thread close" : "runtime shutdown"} (${c.sandbox})`,
+      async () => {
+        const tag = `${process.pid}${i}7`;
+        const h = await harness({
+          script: {
+            steps: [
+              { output: [exec(`sleep ${tag} >/dev/null 2>&1 & echo started`)] },
+              { output: [{ type: "message" as const, text: "left a job" }] },
+            ],
+          },
+          overrides: [`sandbox_mode="${c.sandbox}"`],
+        });
+        try {
+          const t = h.runtime.startThread({ cwd: h.cwd });
+          expect((await t.startTurn("start a job").done).status).toBe("completed");
+          // Outside the sandbox the job outlives its command (inside, bwrap's PID namespace ends it).
+          if (c.sandbox === "danger-full-access") expect(sleepers(tag)).toHaveLength(1);
+          if (c.end === "close") await t.close();
+          else await h.runtime.shutdown();
+          // fails if thread close / runtime shutdown kills only live exec sessions, not leftovers.
+          await until(() => sleepers(tag).length === 0, 10_000);
+        } finally {
+          for (const pid of sleepers(tag)) process.kill(pid, "SIGKILL");
+          await h.close();
+        }
+      },
+    );
   }
+});
+
+describe("the turn diff covers shell commands", () => {
+  it("a file a command writes and one it deletes appear in turn.diff", async () => {
+    const cwd = tempDir("tandem-cwd-");
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(`${cwd}/old.txt`, "old\n");
+    const h = await harness({
+      cwd,
+      script: {
+        steps: [
+          { output: [exec("printf 'hi\\n' > made.txt && rm old.txt")] },
+          { output: [{ type: "message" as const, text: "done" }] },
+        ],
+      },
+    });
+    try {
+      const t = h.runtime.startThread({ cwd });
+      expect((await t.startTurn("make a file").done).status).toBe("completed");
+      const diffs = h.events.map((s) => s.event).filter((e) => e.type === "turn.diff");
+      // fails if turn.diff covers apply_patch only (commands' changes are not compared)
+      const diff = (diffs.at(-1) as { diff: string } | undefined)?.diff ?? "";
+      expect(diff).toContain("+++ b/made.txt");
+      expect(diff).toContain("+hi");
+      expect(diff).toContain("--- a/old.txt");
+      expect(diff).toContain("-old");
+    } finally {
+      await h.close();
+    }
+  });
 });

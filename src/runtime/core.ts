@@ -35,6 +35,7 @@ import { Approvals } from "./approvals.js";
 import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from "./context.js";
 import { patchApprovalHook } from "./patch-approval.js";
 import { type ActiveTurn, Thread } from "./thread.js";
+import { workspaceDiffHooks } from "./workspace-diff.js";
 import { resolveThreadRef, type ThreadRef } from "./thread-ref.js";
 
 export interface RuntimeOptions {
@@ -300,6 +301,7 @@ export class Runtime {
         const t = this.threads.get(ctx.threadId);
         if (!t) return;
         t.diffs.track(changes);
+        t.workspace.observePatch(changes);
         t.emit({ type: "turn.diff", thread_id: t.id, turn_id: ctx.turnId, diff: t.diffs.diff() });
       },
     });
@@ -318,6 +320,7 @@ export class Runtime {
       }),
     );
     registry.addHooks(patchApprovalHook);
+    registry.addHooks(workspaceDiffHooks((id) => this.threads.get(id)));
     for (const h of this.hooks) registry.addHooks(h);
     const thread = new Thread(this, record, history, registry, () => sessions.closeAll());
     this.threads.set(record.id, thread);

@@ -23,6 +23,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
 import { PauseClock } from "../util/pause-clock.js";
 import type { Runtime } from "./core.js";
+import { TurnWorkspace } from "./workspace-diff.js";
 
 export interface ActiveTurn {
   id: string;
@@ -39,8 +40,10 @@ export class TurnBusyError extends Error {
 
 export class Thread {
   readonly pause = new PauseClock();
-  /** Net file changes of the current turn (apply_patch), for `turn.diff`. */
+  /** Net file changes of the current turn (apply_patch and commands), for `turn.diff`. */
   readonly diffs = new TurnDiffTracker();
+  /** The workspace as the current turn found it, for commands' changes (workspace-diff.ts). */
+  readonly workspace = new TurnWorkspace();
   private history: ResponseItem[];
   active: ActiveTurn | undefined;
   status: ThreadStatus = "idle";
@@ -175,6 +178,7 @@ export class Thread {
     });
     this.setStatus(this.core.broker.pendingCount(this.id) > 0 ? "waiting_on_user" : "running");
     this.diffs.reset();
+    this.workspace.start(options.cwd ?? this.record.cwd);
     this.emit({ type: "turn.started", thread_id: this.id, turn_id: turnId, mode });
     turn.done = this.run(turn, resumed);
     return turn;
