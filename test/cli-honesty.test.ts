@@ -2,9 +2,10 @@
  * Issue 10 "CLI honesty", end to end through `./bin/tandem`: --help and unknown options on every
  * subcommand (item 4), a nonexistent --cd refused before anything is stored (item 5),
  * connection errors that name the URL and the cause once (item 7), thread ids by unique prefix
- * (CLI and HTTP) and `tandem rules list|remove` (item 12/13).
+ * (CLI and HTTP), `tandem rules list|remove` (item 12/13), and exec's human output: a header line,
+ * file changes as a diff summary, plans as a checklist (item 14).
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -34,7 +35,8 @@ describe("connection errors (item 7)", () => {
     // (an `error:` line and a `turn failed:` line for the same error).
     const human = await runTandem(["exec", "-c", "retry_base_ms=1", "hi"], { env });
     expect(human.code).toBe(1);
-    const lines = human.stderr.trim().split("\n");
+    const [header, ...lines] = human.stderr.trim().split("\n");
+    expect(header).toMatch(/^tandem exec · model /);
     expect(lines.at(-1)).toBe(`turn failed: ${expected}`);
     expect(human.stderr.split(expected).length - 1).toBe(lines.length);
     // Each retry is one line naming the same cause (4 retries by default), then the failure.
@@ -248,5 +250,72 @@ describe("tandem rules list|remove", () => {
     store.close();
     const json = await runTandem(["rules", "--json"], { env, cwd: project });
     expect(JSON.parse(json.stdout)).toEqual({ project: rulesProject(project), rules: [["git", "status"]] });
+  });
+});
+
+describe("exec human output (item 14)", () => {
+  let mock: MockProcess | undefined;
+  afterEach(async () => {
+    await mock?.stop();
+    mock = undefined;
+  });
+
+  const plan = (explanation: string, statuses: string[]) => ({
+    type: "function_call" as const,
+    name: "update_plan",
+    arguments: { explanation, plan: statuses.map((status, i) => ({ step: `step ${i + 1}`, status })) },
+  });
+  const PATCH = [
+    "*** Begin Patch",
+    "*** Update File: app.txt",
+    "@@",
+    " line one",
+    "-line two",
+    "+line 2",
+    "+line 2b",
+    " line three",
+    "*** Add File: notes.md",
+    "+# Notes",
+    "*** End Patch",
+  ].join("\n");
+
+  // fails if the header is missing a field or printed after turn output, if file changes are
+  // shown without their path/kind/line counts (or counted with the ---/+++ headers), or if
+  // plan updates are not a checklist with done and open steps.
+  it("starts with one header line, then a plan checklist and a diff summary per file", async () => {
+    mock = await startMockProcess({
+      steps: [
+        { output: [plan("steps", ["in_progress", "pending"])] },
+        { output: [{ type: "custom_tool_call", name: "apply_patch", input: PATCH, call_id: "p1" }] },
+        { output: [plan("done", ["completed", "completed"])] },
+        { output: [{ type: "message", text: "patched" }] },
+      ],
+    });
+    const cwd = tempDir();
+    writeFileSync(join(cwd, "app.txt"), "line one\nline two\nline three\n");
+    const env = { TANDEM_HOME: tempDir(), OPENAI_API_KEY: "k", OPENAI_BASE_URL: mock.url };
+    const args = ["exec", "-m", "gpt-test", "-s", "danger-full-access", "-c", 'approval_policy="never"'];
+    const r = await runTandem([...args, "--cd", cwd, "edit it"], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("patched\n");
+    expect(readFileSync(join(cwd, "app.txt"), "utf8")).toBe("line one\nline 2\nline 2b\nline three\n");
+    const threadId = JSON.parse((await runTandem(["threads", "--json"], { env })).stdout).id;
+    expect(r.stderr).toBe(
+      [
+        `tandem exec · model gpt-test · cwd ${cwd} · sandbox danger-full-access · approvals never · thread ${threadId}`,
+        "Plan:",
+        "  steps",
+        "  [ ] step 1 (in progress)",
+        "  [ ] step 2",
+        "→ apply_patch",
+        "M app.txt (+2 -1)",
+        "A notes.md (+1 -0)",
+        "Plan:",
+        "  done",
+        "  [x] step 1",
+        "  [x] step 2",
+        "",
+      ].join("\n"),
+    );
   });
 });

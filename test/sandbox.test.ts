@@ -6,7 +6,7 @@
  * decline and cancel with history well paired.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +15,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { EventOf } from "../src/protocol/events.js";
 import { isKnownSafe } from "../src/tools/exec/safe-commands.js";
 import { sandboxWrap } from "../src/tools/exec/sandbox.js";
-import { decide, type Harness, harness, tempDir } from "./helpers.js";
+import { decide, type Harness, harness, outsideDir, tempDir } from "./helpers.js";
+import { missing } from "./system-tools.js";
 
 const call = (id: string, cmd: string, extra: Record<string, unknown> = {}) => ({
   type: "function_call" as const,
@@ -34,16 +35,24 @@ function outputOf(h: Harness, callId: string): string {
   return "";
 }
 
-describe("sandbox (bubblewrap)", () => {
+describe.skipIf(missing("bwrap").length > 0)("sandbox (bubblewrap)", () => {
   let h: Harness | undefined;
+  const outsideDirs: string[] = [];
   afterEach(async () => {
     await h?.close();
     h = undefined;
+    for (const d of outsideDirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
+  /** A directory outside every writable root (not under /tmp or $HOME), removed after the test. */
+  const outsideRoot = (prefix: string) => {
+    const d = outsideDir(prefix);
+    outsideDirs.push(d);
+    return d;
+  };
 
   // Fails if the sandbox writes outside the workspace, or cannot write its workspace or /tmp.
   it("workspace-write: writes inside the workspace and temp, not outside", async () => {
-    const outside = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-outside-"));
+    const outside = outsideRoot("tandem-outside-");
     h = await harness({
       script: {
         steps: [
@@ -127,7 +136,7 @@ describe("sandbox (bubblewrap)", () => {
   });
 
   it("escalation asks; once approved the command runs unsandboxed once; decline is told to the model", async () => {
-    const outside = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-esc-"));
+    const outside = outsideRoot("tandem-esc-");
     h = await harness({
       script: {
         steps: [
@@ -173,7 +182,7 @@ describe("sandbox (bubblewrap)", () => {
   });
 
   it("a remembered prefix rule skips the next ask and survives a restart", async () => {
-    const outside = mkdtempSync(join(process.env.HOME ?? "/root", ".tandem-rule-"));
+    const outside = outsideRoot("tandem-rule-");
     const home = tempDir("tandem-home-");
     const cwd = tempDir("tandem-cwd-");
     const esc = (id: string, file: string) =>

@@ -181,6 +181,8 @@ describe.skipIf(!hasTmux)("TUI commands in tmux (real processes)", { timeout: 12
     expect(after(screen, "Resumed thread")).toContain("› alpha task");
     literal("/new");
     keys("Enter");
+    // Keys sent before the command ran could reach the composer in one chunk with the Enter.
+    await waitFor(/(New thread[\s\S]*){3}/);
     literal(`/resume ${first!.slice(0, first!.length - 3)}`);
     keys("Enter");
     await waitFor(new RegExp(`Resumed thread ${first}[\\s\\S]*Resumed thread ${first}`));

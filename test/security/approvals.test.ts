@@ -15,8 +15,9 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { EventOf } from "../../src/protocol/events.js";
 import { decide, type Harness, harness, tempDir } from "../helpers.js";
+import { missing } from "../system-tools.js";
 
-const hasBwrap = spawnSync("bwrap", ["--version"]).status === 0;
+const hasBwrap = missing("bwrap").length === 0;
 
 const call = (id: string, cmd: string, extra: Record<string, unknown> = {}) => ({
   type: "function_call" as const,

@@ -15,7 +15,7 @@
  * Sandboxing is not what these tests are about: they run danger-full-access so they also run
  * where bubblewrap is missing.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -27,9 +27,10 @@ import { serverEnv, startPlanTurn } from "../app-server-helpers.js";
 import { BIN, type MockProcess, runTandem, startMockProcess } from "../cli-helpers.js";
 import { type Harness, harness, tempDir } from "../helpers.js";
 import { isEvent, openSse, serve, TOKEN } from "../http-helpers.js";
+import { missing } from "../system-tools.js";
 
 const SSE_AUTH = { authorization: `Bearer ${TOKEN}` };
-const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
+const hasTmux = missing("tmux").length === 0;
 
 const SECRET = "sk-SECRET-8f3a91c2d7e6";
 const HEAD = SECRET.slice(0, 10); // "sk-SECRET-": what a split read used to show

@@ -1,8 +1,11 @@
 /**
  * Human output for `tandem exec`: the answer streams to stdout; progress (commands, their
  * output, reasoning, retries) goes to stderr so stdout stays pipeable.
+ *
+ * Like the TUI: one header line first (model, cwd, sandbox, approvals, thread), file changes as
+ * a short summary per file (`M src/a.ts (+3 -1)`), plan updates as a checklist (`[x] step`).
  */
-import type { Event } from "../../protocol/events.js";
+import type { Event, TurnItem } from "../../protocol/events.js";
 import type { QuestionRequest } from "../../protocol/questions.js";
 
 const dim = (s: string, color: boolean) => (color ? `\x1b[2m${s}\x1b[0m` : s);
@@ -34,8 +37,9 @@ export class HumanPrinter {
           this.err.write(`${dim(`thinking: ${item.text}`, this.color)}\n`);
         } else if (item.type === "command_execution") {
           this.err.write(dim(`  exit ${item.exit_code ?? "?"} (${item.status})\n`, this.color));
-        } else if (item.type === "file_change" && item.error) {
-          this.err.write(`apply_patch failed: ${item.error}\n`);
+        } else if (item.type === "file_change") {
+          this.err.write(fileChangeSummary(item));
+          if (item.error) this.err.write(`apply_patch failed: ${item.error}\n`);
         } else if (item.type === "tool_call") {
           this.err.write(dim(`  ${item.tool}: ${item.status}\n`, this.color));
         }
@@ -43,7 +47,12 @@ export class HumanPrinter {
       }
       case "item.started":
         if (event.item.type === "command_execution") this.err.write(`$ ${event.item.command}\n`);
-        else if (event.item.type === "tool_call") this.err.write(`→ ${event.item.tool}\n`);
+        // update_plan shows as its checklist (plan.updated) instead.
+        else if (event.item.type === "tool_call" && event.item.tool !== "update_plan")
+          this.err.write(`→ ${event.item.tool}\n`);
+        break;
+      case "plan.updated":
+        this.err.write(planChecklist(event.plan, event.explanation));
         break;
       case "exec.output_delta":
         this.err.write(dim(event.chunk, this.color));
@@ -59,10 +68,71 @@ export class HumanPrinter {
     }
   }
 
+  /** The run's one header line, before any turn output. */
+  header(h: RunHeader): void {
+    const parts = [
+      `model ${h.model}`,
+      `cwd ${h.cwd}`,
+      `sandbox ${h.sandbox}`,
+      `approvals ${h.approvals}`,
+      `thread ${h.threadId}`,
+    ];
+    this.err.write(`${dim(`tandem exec · ${parts.join(" · ")}`, this.color)}\n`);
+  }
+
   question(request: QuestionRequest, resumeHint?: string): void {
     this.err.write(formatQuestion(request));
     if (resumeHint) this.err.write(`${resumeHint}\n`);
   }
+}
+
+export interface RunHeader {
+  model: string;
+  cwd: string;
+  sandbox: string;
+  approvals: string;
+  threadId: string;
+}
+
+type FileChange = Extract<TurnItem, { type: "file_change" }>;
+type PlanStep = Extract<Event, { type: "plan.updated" }>["plan"][number];
+const TAG = { add: "A", update: "M", delete: "D", move: "R" } as const;
+
+/** Added and removed lines of a unified diff (hunk bodies only; `---`/`+++` headers skipped). */
+export function diffCounts(diff: string): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  let inHunk = false;
+  for (const line of diff.split("\n")) {
+    if (line.startsWith("@@")) inHunk = true;
+    else if (!inHunk) continue;
+    else if (line.startsWith("+")) added++;
+    else if (line.startsWith("-")) removed++;
+  }
+  return { added, removed };
+}
+
+/** One line per changed file: `M src/a.ts (+3 -1)`; declined or failed edits say so first. */
+export function fileChangeSummary(item: FileChange): string {
+  const prefix = item.status === "declined" ? "declined: " : item.status === "failed" ? "not applied: " : "";
+  return item.changes
+    .map((c) => {
+      const { added, removed } = diffCounts(c.diff);
+      const path = c.move_path ? `${c.path} → ${c.move_path}` : c.path;
+      return `${prefix}${TAG[c.kind] ?? "M"} ${path} (+${added} -${removed})\n`;
+    })
+    .join("");
+}
+
+/** The model's plan as a checklist: `[x]` done, `[ ]` to do (marked when in progress). */
+export function planChecklist(plan: PlanStep[], explanation: string | null): string {
+  const lines = ["Plan:"];
+  if (explanation) lines.push(`  ${explanation}`);
+  for (const p of plan)
+    lines.push(
+      `  [${p.status === "completed" ? "x" : " "}] ${p.step}${p.status === "in_progress" ? " (in progress)" : ""}`,
+    );
+  return `${lines.join("\n")}\n`;
 }
 
 export function formatQuestion(request: QuestionRequest): string {

@@ -248,6 +248,14 @@ export async function runExec(argv: string[]): Promise<number> {
           writableRoots: args.addDir.map((d) => resolve(d)),
         });
     threadId = thread.id;
+    if (!args.json)
+      printer.header({
+        model: thread.record.model,
+        cwd: thread.record.cwd,
+        sandbox: thread.sandbox().mode,
+        approvals: thread.approvalPolicy(),
+        threadId: thread.id,
+      });
     // Ctrl-C / SIGTERM interrupt the turn (process trees killed, history paired, exit 1);
     // a second signal exits at once.
     let signalled = false;
