@@ -9,7 +9,8 @@
  * History: `history` (history.ts) seeds ↑/↓ and pushes changes (a resumed thread's messages).
  * The `/` list: while the draft is a lone `/word`, the matching commands show under the input
  * (commands.ts `filterCommands`); popup.up/down move, popup.complete fills in `/name `,
- * popup.accept runs the selected command, popup.close hides the list until the draft changes.
+ * popup.accept runs the selected command, popup.close hides the list until the draft changes;
+ * a draft recalled from history opens no list.
  * Pickers: while `menus` has one open (picker.ts), it replaces the input and takes the keys.
  */
 import { Box, Text, useInput } from "ink";
@@ -106,7 +107,9 @@ export function Composer(props: ComposerProps) {
   const menus = props.menus ?? NO_MENUS;
   const picker = useSyncExternalStore(menus.subscribe, menus.current);
   const here = popupState.for === state.text;
-  const entries = here && popupState.dismissed ? [] : filterCommands(state.text);
+  // A command recalled from history does not open the list: ↑/↓ keep walking the history.
+  const browsing = state.historyIndex < state.history.length;
+  const entries = (here && popupState.dismissed) || browsing ? [] : filterCommands(state.text);
   const selected = here ? Math.min(popupState.selected, Math.max(0, entries.length - 1)) : 0;
   const popup = useRef({ entries, selected });
   popup.current = { entries, selected };

@@ -119,6 +119,30 @@ describe("the / list in the composer", () => {
     ui.unmount();
   });
 
+  // fails if a command recalled with ↑ opened the list and so stopped ↑ from reaching older history
+  it("lets ↑ walk past commands in the history", async () => {
+    const history = { entries: () => ["older message", "/status"], subscribe: () => () => {} };
+    const sent: string[] = [];
+    const ui = render(
+      h(Composer, {
+        keymap: defaultKeymap,
+        locked: false,
+        running: false,
+        onSubmit: (t: string) => sent.push(t),
+        onInterrupt: () => {},
+        history,
+      }),
+    );
+    const frame = () => ui.lastFrame() ?? "";
+    await until(() => frame().includes("›"), "the composer");
+    ui.stdin.write(KEY.up);
+    await until(() => frame().includes("› /status"), "the recalled command");
+    expect(frame()).not.toContain("show model, provider");
+    ui.stdin.write(KEY.up);
+    await until(() => frame().includes("› older message"), "the older entry");
+    ui.unmount();
+  });
+
   // fails if the picker did not take the keys, ignored ↓, did not report the choice (or Esc), or
   // did not preselect the initial item when none is current
   it("shows an open picker instead of the input and reports the choice", async () => {
