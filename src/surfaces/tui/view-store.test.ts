@@ -246,4 +246,19 @@ describe("view store richer items", () => {
     expect(snap.committed.map((c) => c.kind)).toEqual(["plan", "files"]);
     expect(snap.status.plan).toEqual({ done: 1, total: 2 });
   });
+  // Fails if a failed turn's error is shown twice: an "error:" notice and the "Turn failed" cell.
+  it("shows a turn's final error once, in its Turn failed cell", () => {
+    const s = new ViewStore(info);
+    const error = { kind: "stream" as const, message: "cannot reach http://x/v1: connection refused" };
+    feed(
+      s,
+      { type: "turn.started", ...T, mode: "default" },
+      { type: "error", ...T, error, will_retry: false },
+      { type: "turn.completed", ...T, status: "failed", usage: emptyUsage(), error },
+    );
+    s.flushNow();
+    const shown = JSON.stringify(s.getSnapshot().committed);
+    expect(shown.split("connection refused").length - 1).toBe(1);
+    s.dispose();
+  });
 });

@@ -196,7 +196,8 @@ export class ViewStore {
         break;
       case "error":
         if (e.will_retry) this.status = { ...this.status, retrying: e.error.message };
-        else this.notice(`error: ${e.error.message}`, "error");
+        // A turn's final error is shown once, by its "Turn failed" cell (turn.completed).
+        else if (!e.turn_id) this.notice(`error: ${e.error.message}`, "error");
         break;
       case "question.requested":
         this.addPending(e.request);
