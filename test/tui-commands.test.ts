@@ -50,8 +50,8 @@ describe.skipIf(!hasTmux)("TUI commands in tmux (real processes)", { timeout: 12
     expect(screen).toMatch(/context: {4}100% left \(0 of 272k in use\)/);
   });
 
-  // fails if /model does not reach the next model request (model and effort), or the /approvals
-  // picker's choice is not the policy in force afterwards
+  // fails if /model does not reach the next model request (model and effort), the /approvals
+  // picker's choice is not the policy in force afterwards, or /status invents a context window
   it("/model and the /approvals picker change later turns", async () => {
     const mock = await startMock({ steps: [reply("first"), reply("second")] } satisfies Script);
     launch({ url: mock.url });
@@ -83,6 +83,8 @@ describe.skipIf(!hasTmux)("TUI commands in tmux (real processes)", { timeout: 12
     expect(screen).toContain("model:      gpt-test-model (effort high)");
     expect(screen).toContain("approvals:  never");
     expect(screen).toContain("sandbox:    danger-full-access");
+    expect(screen).not.toContain("tokens:     0 used");
+    expect(screen).toContain("context:    unknown (the context window of gpt-test-model is not known)");
   });
 
   // fails if /init overwrites an existing AGENTS.md, writes none, or stays silent about it
@@ -101,7 +103,8 @@ describe.skipIf(!hasTmux)("TUI commands in tmux (real processes)", { timeout: 12
     expect(readFileSync(join(cwd, "AGENTS.md"), "utf8")).toBe("mine\n");
   });
 
-  // fails if /diff does not show the last turn's apply_patch diff
+  // fails if /diff does not show the last turn's apply_patch diff, or /status ignores the context
+  // the last response used
   it("/diff shows the last turn's changes", async () => {
     const patch = [
       "*** Begin Patch",
@@ -129,6 +132,12 @@ describe.skipIf(!hasTmux)("TUI commands in tmux (real processes)", { timeout: 12
     const screen = after(await waitFor("Diff of the last turn:"), "Diff of the last turn:");
     expect(screen).toContain("+hello from the patch");
     expect(screen).toContain("hello.txt");
+    // After responses, /status counts the context the last one used against the window.
+    literal("/status");
+    keys("Enter");
+    const status = after(await waitFor("context:"), "Status");
+    expect(status).toMatch(/context: {4}\d+% left \([\d.]+k? of 272k in use\)/);
+    expect(status).not.toContain("(0 of 272k in use)");
   });
 
   // fails if /clear leaves the earlier conversation on the screen or in the scrollback, keeps the

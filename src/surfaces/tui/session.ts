@@ -183,7 +183,9 @@ export function statusLines(runtime: Runtime, thread: Thread, last: Usage | unde
   const inContext = last ? last.input_tokens + last.output_tokens : 0;
   const context = !window
     ? `unknown (the context window of ${r.model} is not known)`
-    : `${Math.max(0, Math.round(((window - inContext) / window) * 100))}% left (${compact(inContext)} of ${compact(window)} in use)`;
+    : !last && u.total_tokens > 0
+      ? `known after the next response (window ${compact(window)})`
+      : `${Math.max(0, Math.round(((window - inContext) / window) * 100))}% left (${compact(inContext)} of ${compact(window)} in use)`;
   return [
     "Status",
     `  model:      ${r.model}${effort ? ` (effort ${effort})` : " (effort: model default)"}`,
