@@ -5,7 +5,10 @@
  *
  * Contract: at most one turn runs at a time; `startTurn` while one runs is refused (use
  * `steer`). `interrupt()` aborts through one signal; the turn ends `interrupted` with
- * history paired. Items are persisted before they are visible in `items()`.
+ * history paired. Items are persisted before they are visible in `items()` — once the thread is
+ * stored: a thread started here (`stored` false) lives in memory until its first turn starts,
+ * which writes its row, lease and the items recorded so far (`Runtime.persistThread`), so a
+ * thread that never gets input leaves nothing behind. Status `failed`: the last turn failed.
  */
 
 import { setMaxListeners } from "node:events";
@@ -51,6 +54,10 @@ export class Thread {
   totalUsage: Usage;
   lastOutcome: TurnOutcome | undefined;
   private closed = false;
+  /** Whether the thread's row exists in the store (see the contract); false only for new threads. */
+  stored = true;
+  /** Items recorded before the thread was stored, written when it is. */
+  private unsaved: Array<{ item: ResponseItem; turnId: string | null }> = [];
   /** Set by Runtime.suspend(): the process is going away; nothing more is written (see there). */
   suspended = false;
 
@@ -76,14 +83,30 @@ export class Thread {
   /** Persists then appends one item. */
   recordItem(item: ResponseItem, turnId: string | null): void {
     if (this.suspended) return;
-    this.core.store.appendItem(this.id, turnId, item);
+    if (this.stored) this.core.store.appendItem(this.id, turnId, item);
+    else this.unsaved.push({ item, turnId });
     this.history.push(item);
+    this.record.updated_at = Math.max(this.record.updated_at, Date.now());
+  }
+
+  /** Takes the items recorded before the thread was stored (Runtime.persistThread writes them). */
+  takeUnsaved(): Array<{ item: ResponseItem; turnId: string | null }> {
+    return this.unsaved.splice(0);
+  }
+
+  /** Changes the live record and, once the thread is stored, its row. */
+  update(patch: Partial<Omit<ThreadRecord, "id">>): void {
+    Object.assign(this.record, patch);
+    if (this.stored && !this.suspended) this.core.store.updateThread(this.id, patch);
   }
 
   setStatus(status: ThreadStatus): void {
     if (this.status === status || this.closed) return;
     this.status = status;
-    if (!this.suspended) this.core.store.updateThread(this.id, { status, updated_at: Date.now() });
+    this.record.status = status;
+    this.record.updated_at = Math.max(this.record.updated_at, Date.now());
+    if (this.stored && !this.suspended)
+      this.core.store.updateThread(this.id, { status, updated_at: this.record.updated_at });
     this.emit({ type: "thread.status_changed", thread_id: this.id, status });
   }
 
@@ -111,10 +134,7 @@ export class Thread {
       );
     const turnId = this.core.ids.turn();
     const item = userMessage(text, opts.images ?? []);
-    if (!this.record.title) {
-      this.record.title = text.replace(/\s+/g, " ").trim().slice(0, 80);
-      this.core.store.updateThread(this.id, { title: this.record.title });
-    }
+    if (!this.record.title) this.update({ title: text.replace(/\s+/g, " ").trim().slice(0, 80) });
     const pending: PendingInput[] = [{ id: this.core.ids.item("user"), item }];
     return this.launch(turnId, opts.options ?? {}, pending, []);
   }
@@ -164,6 +184,8 @@ export class Thread {
     // Every parallel tool call and pending question listens on this one signal.
     setMaxListeners(0, ctrl.signal);
     const mode = options.mode ?? this.record.mode;
+    // The first turn stores the thread (row, lease, the items recorded so far).
+    if (!this.stored) this.core.persistThread(this);
     const turn: ActiveTurn = { id: turnId, ctrl, mode, options, pending, done: Promise.resolve() as any };
     this.active = turn;
     const now = Date.now();
@@ -216,6 +238,8 @@ export class Thread {
       },
       resumed,
     });
+    // Commands' changes are compared in the background: the turn's diff is complete first.
+    await this.workspace.settled();
     // Questions of an interrupted turn are settled by the tools' abort; make sure of it (Q8).
     if (outcome.status !== "completed" && !this.suspended)
       this.core.broker.cancelAll({ threadId: this.id, turnId: turn.id }, outcome.status);
@@ -238,7 +262,13 @@ export class Thread {
       });
     this.active = undefined;
     this.lastOutcome = outcome;
-    this.setStatus(this.core.broker.pendingCount(this.id) > 0 ? "waiting_on_user" : "idle");
+    this.setStatus(
+      this.core.broker.pendingCount(this.id) > 0
+        ? "waiting_on_user"
+        : outcome.status === "failed"
+          ? "failed"
+          : "idle",
+    );
     this.emit({
       type: "turn.completed",
       thread_id: this.id,

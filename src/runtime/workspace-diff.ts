@@ -1,8 +1,10 @@
 /**
  * The turn diff covers files changed by shell commands (Codex's turn diff does the same): the
  * thread takes a `WorkspaceWatch` of the turn's cwd when the turn starts; every
- * `exec_command`/`write_stdin` call waits for it before running and compares after, feeding what
- * changed into the thread's `TurnDiffTracker` and emitting `turn.diff` when the diff moved.
+ * `exec_command`/`write_stdin` call waits for it before running and, after it, queues a
+ * comparison that feeds what changed into the thread's `TurnDiffTracker` and emits `turn.diff`
+ * when the diff moved. The comparison runs in the background (the call's output goes back to
+ * the model at once); the turn waits for the queue (`settled()`) before it completes.
  * apply_patch's own writes are handed to the watch (`observePatch`) so they count once.
  * Comparisons of one thread run one at a time, in call order. A workspace over the watch's
  * limits (see tools/patch/workspace.ts) keeps the apply_patch-only turn diff.
@@ -36,6 +38,14 @@ export class TurnWorkspace {
     return run.catch(() => []);
   }
 
+  /** Resolves once every queued comparison has run. */
+  settled(): Promise<void> {
+    return this.queue.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
   observePatch(changes: readonly FileChange[]): void {
     const run = this.queue.then(async () => (await this.watch)?.observe(changes));
     this.queue = run.catch(() => undefined);
@@ -52,12 +62,13 @@ export function workspaceDiffHooks(threadOf: (id: string) => Thread | undefined)
     async post(call, ctx) {
       const t = threadOf(ctx.threadId);
       if (!t || !SHELL_TOOLS.has(call.name)) return undefined;
-      const changes = await t.workspace.compare();
-      if (changes.length === 0) return undefined;
-      const before = t.diffs.diff();
-      t.diffs.track(changes);
-      const diff = t.diffs.diff();
-      if (diff !== before) t.emit({ type: "turn.diff", thread_id: t.id, turn_id: ctx.turnId, diff });
+      void t.workspace.compare().then((changes) => {
+        if (changes.length === 0) return;
+        const before = t.diffs.diff();
+        t.diffs.track(changes);
+        const diff = t.diffs.diff();
+        if (diff !== before) t.emit({ type: "turn.diff", thread_id: t.id, turn_id: ctx.turnId, diff });
+      });
       return undefined;
     },
   };
