@@ -152,7 +152,9 @@ describe.skipIf(!hasTmux)("TUI commands in tmux (real processes)", { timeout: 12
     const old = /thread (\S+) ·/.exec(pane())?.[1];
     literal("/clear");
     keys("Enter");
-    const screen = await waitFor(/New thread \S+/);
+    const fresh = /New thread (\S+)/.exec(await waitFor(/New thread \S+/))?.[1];
+    // The status line is redrawn on the next frame.
+    const screen = await waitFor(`thread ${fresh} ·`);
     expect(screen).not.toContain("gamma");
     expect(screen).toContain("approvals: on-request");
     expect(screen).not.toContain(`thread ${old} ·`);

@@ -39,7 +39,6 @@ import {
   resumeChoices,
   type SettingsPatch,
   statusLines,
-  threadByPrefix,
   threadListLines,
 } from "./session.js";
 import { ViewStore } from "./view-store.js";
@@ -124,8 +123,9 @@ export class TuiController {
 
   /** Opens a stored thread: its history becomes cells; questions pending in the store are re-asked. */
   resume(idOrPrefix: string): Thread {
-    const hit = threadByPrefix(this.runtime.store.listThreads(), idOrPrefix);
-    if (!hit.ok) throw new Error(hit.error);
+    // An exact id, a unique prefix, or the web page's short id (a suffix).
+    const hit = this.runtime.resolveThreadId(idOrPrefix);
+    if (!hit.ok) throw new Error(`${hit.message}; /resume lists them`);
     const id = hit.id;
     if (this.thread?.id === id) throw new Error(`thread ${id} is the one shown`);
     const record = this.runtime.store.getThread(id);

@@ -1,22 +1,6 @@
 /** The pure parts of the settings and information commands (session.ts). */
 import { describe, expect, it } from "vitest";
-import type { ThreadRecord } from "../../store/types.js";
-import { contextWindow, parseApprovalArgs, parseModelArgs, threadByPrefix } from "./session.js";
-
-const rec = (id: string) => ({ id }) as ThreadRecord;
-
-describe("threadByPrefix", () => {
-  // fails if an ambiguous prefix picked one thread, or an exact id lost to a longer one
-  it("takes an exact id or a unique prefix, and names the candidates otherwise", () => {
-    const threads = [rec("thr_abc1"), rec("thr_abc12"), rec("thr_xyz")];
-    expect(threadByPrefix(threads, "thr_x")).toEqual({ ok: true, id: "thr_xyz" });
-    expect(threadByPrefix(threads, "thr_abc1")).toEqual({ ok: true, id: "thr_abc1" });
-    const amb = threadByPrefix(threads, "thr_a");
-    expect(amb.ok).toBe(false);
-    expect(!amb.ok && amb.error).toContain("matches 2 threads (thr_abc1, thr_abc12)");
-    expect(threadByPrefix(threads, "nope")).toMatchObject({ ok: false });
-  });
-});
+import { contextWindow, parseApprovalArgs, parseModelArgs } from "./session.js";
 
 describe("command arguments", () => {
   // fails if an effort alone were taken as a model name, or a bad effort were accepted

@@ -1,7 +1,7 @@
 /**
  * What the TUI's settings and information commands compute, pure over a thread and the runtime:
  * the startup header, `/status`, `/diff`, `/init`, the `/model` and `/approvals` arguments and
- * pickers' choices, and thread-id prefixes for `/resume`.
+ * pickers' choices, and the `/threads` and `/resume` lists.
  *
  * Contract:
  * - Settings chosen in the TUI are a `SettingsPatch`; `applyPatch` stores it with the thread
@@ -16,7 +16,6 @@ import type { Usage } from "../../protocol/events.js";
 import type { TurnOptions } from "../../protocol/ops.js";
 import type { Runtime } from "../../runtime/core.js";
 import type { Thread } from "../../runtime/thread.js";
-import type { ThreadRecord } from "../../store/types.js";
 import { compact } from "./format.js";
 import { ago, type PickerItem } from "./picker.js";
 
@@ -270,23 +269,4 @@ export function resumeChoices(runtime: Runtime, shown: string, now = Date.now())
         detail: `${ago(t.updated_at, now)} · ${t.status}${waiting} · ${t.id}`,
       };
     });
-}
-
-/** The one stored thread whose id is or starts with `prefix`, or why there is none. */
-export function threadByPrefix(
-  threads: ThreadRecord[],
-  prefix: string,
-): { ok: true; id: string } | { ok: false; error: string } {
-  const exact = threads.find((t) => t.id === prefix);
-  if (exact) return { ok: true, id: exact.id };
-  const hits = threads.filter((t) => t.id.startsWith(prefix));
-  if (hits.length === 1) return { ok: true, id: hits[0].id };
-  if (hits.length === 0) return { ok: false, error: `no thread with id ${prefix}; /resume lists them` };
-  return {
-    ok: false,
-    error: `"${prefix}" matches ${hits.length} threads (${hits
-      .slice(0, 4)
-      .map((t) => t.id)
-      .join(", ")}${hits.length > 4 ? ", …" : ""}); type more of the id`,
-  };
 }
