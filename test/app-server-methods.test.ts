@@ -171,10 +171,19 @@ describe("tandem app-server: Codex methods beyond the core set", () => {
 
   it("thread/archive hides a thread from thread/list until thread/unarchive, across restarts", async () => {
     const home = tempDir("tandem-home-");
-    const client = await start(offlineEnv(home));
+    // A thread is stored by its first turn (issue 10 item 6): each gets one so a restart knows it.
+    const model = await startMockProcess({
+      steps: [1, 2].map(() => ({ output: [{ type: "message", text: "ok" }] })),
+    });
+    const client = await start(serverEnv(model, home));
     const cwd = tempDir();
     const keep = (await client.request("thread/start", { cwd })).thread.id;
     const gone = (await client.request("thread/start", { cwd })).thread.id;
+    for (const threadId of [keep, gone]) {
+      await client.request("turn/start", { threadId, input: [{ type: "text", text: "hi" }] });
+      await client.notification("turn/completed", (p) => p.threadId === threadId);
+    }
+    await model.stop();
     await client.request("thread/name/set", { threadId: gone, name: "Old work" });
 
     expect(await client.request("thread/archive", { threadId: gone })).toEqual({});

@@ -36,7 +36,8 @@ export function addUsage(total: Usage, u: Usage): void {
 export const CollaborationMode = z.enum(["default", "plan"]);
 export type CollaborationMode = z.infer<typeof CollaborationMode>;
 
-export const ThreadStatus = z.enum(["idle", "running", "waiting_on_user", "closed"]);
+/** `failed`: nothing runs and the thread's last turn failed (the next turn starts from there). */
+export const ThreadStatus = z.enum(["idle", "running", "waiting_on_user", "failed", "closed"]);
 export type ThreadStatus = z.infer<typeof ThreadStatus>;
 
 export const ErrorKind = z.enum([

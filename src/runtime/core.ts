@@ -5,7 +5,8 @@
  *
  * Contract: `shutdown()` interrupts every running turn, cancels every pending question of this
  * process (they stay pending in the store for the next process, Q11), kills every exec
- * session's process tree, then closes the store.
+ * session's process tree, then closes the store. `startThread` stores nothing: the thread's first
+ * turn does (`persistThread`), so opening a UI and quitting leaves no thread behind.
  */
 
 import { dirname, resolve } from "node:path";
@@ -35,8 +36,8 @@ import { Approvals } from "./approvals.js";
 import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from "./context.js";
 import { patchApprovalHook } from "./patch-approval.js";
 import { type ActiveTurn, Thread } from "./thread.js";
-import { workspaceDiffHooks } from "./workspace-diff.js";
 import { resolveThreadRef, type ThreadRef } from "./thread-ref.js";
+import { workspaceDiffHooks } from "./workspace-diff.js";
 
 export interface RuntimeOptions {
   settings: Settings;
@@ -150,6 +151,17 @@ export class Runtime {
     return [...this.threads.values()];
   }
 
+  /**
+   * Open threads started here that no turn has stored yet (newest first): surfaces of this
+   * process list them with the stored ones, as their records (they answer from memory).
+   */
+  unstoredThreads(): ThreadRecord[] {
+    return [...this.threads.values()]
+      .filter((t) => !t.stored && t.status !== "closed")
+      .map((t) => t.record)
+      .sort((a, b) => b.updated_at - a.updated_at);
+  }
+
   /** The one thread id `ref` names: exact, a unique prefix or suffix (./thread-ref.ts). */
   resolveThreadId(ref: string): ThreadRef {
     return resolveThreadRef(this.store, ref, this.threads.keys());
@@ -179,9 +191,9 @@ export class Runtime {
         ...(opts.writableRoots?.length ? { writable_roots: opts.writableRoots } : {}),
       },
     };
-    this.store.createThread(record);
-    this.takeLease(id);
+    // Stored with its first turn (persistThread): a thread that never gets input leaves nothing.
     const thread = this.attach(record, []);
+    thread.stored = false;
     this.bus.publish({
       type: "thread.started",
       thread_id: id,
@@ -196,6 +208,18 @@ export class Runtime {
       if (agents) thread.recordItem(agents, null);
     }
     return thread;
+  }
+
+  /**
+   * Stores a thread started here when its first turn starts: its row (as the live record is now),
+   * this process's lease on it and the items recorded so far (context items), in that order.
+   */
+  persistThread(thread: Thread): void {
+    if (thread.stored) return;
+    this.store.createThread(thread.record);
+    thread.stored = true;
+    this.takeLease(thread.id);
+    for (const { item, turnId } of thread.takeUnsaved()) this.store.appendItem(thread.id, turnId, item);
   }
 
   /**

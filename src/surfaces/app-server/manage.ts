@@ -28,8 +28,9 @@ import { ARCHIVED, isArchived, requireThread, threadObject } from "./threads.js"
 /** Applies a patch to the thread's live record (when loaded) and to the store. */
 function updateRecord(server: AppServer, record: ThreadRecord, patch: Partial<ThreadRecord>): void {
   const live = server.runtime.thread(record.id);
-  if (live) Object.assign(live.record, patch);
-  server.runtime.store.updateThread(record.id, patch);
+  // A live thread without input yet is stored later with its live record (Thread.update).
+  if (live) live.update(patch);
+  else server.runtime.store.updateThread(record.id, patch);
 }
 
 function setArchived(server: AppServer, record: ThreadRecord, archived: boolean): boolean {

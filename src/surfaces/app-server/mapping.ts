@@ -15,6 +15,8 @@
  * - A thread waiting on the user is `waitingOnApproval` and/or `waitingOnUserInput`, from what the
  *   broker holds for it (the `waitingOf` callback); when that changes while it keeps waiting (an
  *   approval joins a pending question), `thread/status/changed` reports the new flags.
+ * - A loaded thread whose last turn failed is `systemError` until its next turn starts; a thread not
+ *   loaded is `notLoaded` whatever its last turn did (its turns say how they ended).
  * - Question and approval events are not mapped here; the session turns them into server requests
  *   (see session.ts).
  */
@@ -54,6 +56,8 @@ export function threadStatus(status: ThreadStatus | undefined, waiting?: Waiting
       return { type: "idle" };
     case "running":
       return { type: "active", activeFlags: [] };
+    case "failed":
+      return { type: "systemError" };
     case "waiting_on_user": {
       const flags: WaitingFlag[] = [];
       if (waiting?.approval) flags.push("waitingOnApproval");

@@ -53,11 +53,10 @@ export function safetyPatch(p: {
 }
 
 /** Stores the patch with the thread (live record and store). Call it while no turn runs. */
-export function applySafety(runtime: Runtime, thread: Thread, patch: SafetyPatch): void {
+export function applySafety(_runtime: Runtime, thread: Thread, patch: SafetyPatch): void {
   if (Object.keys(patch).length === 0) return;
-  const settings = { ...thread.record.settings, ...patch };
-  thread.record.settings = settings;
-  runtime.store.updateThread(thread.id, { settings });
+  // thread.update: a thread without input yet is stored later with its live record.
+  thread.update({ settings: { ...thread.record.settings, ...patch } });
 }
 
 /** The Codex `approvalPolicy` and `sandbox` (SandboxPolicy) in force for the thread. */

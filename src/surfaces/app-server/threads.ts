@@ -8,6 +8,8 @@
  *   other question of the thread still pending, so a client that resumes always gets them.
  * - Thread objects report what Tandem has: `ephemeral` is false (every thread is stored), `source`
  *   is `appServer`, the status says whether the thread waits on an approval or a question.
+ * - A thread is stored by its first turn (Runtime.persistThread); until then thread/read, thread/list
+ *   and the other methods answer from the live record, and only this process knows it.
  * - `thread/list` lists archived threads (thread settings `archived`, see manage.ts) only when asked
  *   with `archived: true`, and only those then.
  * - `thread/start` `sandbox` and `approvalPolicy` become the thread's own settings (safety.ts; the
@@ -158,9 +160,10 @@ const list = method(ThreadListParams, ({ server }: Ctx, p) => {
   const archived = p.archived ?? false;
   const cwds =
     p.cwd === undefined || p.cwd === null ? undefined : new Set([p.cwd].flat().map((c) => resolve(c)));
-  const records = server.runtime.store
-    .listThreads()
-    .filter((r) => isArchived(server, r) === archived && (!cwds || cwds.has(r.cwd)));
+  // Threads started here and not stored yet (no input so far) come first: they are the newest.
+  const records = [...server.runtime.unstoredThreads(), ...server.runtime.store.listThreads()].filter(
+    (r) => isArchived(server, r) === archived && (!cwds || cwds.has(r.cwd)),
+  );
   const page = records.slice(offset, offset + limit);
   return {
     data: page.map((r) => threadObject(server, r, false)),

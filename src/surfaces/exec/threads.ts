@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../config/load.js";
 import { resolveThreadRef } from "../../runtime/thread-ref.js";
+import { lastTurnStatus, settledStatus } from "../../runtime/thread-status.js";
 import { openStore } from "../../store/index.js";
 import { argError } from "../../util/cli-args.js";
 
@@ -58,7 +59,10 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
   const store = openStore(join(home, "state.db"));
   try {
     if (cmd === "threads") {
-      const threads = store.listThreads({ limit });
+      // A thread whose last turn failed lists as failed (runtime/thread-status.ts).
+      const threads = store
+        .listThreads({ limit })
+        .map((t) => ({ ...t, status: settledStatus(t.status, lastTurnStatus(store, t.id)) }));
       if (parsed.values.json) {
         for (const t of threads) process.stdout.write(`${JSON.stringify(t)}\n`);
         return 0;

@@ -72,6 +72,8 @@ export async function httpQuestionRoundTrip(runtime: Runtime, n = 2_000, warmup 
   const auth = { authorization: `Bearer ${secret}` };
   try {
     const thread = runtime.startThread({ cwd: process.cwd() });
+    // Questions are asked outside any turn here: store the thread first (a turn would).
+    runtime.persistThread(thread);
     const res = await fetch(`${server.url}/event?responder=bench&thread=${thread.id}`, {
       headers: auth,
       signal: ctrl.signal,

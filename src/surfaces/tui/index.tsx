@@ -166,11 +166,13 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
     process.off("SIGHUP", stop);
     process.off("SIGINT", stop);
     const id = controller.threadId;
+    // A thread that never got input was never stored: nothing to resume.
+    const stored = runtime.thread(id)?.stored ?? Boolean(runtime.store.getThread(id));
     controller.dispose();
     await runtime.shutdown();
     await demo?.close();
     if (demo) process.stdout.write(`\nDemo finished (thread ${id}, kept in the throwaway ${demo.home}).\n`);
-    else process.stdout.write(`\nThread ${id} — continue with: tandem --resume ${id}\n`);
+    else if (stored) process.stdout.write(`\nThread ${id} — continue with: tandem --resume ${id}\n`);
   }
   return 0;
 }

@@ -18,6 +18,7 @@ import {
 } from "../../../protocol/http.js";
 import type { Runtime } from "../../../runtime/core.js";
 import { type Thread, TurnBusyError } from "../../../runtime/thread.js";
+import { lastTurnStatus, settledStatus } from "../../../runtime/thread-status.js";
 import type { ThreadRecord } from "../../../store/types.js";
 import { fail, readBody } from "../errors.js";
 
@@ -32,8 +33,13 @@ export function threadSummary(runtime: Runtime, record: ThreadRecord): ThreadSum
   const live = runtime.thread(record.id);
   const rec = live?.record ?? record;
   const pending = live ? runtime.broker.pendingCount(rec.id) : runtime.store.pendingQuestions(rec.id).length;
-  // A thread no process has open cannot be running, whatever a crashed process stored.
-  const stored: ThreadStatus = rec.status === "closed" ? "closed" : pending > 0 ? "waiting_on_user" : "idle";
+  // A thread no process has open cannot be running, whatever a crashed process stored; one whose
+  // last turn failed reads failed (thread-status.ts).
+  const status: ThreadStatus = live
+    ? live.status
+    : pending > 0
+      ? "waiting_on_user"
+      : settledStatus(rec.status === "closed" ? "closed" : "idle", lastTurnStatus(runtime.store, rec.id));
   return {
     id: rec.id,
     parent_id: rec.parent_id,
@@ -43,7 +49,7 @@ export function threadSummary(runtime: Runtime, record: ThreadRecord): ThreadSum
     model: rec.model,
     mode: rec.mode,
     title: rec.title,
-    status: live ? live.status : stored,
+    status,
     loaded: Boolean(live),
     active_turn_id: live?.active?.id ?? null,
     pending_questions: pending,
@@ -108,7 +114,9 @@ export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono 
     const limit = limitText === undefined ? 100 : Number(limitText);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
       return fail(c, 400, "invalid_query", "limit must be an integer from 1 to 1000");
-    const threads = runtime.store.listThreads({ limit }).map((r) => threadSummary(runtime, r));
+    // Threads created here and not stored yet (no input so far) come first: they are the newest.
+    const records = [...runtime.unstoredThreads(), ...runtime.store.listThreads({ limit })].slice(0, limit);
+    const threads = records.map((r) => threadSummary(runtime, r));
     return c.json({ threads });
   });
 

@@ -186,7 +186,7 @@ function renderThreads() {
 function statusText(t) {
   const n = [...S.questions.values()].filter((r) => r.thread_id === t.id).length;
   if (n) return n + " waiting";
-  return { idle: "idle", running: "running", waiting_on_user: "waiting", closed: "closed" }[t.status] || t.status;
+  return { idle: "idle", running: "running", waiting_on_user: "waiting", failed: "failed", closed: "closed" }[t.status] || t.status;
 }
 function renderHead() {
   const t = S.threads.get(S.current);

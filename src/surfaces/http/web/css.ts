@@ -68,6 +68,7 @@ select { width: auto; }
   white-space: nowrap; font-weight: 500; }
 .status[data-s=running] { color: var(--accent); border-color: var(--accent); }
 .status[data-s=waiting_on_user] { color: var(--warn); border-color: var(--warn); }
+.status[data-s=failed] { color: var(--danger); border-color: var(--danger); }
 .inbox li { border-left: 3px solid var(--warn); }
 
 .thread { display: flex; flex-direction: column; min-height: 0; min-width: 0; }
