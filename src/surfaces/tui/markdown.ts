@@ -4,7 +4,9 @@
  * chunk to the next, so already-printed lines never change.
  *
  * Supported: ``` / ~~~ fenced code (with language label), ATX headings, bullet and numbered lists
- * (nesting by indentation), block quotes, horizontal rules, and inline `code`, **bold**, *italic*,
+ * (nesting by indentation), block quotes, horizontal rules, GFM tables (a header row, a
+ * `|---|:--:|` separator, body rows; a table is one `MdLine`, so a streaming message holds its
+ * table rows back until the table ends: `tableTail`), and inline `code`, **bold**, *italic*,
  * ~~strike~~ and [links](url). Anything else is plain text. Pure: views render `MdLine`s.
  */
 
@@ -34,7 +36,39 @@ export type MdLine =
   | { kind: "quote"; spans: Span[] }
   | { kind: "rule" }
   | { kind: "fence"; lang: string; open: boolean }
-  | { kind: "code"; text: string; lang: string };
+  | { kind: "code"; text: string; lang: string }
+  | { kind: "table"; align: Align[]; header: Span[][]; rows: Span[][][] };
+
+export type Align = "left" | "center" | "right";
+
+const ROW_RE = /^\s{0,3}\|.*\|\s*$/;
+const SEP_CELL_RE = /^\s*:?-{1,}:?\s*$/;
+
+/** The cells of a `| a | b |` row (escaped `\|` stays inside a cell). */
+function cells(line: string): string[] {
+  const body = line.trim().replace(/^\|/, "").replace(/\|$/, "");
+  return body.split(/(?<!\\)\|/).map((c) => c.trim().replace(/\\\|/g, "|"));
+}
+
+function separator(line: string | undefined): Align[] | undefined {
+  if (line === undefined || !ROW_RE.test(line)) return undefined;
+  const parts = cells(line);
+  if (!parts.every((c) => SEP_CELL_RE.test(c))) return undefined;
+  return parts.map((c) =>
+    c.startsWith(":") && c.endsWith(":") ? "center" : c.endsWith(":") ? "right" : "left",
+  );
+}
+
+/**
+ * How many lines at the end of `lines` (outside code) could still belong to a table that is not
+ * finished: a run of `|…|` rows. A streaming message commits only the lines before them.
+ */
+export function tableTail(lines: string[], start: FenceState = NO_FENCE): number {
+  if (fenceAfter(lines, start).inCode) return 0;
+  let n = 0;
+  while (n < lines.length && ROW_RE.test(lines[lines.length - 1 - n])) n++;
+  return n;
+}
 
 const FENCE_RE = /^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)/;
 const HEADING_RE = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
@@ -49,8 +83,8 @@ export function parseLines(
 ): { out: MdLine[]; end: FenceState } {
   let state = start;
   const out: MdLine[] = [];
-  for (const raw of lines) {
-    const line = raw.replace(/\t/g, "    ");
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].replace(/\t/g, "    ");
     const fence = FENCE_RE.exec(line);
     if (state.inCode) {
       const closes =
@@ -64,6 +98,18 @@ export function parseLines(
     if (fence) {
       state = { inCode: true, fence: fence[1], lang: fence[2] ?? "" };
       out.push({ kind: "fence", lang: state.lang, open: true });
+      continue;
+    }
+    const align = ROW_RE.test(line) ? separator(lines[i + 1]) : undefined;
+    if (align) {
+      const header = cells(line).map(inline);
+      const rows: Span[][][] = [];
+      i += 1;
+      while (i + 1 < lines.length && ROW_RE.test(lines[i + 1])) {
+        i += 1;
+        rows.push(cells(lines[i]).map(inline));
+      }
+      out.push({ kind: "table", align, header, rows });
       continue;
     }
     if (line.trim() === "") {
@@ -146,6 +192,10 @@ export function plain(line: MdLine): string {
       return line.text;
     case "list":
       return `${"  ".repeat(line.indent)}${line.marker} ${line.spans.map((s) => s.text).join("")}`;
+    case "table":
+      return [line.header, ...line.rows]
+        .map((r) => r.map((c) => c.map((s) => s.text).join("")).join(" | "))
+        .join("\n");
     default:
       return line.spans.map((s) => s.text).join("");
   }

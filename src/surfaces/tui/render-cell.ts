@@ -89,9 +89,67 @@ export function renderMdLine(line: MdLine, lead: Piece[], cont: Piece[], o: Rend
         width,
         color,
       );
+    case "table":
+      return renderTable(line, lead, cont, o);
     default:
       return block(lead, cont, spanPieces(line.spans), width, color);
   }
+}
+
+const cellText = (c: Span[]) => c.map((s) => s.text).join("");
+
+/** Cuts `spans` to `max` columns, ending in "…" when something was cut. */
+function fitSpans(spans: Span[], max: number): Span[] {
+  if (displayWidth(cellText(spans)) <= max) return spans;
+  const out: Span[] = [];
+  let left = max - 1;
+  for (const s of spans) {
+    if (left <= 0) break;
+    let text = "";
+    for (const ch of s.text) {
+      if (displayWidth(text + ch) > left) break;
+      text += ch;
+    }
+    out.push({ ...s, text });
+    left -= displayWidth(text);
+  }
+  out.push({ text: "…" });
+  return out;
+}
+
+/**
+ * A GFM table as aligned columns (`│` between them, a rule under the header). Columns wider than
+ * the terminal allows are narrowed from the widest down and their cells cut with "…".
+ */
+function renderTable(
+  t: Extract<MdLine, { kind: "table" }>,
+  lead: Piece[],
+  cont: Piece[],
+  o: RenderOptions,
+): string[] {
+  const all = [t.header, ...t.rows];
+  const n = Math.max(t.align.length, ...all.map((r) => r.length));
+  const widths = Array.from({ length: n }, (_, i) =>
+    Math.max(1, ...all.map((r) => displayWidth(cellText(r[i] ?? [])))),
+  );
+  const room = o.width - displayWidth(lead.map((x) => x.text).join("")) - 3 * (n - 1);
+  while (widths.reduce((a, b) => a + b, 0) > room && Math.max(...widths) > 1) {
+    widths[widths.indexOf(Math.max(...widths))] -= 1;
+  }
+  const line = (cells: Span[][], base: Style, first: boolean): string => {
+    const pieces: Piece[] = [...(first ? lead : cont)];
+    for (let i = 0; i < n; i++) {
+      const spans = fitSpans(cells[i] ?? [], widths[i]);
+      const gap = widths[i] - displayWidth(cellText(spans));
+      const align = t.align[i] ?? "left";
+      const before = align === "right" ? gap : align === "center" ? Math.floor(gap / 2) : 0;
+      if (i > 0) pieces.push(p(" │ ", DIM));
+      pieces.push(spaces(before), ...spanPieces(spans, base), spaces(gap - before));
+    }
+    return row(pieces, o.color);
+  };
+  const rule = row([...cont, p(widths.map((w) => "─".repeat(w)).join("─┼─"), DIM)], o.color);
+  return [line(t.header, { bold: true }, true), rule, ...t.rows.map((r) => line(r, {}, false))];
 }
 
 /** Plain multi-line text (user input, notices) wrapped behind prefixes. */

@@ -20,13 +20,15 @@ import type { CollaborationMode, Event, ThreadStatus, Usage } from "../../protoc
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
 import { type Cell, type CellInput, makeCell } from "./cells.js";
 import { settledText } from "./format.js";
-import { type FenceState, NO_FENCE, parseLines, softBreak } from "./markdown.js";
+import { type FenceState, NO_FENCE, parseLines, softBreak, tableTail } from "./markdown.js";
 import { enqueue, type Pending, pendingOf } from "./queue.js";
 import type { LiveExec, LiveMessage, Snapshot, Status, ThreadInfo } from "./view-model.js";
 
 export type { LiveExec, LiveMessage, Snapshot, Status, ThreadInfo } from "./view-model.js";
 
 const MAX_LIVE_OUTPUT = 16_384;
+/** A table longer than this is committed as it streams (its rows then print as text). */
+const MAX_HELD_TABLE_ROWS = 60;
 
 export class ViewStore {
   private cells: Cell[] = [];
@@ -347,8 +349,15 @@ export class ViewStore {
   /** Moves complete lines of streaming messages into committed cells. */
   private commitLines(): void {
     for (const m of this.messages.values()) {
-      const nl = m.text.lastIndexOf("\n");
+      let nl = m.text.lastIndexOf("\n");
       if (nl < 0) continue;
+      // Rows of a table that may still grow stay live: a table is laid out once, whole.
+      const lines = m.text.slice(0, nl).split("\n");
+      const held = tableTail(lines, m.fence);
+      if (held > 0 && held <= MAX_HELD_TABLE_ROWS) {
+        if (held === lines.length) continue;
+        nl = lines.slice(0, lines.length - held).join("\n").length;
+      }
       m.fence = this.commitText(m.text.slice(0, nl), m.fence, !m.started, false);
       m.started = true;
       m.committedChars += nl + 1;
@@ -358,7 +367,7 @@ export class ViewStore {
     // make Ink redraw everything); commit it at a sentence or word boundary instead.
     const limit = this.opts.softWrapChars ?? 480;
     for (const m of this.messages.values()) {
-      if (m.text.length <= limit || m.fence.inCode) continue;
+      if (m.text.length <= limit || m.fence.inCode || /^\s{0,3}\|/m.test(m.text)) continue;
       const cut = softBreak(m.text, limit);
       if (cut === undefined) continue;
       this.commitText(m.text.slice(0, cut.end), m.fence, !m.started, false);
