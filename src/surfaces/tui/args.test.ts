@@ -1,3 +1,4 @@
+import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { parseTuiArgs, UsageError } from "./args.js";
 import { COMMANDS, parseCommand } from "./commands.js";
@@ -7,7 +8,7 @@ describe("tui args", () => {
     expect(
       parseTuiArgs([
         "--cd",
-        "/w",
+        tmpdir(),
         "-m",
         "gpt-x",
         "-c",
@@ -21,7 +22,7 @@ describe("tui args", () => {
         "--tui",
       ]),
     ).toEqual({
-      cd: "/w",
+      cd: tmpdir(),
       model: "gpt-x",
       config: ["a=1", "b=2"],
       resumeId: "t1",
@@ -36,6 +37,8 @@ describe("tui args", () => {
     expect(() => parseTuiArgs(["--mode", "fast"])).toThrow(UsageError);
     expect(() => parseTuiArgs(["--nope"])).toThrow(UsageError);
     expect(() => parseTuiArgs(["a", "b"])).toThrow(/at most one PROMPT/);
+    // Fails if a missing --cd is accepted (the TUI would store a thread for it).
+    expect(() => parseTuiArgs(["--cd", "/nonexistent-tandem-dir"])).toThrow(/does not exist/);
   });
 });
 
