@@ -115,19 +115,25 @@ describe("tandem exec resume --answer-json (processes)", () => {
     }
   });
 
-  // KNOWN GAP (reported with issue 17): an --answer-json id that no pending question has is
-  // ignored today, so `{"stak": …}` answers nothing and the run defers again (exit 3) with no
-  // word about the typo. The promise is a clear error and exit 2. `it.fails` keeps this
-  // visible until src/surfaces/exec/index.ts refuses unknown ids; then drop `.fails`.
-  it.fails("an unknown question id: a clear error naming it, exit 2, nothing recorded", async () => {
+  // Fails if an answer id that no pending question has is ignored (`unknownAnswerIds` not
+  // called: `{"stak": …}` then answers nothing and the run defers again, exit 3), if the message
+  // stops naming the typo and the known ids, or if anything is recorded or sent to the model —
+  // also when the typo comes with a valid answer for the real question.
+  it("an unknown question id: a clear error naming it and the known ids, exit 2, nothing recorded", async () => {
     const { threadId, env, snapshot } = await deferred();
     const before = snapshot();
-    const r = await runTandem(
-      ["exec", "resume", threadId, "--json", "--answer-json", '{"stak":{"selected":["Rust"]}}'],
-      { env },
-    );
-    expect(snapshot()).toEqual(before);
-    expect(r.stderr).toMatch(/"stak"/);
-    expect(r.code).toBe(2);
+    for (const args of [
+      ["--answer-json", '{"stak":{"selected":["Rust"]}}'],
+      ["--answer-json", '{"stack":{"selected":["Rust"]},"stak":{"selected":["Rust"]}}'],
+      ["--answer", "stak=Rust"],
+    ]) {
+      const r = await runTandem(["exec", "resume", threadId, "--json", ...args], { env });
+      expect(r.code, `${args}: ${r.stderr}`).toBe(2);
+      const flag = args[0] === "--answer" ? "--answer" : "--answer-json";
+      expect(r.stderr).toBe(
+        `tandem exec: ${flag}: "stak" matches no pending question; the pending question ids are "stack"\n`,
+      );
+      expect(snapshot(), String(args)).toEqual(before);
+    }
   });
 });

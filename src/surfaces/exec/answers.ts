@@ -130,6 +130,25 @@ export function secretAnswerHelp(id: string): string {
 }
 
 /**
+ * One error per answer whose id names no question of the pending requests, naming the ids that
+ * can be answered: a typo (`{"stak": …}`) is refused instead of answering nothing while the run
+ * defers again. Call it only when something is pending.
+ */
+export function unknownAnswerIds(pending: QuestionRequest[], given: GivenAnswers): string[] {
+  const known = pending.flatMap((r) => r.questions.map((q) => q.id));
+  const ids = new Set(known);
+  const list = known.map((id) => `"${id}"`).join(", ");
+  const unknown = (source: string, id: string) =>
+    `${source}: "${id}" matches no pending question; the pending question ids are ${list}`;
+  const errors: string[] = [];
+  for (const t of given.typed)
+    for (const id of Object.keys(t.answers)) if (!ids.has(id)) errors.push(unknown(t.source, id));
+  for (const t of given.texts)
+    if (!ids.has(t.id)) errors.push(unknown(t.fromArgv ? "--answer" : "--answer-file", t.id));
+  return errors;
+}
+
+/**
  * Builds the reply for one pending request. An argv answer to a secret question is an error
  * (never echoing the value); so is an answer that does not fit its question.
  */

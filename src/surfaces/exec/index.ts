@@ -17,7 +17,13 @@ import type { QuestionAnswer, QuestionReply, QuestionRequest } from "../../proto
 import { parseTextReply } from "../../questions/text-reply.js";
 import type { Runtime } from "../../runtime/core.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
-import { collectAnswers, type GivenAnswers, replyFromAnswers, secretAnswerHelp } from "./answers.js";
+import {
+  collectAnswers,
+  type GivenAnswers,
+  replyFromAnswers,
+  secretAnswerHelp,
+  unknownAnswerIds,
+} from "./answers.js";
 import { EXEC_USAGE, type ExecArgs, parseExecArgs, UsageError } from "./args.js";
 import { formatQuestion, HumanPrinter } from "./human.js";
 import { inputNeededLine, JsonlMapper, questionLine } from "./jsonl.js";
@@ -279,7 +285,9 @@ export async function runExec(argv: string[]): Promise<number> {
       const pending = runtime.broker.list({ threadId: thread.id });
       // Every answer is checked before any is sent: a refused one leaves all questions pending.
       const replies = pending.map((request) => ({ request, ...replyFromAnswers(request, given) }));
-      const errors = replies.flatMap((r) => r.errors);
+      // An answer id that matches no pending question is a typo: refused, nothing sent.
+      const unknown = pending.length ? unknownAnswerIds(pending, given) : [];
+      const errors = [...unknown, ...replies.flatMap((r) => r.errors)];
       for (const e of errors) process.stderr.write(`tandem exec: ${e}\n`);
       if (errors.length) {
         await runtime.shutdown();
