@@ -15,6 +15,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
+import { isLoopbackHost } from "../../util/loopback.js";
 import { generateToken, tokensEqual } from "../http/auth.js";
 
 /** A usage or configuration error about the token options (exit 2). */
@@ -28,11 +29,8 @@ export interface WsToken {
   generated: boolean;
 }
 
-/** True for hosts only this machine can reach: localhost, 127.0.0.0/8, ::1. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h) || h === "::ffff:127.0.0.1";
-}
+/** True for hosts only this machine can reach (src/util/loopback.ts; shared with `tandem serve`). */
+export { isLoopbackHost };
 
 /**
  * Resolves the token for a listener on `host` (undefined: stdio, where token options are refused).

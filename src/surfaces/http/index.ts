@@ -4,7 +4,8 @@
  *   tandem serve [--port N] [--host H] [--token T] [-c key=value…] [-m model]
  *
  * Contract:
- * - Binds 127.0.0.1 by default; `--host` exposes it (with a warning on stderr).
+ * - Binds 127.0.0.1 by default; a `--host` outside loopback (127.0.0.0/8, ::1, localhost) exposes
+ *   it, with a warning on stderr.
  * - The bearer token comes from `--token`, else `TANDEM_SERVE_TOKEN`, else is generated.
  * - stdout gets exactly two lines: `tandem serve listening on <url>` and `open <url>/#token=…`
  *   (the page reads the token from the fragment, which browsers never send to a server).
@@ -18,6 +19,7 @@ import { parseArgs } from "node:util";
 import { ConfigError } from "../../config/load.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
 import { argError } from "../../util/cli-args.js";
+import { isLoopbackHost } from "../../util/loopback.js";
 import { generateToken } from "./auth.js";
 import { startHttpServer } from "./server.js";
 
@@ -33,8 +35,6 @@ export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--token T
                an open web page or an SSE ?responder= connection counts as someone to answer)
   -c key=val   override a config setting (repeatable)
   -m model     model for new threads`;
-
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
 export async function runServe(argv: string[]): Promise<number> {
   const err = (s: string) => process.stderr.write(`tandem serve: ${s}\n`);
@@ -111,7 +111,8 @@ export async function runServe(argv: string[]): Promise<number> {
     await runtime.shutdown();
     return 1;
   }
-  if (!LOOPBACK.has(host))
+  // 127.0.0.0/8, ::1 and localhost reach this machine only: no warning (util/loopback.ts).
+  if (!isLoopbackHost(host))
     err(
       `warning: listening on ${host}, not just this machine. Anyone who can reach it and has the token can run commands as you.`,
     );
