@@ -200,12 +200,18 @@ describe("tui app on the real runtime", () => {
   });
 
   it("runs slash commands: /default, /new, /threads, /resume ID, /help and unknown ones", async () => {
-    const { h, thread } = await start(Scripts.questionDemo(), { mode: "plan" });
+    const { h, thread } = await start(
+      { steps: [{ output: [{ type: "message", text: "Noted." }] }] },
+      { mode: "plan" },
+    );
     expect(live()).toContain("plan mode");
     await type("/default", KEY.enter);
     await until(liveHas("default mode"), "mode switch");
     await type("/plan", KEY.enter);
     await until(frameHas("Plan mode: the model plans"), "mode switch back");
+    // A thread is stored with its first input (issue 10 item 6): give it one so /resume finds it.
+    await type("remember this", KEY.enter);
+    await h.waitFor((e) => e.type === "turn.completed");
     await type("/new", KEY.enter);
     await until(() => ctl!.threadId !== thread.id, "a new thread");
     await until(frameHas(ctl!.threadId), "the new id on the status line");

@@ -59,7 +59,9 @@ describe.skipIf(!hasTmux)("composer history across restarts (tmux)", { timeout: 
     keys("Down");
     keys("Down");
     await waitFor("ask Tandem to do something");
-    await quit();
+    // No input in this run: its thread was never stored, so no --resume is suggested.
+    keys("C-c");
+    keys("C-c");
     await waitFor("[exited 0]");
 
     // Without the file, a resumed thread still brings its own messages into history.

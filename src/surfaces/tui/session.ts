@@ -16,6 +16,7 @@ import type { Usage } from "../../protocol/events.js";
 import type { TurnOptions } from "../../protocol/ops.js";
 import type { Runtime } from "../../runtime/core.js";
 import type { Thread } from "../../runtime/thread.js";
+import { lastTurnStatus, settledStatus } from "../../runtime/thread-status.js";
 import { compact } from "./format.js";
 import { ago, type PickerItem } from "./picker.js";
 
@@ -250,7 +251,8 @@ export function threadListLines(runtime: Runtime, shown: string): string[] | und
     const pending = runtime.store.pendingQuestions(t.id).length;
     const when = new Date(t.updated_at).toISOString().replace("T", " ").slice(0, 16);
     const mark = t.id === shown ? "*" : " ";
-    return `${mark} ${t.id}  ${when}  ${t.status.padEnd(15)}${pending ? ` ${pending} pending question(s)` : ""}  ${t.cwd}`;
+    const status = settledStatus(t.status, lastTurnStatus(runtime.store, t.id));
+    return `${mark} ${t.id}  ${when}  ${status.padEnd(15)}${pending ? ` ${pending} pending question(s)` : ""}  ${t.cwd}`;
   });
   return ["Threads (/resume ID to open one):", ...lines];
 }
@@ -266,7 +268,7 @@ export function resumeChoices(runtime: Runtime, shown: string, now = Date.now())
       return {
         label: t.title || "(no messages)",
         value: t.id,
-        detail: `${ago(t.updated_at, now)} · ${t.status}${waiting} · ${t.id}`,
+        detail: `${ago(t.updated_at, now)} · ${settledStatus(t.status, lastTurnStatus(runtime.store, t.id))}${waiting} · ${t.id}`,
       };
     });
 }
