@@ -121,8 +121,18 @@ export class Thread {
     }
   }
 
+  /**
+   * Publishes `event`. A turn diff is built from file contents (commands may have written a
+   * secret into a file), so it is masked with the thread's secrets here, for every surface (Q10).
+   */
   emit(event: Event): void {
+    if (event.type === "turn.diff") event = { ...event, diff: this.turnDiff() };
     this.core.bus.publish(event);
+  }
+
+  /** The current turn's net diff, with the thread's secret values masked (Q10). */
+  turnDiff(): string {
+    return this.core.secrets.view(this.id).mask(this.diffs.diff());
   }
 
   /** Starts a turn with user input. Throws TurnBusyError while another turn runs. */

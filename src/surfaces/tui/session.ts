@@ -202,7 +202,7 @@ export function statusLines(runtime: Runtime, thread: Thread, last: Usage | unde
 
 /** `/diff`: the current (or last) turn's net file changes, or why there is nothing to show. */
 export function diffText(thread: Thread): { text: string; empty: boolean } {
-  const diff = thread.diffs.diff();
+  const diff = thread.turnDiff();
   if (diff) return { text: diff.replace(/\n$/, ""), empty: false };
   return {
     text: thread.active
