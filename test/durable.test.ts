@@ -124,7 +124,12 @@ describe("durable questions", () => {
     const lines = jsonLines(first.stdout);
     const q = lines.find((l) => l.type === "question.requested");
     expect(q.questions.map((x: any) => x.id)).toEqual(["stack", "name"]);
-    expect(lines.some((l) => l.type === "turn.completed" || l.type === "turn.failed")).toBe(false);
+    // The stream ends with a terminal event the Codex SDK reads: input is needed, naming the request.
+    expect(lines.some((l) => l.type === "turn.completed")).toBe(false);
+    expect(lines.at(-1)).toMatchObject({
+      type: "turn.failed",
+      error: { message: expect.stringContaining(`input needed: question request ${q.request_id}`) },
+    });
 
     // Human mode prints the question and how to answer it; still exit 3 while unanswered.
     const again = await runTandem(["exec", "resume", q.thread_id, "--questions", "defer"], { env });
