@@ -69,6 +69,6 @@ describe("chat completions wire", () => {
     );
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("hello after the hang\n");
-    expect(r.stderr).toMatch(/retrying: stream idle for 300 ms/);
+    expect(r.stderr).toMatch(/stream idle for 300 ms; retrying in \d+ ms/);
   });
 });
