@@ -47,7 +47,8 @@ export class TestClient {
     readonly name: string,
     private readonly write: (text: string) => void,
     private readonly opts: {
-      jsonrpc?: boolean /** default true; benchmarks turn it off */;
+      /** Send `jsonrpc: "2.0"` (and expect it back); default false, Codex style. */
+      jsonrpc?: boolean;
       validate?: boolean;
     } = {},
   ) {
@@ -64,8 +65,14 @@ export class TestClient {
       return;
     }
     this.received.push(m);
-    if (this.opts.jsonrpc && m.jsonrpc !== "2.0")
-      this.violations.push(`${this.name}: missing jsonrpc in ${text}`);
+    // Always checked: the server mirrors the client's style — `jsonrpc: "2.0"` on every message
+    // to a client that sends it, none to a Codex-style client that does not. Fails if the server
+    // drops the field for the one or adds it for the other.
+    const want = this.opts.jsonrpc ? "2.0" : undefined;
+    if (m.jsonrpc !== want)
+      this.violations.push(
+        `${this.name}: jsonrpc ${JSON.stringify(m.jsonrpc)}, want ${want ?? "none"}, in ${text}`,
+      );
     if (typeof m.method === "string" && m.id !== undefined) {
       this.flag(this.validator?.serverRequest(m), m);
       this.serverRequests.push(m);

@@ -3,7 +3,7 @@
  * edits the workspace, the exec --json stream reports file_change and todo_list items, the
  * turn diff is published, and a read-only sandbox asks before a patch writes.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EventOf } from "../src/protocol/events.js";
@@ -87,25 +87,46 @@ describe("coding tools through the loop", () => {
     expect(out.output).toMatch(/Success/);
   });
 
+  // Fails if a failed patch writes any file before the failing hunk (notes.md is added first,
+  // then app.txt's hunk does not match), or if the turn diff misses the good patch.
   it("publishes the turn diff; a bad hunk fails atomically with a precise message", async () => {
-    const bad = PATCH.replace(" line three", " line 3 (not in the file)");
+    const bad = [
+      "*** Begin Patch",
+      "*** Add File: notes.md",
+      "+# Notes",
+      "*** Update File: app.txt",
+      "@@",
+      " line one",
+      "-line two",
+      "+line 2",
+      " line 3 (not in the file)",
+      "*** End Patch",
+    ].join("\n");
     h = await harness({
       script: {
         steps: [
           { output: [{ type: "custom_tool_call", name: "apply_patch", input: bad, call_id: "bad" }] },
+          { output: [{ type: "message", text: "failed" }] },
           { output: [{ type: "custom_tool_call", name: "apply_patch", input: PATCH, call_id: "good" }] },
           { output: [{ type: "message", text: "ok" }] },
         ],
       },
     });
-    writeFileSync(join(h.cwd, "app.txt"), "line one\nline two\nline three\n");
+    const original = "line one\nline two\nline three\n";
+    writeFileSync(join(h.cwd, "app.txt"), original);
     const thread = h.runtime.startThread({ cwd: h.cwd });
     await thread.startTurn("go").done;
-    const outs = (h.model.requests as any[])[2].input.filter(
+    const outs = (h.model.requests as any[])[1].input.filter(
       (i: any) => i.type === "custom_tool_call_output",
     );
     expect(outs[0].call_id).toBe("bad");
     expect(outs[0].output).toMatch(/app\.txt/);
+    expect(outs[0].output).toMatch(/No files were changed/);
+    expect(existsSync(join(h.cwd, "notes.md"))).toBe(false);
+    expect(readFileSync(join(h.cwd, "app.txt"), "utf8")).toBe(original);
+    expect(readdirSync(h.cwd).sort()).toEqual(["app.txt"]);
+
+    await thread.startTurn("again").done;
     const diff = h.events.filter((e) => e.event.type === "turn.diff").pop()!.event as EventOf<"turn.diff">;
     expect(diff.diff).toContain("-line two");
     expect(diff.diff).toContain("+line 2");
