@@ -6,6 +6,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { renderCell } from "../src/surfaces/tui/render-cell.js";
+import { processStdio } from "./app-server-client.js";
+import { serverEnv } from "./app-server-helpers.js";
 import { jsonLines, type MockProcess, runTandem, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
 
@@ -62,5 +64,36 @@ describe("a failed apply_patch says why", () => {
     );
     expect(rows).toContain("Patch failed: no files were changed");
     expect(rows).toContain("missing.txt does not exist");
+  });
+
+  // Fails if the app-server completes the failed fileChange item without telling the client why
+  // (the reason goes out as item/fileChange/outputDelta, a Codex notification, before completion).
+  it("app-server sends the reason as item/fileChange/outputDelta before the item completes", async () => {
+    mock = await startMockProcess(script);
+    const s = processStdio(serverEnv(mock));
+    try {
+      await s.client.request("initialize", { clientInfo: { name: "t", title: null, version: "1" } });
+      s.client.notify("initialized");
+      const { thread } = await s.client.request("thread/start", { cwd: tempDir("tandem-cwd-") });
+      await s.client.request("turn/start", {
+        threadId: thread.id,
+        input: [{ type: "text", text: "edit missing.txt", text_elements: [] }],
+      });
+      const done = await s.client.notification(
+        "item/completed",
+        (p) => p.item?.type === "fileChange" && p.threadId === thread.id,
+      );
+      expect(done.item.status).toBe("failed");
+      const deltas = s.client.notifications.filter((n) => n.method === "item/fileChange/outputDelta");
+      expect(deltas.map((n) => n.params.delta).join("")).toContain("missing.txt");
+      const completedAt = s.client.notifications.findIndex(
+        (n) => n.method === "item/completed" && n.params.item?.type === "fileChange",
+      );
+      expect(s.client.notifications.indexOf(deltas[0])).toBeLessThan(completedAt);
+      await s.client.notification("turn/completed", (p) => p.threadId === thread.id);
+      expect(s.client.violations).toEqual([]);
+    } finally {
+      await s.close();
+    }
   });
 });
