@@ -16,6 +16,7 @@ import { processStdio, type TestClient, wsClient, wsServer } from "./app-server-
 import { modelRequests, PLAN_MODE, serverEnv } from "./app-server-helpers.js";
 import { type MockProcess, startMockProcess } from "./cli-helpers.js";
 import { outsideDir, tempDir } from "./helpers.js";
+import { missing } from "./system-tools.js";
 
 const COMMAND_APPROVAL = "item/commandExecution/requestApproval";
 const FILE_CHANGE_APPROVAL = "item/fileChange/requestApproval";
@@ -93,71 +94,77 @@ describe("approvals over tandem app-server", () => {
     return { threadId, turnId: turn.turn.id as string, cwd, started };
   }
 
-  it("accept: the escalated command runs outside the sandbox and the model sees its output", async () => {
-    const outside = freshOutside();
-    const cmd = `echo ESC_$((6*7)) > ${outside}/a.txt && cat ${outside}/a.txt`;
-    const { client } = await serve({
-      steps: [
-        { output: [escalated("e1", cmd)] },
-        { expect: { input_contains: ["ESC_42"] }, output: [message("done")] },
-      ],
-    });
-    const { threadId, turnId, cwd, started } = await startTurn(client);
-    expect(started).toMatchObject({ approvalPolicy: "on-request", sandbox: { type: "workspaceWrite" } });
+  it.skipIf(missing("bwrap").length > 0)(
+    "accept: the escalated command runs outside the sandbox and the model sees its output",
+    async () => {
+      const outside = freshOutside();
+      const cmd = `echo ESC_$((6*7)) > ${outside}/a.txt && cat ${outside}/a.txt`;
+      const { client } = await serve({
+        steps: [
+          { output: [escalated("e1", cmd)] },
+          { expect: { input_contains: ["ESC_42"] }, output: [message("done")] },
+        ],
+      });
+      const { threadId, turnId, cwd, started } = await startTurn(client);
+      expect(started).toMatchObject({ approvalPolicy: "on-request", sandbox: { type: "workspaceWrite" } });
 
-    const approval = await client.serverRequest(COMMAND_APPROVAL, (p) => p.threadId === threadId);
-    expect(approval.id).toMatch(/^q_/);
-    expect(approval.params).toEqual({
-      threadId,
-      turnId,
-      itemId: "e1",
-      approvalId: null,
-      startedAtMs: expect.any(Number),
-      reason: JUSTIFICATION,
-      command: cmd,
-      cwd,
-      proposedExecpolicyAmendment: null,
-      availableDecisions: ["accept", "acceptForSession", "decline", "cancel"],
-    });
-    // The command's item is announced before the approval; the thread waits on an approval.
-    const order = client.received.map((m) => `${m.method}:${m.params?.item?.id ?? m.params?.itemId ?? ""}`);
-    expect(order.indexOf("item/started:e1")).toBeGreaterThan(-1);
-    expect(order.indexOf("item/started:e1")).toBeLessThan(order.indexOf(`${COMMAND_APPROVAL}:e1`));
-    const waiting = await client.notification(
-      "thread/status/changed",
-      (p) => p.status.type === "active" && p.status.activeFlags.length > 0,
-    );
-    expect(waiting.status.activeFlags).toEqual(["waitingOnApproval"]);
-    const listed = await client.request("tandem/question/list", { threadId });
-    expect(listed.requests[0]).toMatchObject({
-      request_id: approval.id,
-      approval: { kind: "exec", command: cmd },
-    });
+      const approval = await client.serverRequest(COMMAND_APPROVAL, (p) => p.threadId === threadId);
+      expect(approval.id).toMatch(/^q_/);
+      expect(approval.params).toEqual({
+        threadId,
+        turnId,
+        itemId: "e1",
+        approvalId: null,
+        startedAtMs: expect.any(Number),
+        reason: JUSTIFICATION,
+        command: cmd,
+        cwd,
+        proposedExecpolicyAmendment: null,
+        availableDecisions: ["accept", "acceptForSession", "decline", "cancel"],
+      });
+      // The command's item is announced before the approval; the thread waits on an approval.
+      const order = client.received.map((m) => `${m.method}:${m.params?.item?.id ?? m.params?.itemId ?? ""}`);
+      expect(order.indexOf("item/started:e1")).toBeGreaterThan(-1);
+      expect(order.indexOf("item/started:e1")).toBeLessThan(order.indexOf(`${COMMAND_APPROVAL}:e1`));
+      const waiting = await client.notification(
+        "thread/status/changed",
+        (p) => p.status.type === "active" && p.status.activeFlags.length > 0,
+      );
+      expect(waiting.status.activeFlags).toEqual(["waitingOnApproval"]);
+      const listed = await client.request("tandem/question/list", { threadId });
+      expect(listed.requests[0]).toMatchObject({
+        request_id: approval.id,
+        approval: { kind: "exec", command: cmd },
+      });
 
-    client.respond(approval, { decision: "accept" });
-    await client.notification("serverRequest/resolved", (p) => p.requestId === approval.id);
-    const settled = await client.notification("tandem/question/settled", (p) => p.requestId === approval.id);
-    expect(settled.outcome).toMatchObject({
-      status: "answered",
-      answers: { decision: { selected: ["Accept"] } },
-      responder: { kind: "app-server" },
-    });
-    const done = await client.notification("turn/completed", (p) => p.threadId === threadId);
-    expect(done.turn.status).toBe("completed");
+      client.respond(approval, { decision: "accept" });
+      await client.notification("serverRequest/resolved", (p) => p.requestId === approval.id);
+      const settled = await client.notification(
+        "tandem/question/settled",
+        (p) => p.requestId === approval.id,
+      );
+      expect(settled.outcome).toMatchObject({
+        status: "answered",
+        answers: { decision: { selected: ["Accept"] } },
+        responder: { kind: "app-server" },
+      });
+      const done = await client.notification("turn/completed", (p) => p.threadId === threadId);
+      expect(done.turn.status).toBe("completed");
 
-    expect(readFileSync(join(outside, "a.txt"), "utf8")).toBe("ESC_42\n");
-    expect(callOutput(mock!, "e1")).toMatch(/Process exited with code 0[\s\S]*ESC_42/);
-    expect(client.serverRequests.map((r) => r.method)).toEqual([COMMAND_APPROVAL]);
-    const item = await client.notification("item/completed", (p) => p.item.id === "e1");
-    expect(item.item).toMatchObject({ type: "commandExecution", status: "completed", exitCode: 0 });
-    expectPaired(mock!);
-    const read = await client.request("thread/read", { threadId, includeTurns: true });
-    expect(read.thread.turns[0].items.map((i: any) => i.type)).toEqual([
-      "userMessage",
-      "commandExecution",
-      "agentMessage",
-    ]);
-  });
+      expect(readFileSync(join(outside, "a.txt"), "utf8")).toBe("ESC_42\n");
+      expect(callOutput(mock!, "e1")).toMatch(/Process exited with code 0[\s\S]*ESC_42/);
+      expect(client.serverRequests.map((r) => r.method)).toEqual([COMMAND_APPROVAL]);
+      const item = await client.notification("item/completed", (p) => p.item.id === "e1");
+      expect(item.item).toMatchObject({ type: "commandExecution", status: "completed", exitCode: 0 });
+      expectPaired(mock!);
+      const read = await client.request("thread/read", { threadId, includeTurns: true });
+      expect(read.thread.turns[0].items.map((i: any) => i.type)).toEqual([
+        "userMessage",
+        "commandExecution",
+        "agentMessage",
+      ]);
+    },
+  );
 
   it("decline, and a JSON-RPC error reply: nothing runs and the model is told it was declined", async () => {
     const outside = freshOutside();

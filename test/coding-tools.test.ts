@@ -182,6 +182,8 @@ describe("coding tools through the loop", () => {
           { output: [{ type: "message", text: "ok" }] },
         ],
       },
+      // Patches are applied in-process: this holds without bubblewrap too.
+      overrides: ['sandbox_mode="workspace-write"'],
     });
     const thread = h.runtime.startThread({ cwd: h.cwd });
     h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
@@ -221,6 +223,8 @@ describe("coding tools through the loop", () => {
           { output: [{ type: "message", text: "ok" }] },
         ],
       },
+      // Patches are applied in-process: this holds without bubblewrap too.
+      overrides: ['sandbox_mode="workspace-write"'],
     });
     const thread = h.runtime.startThread({ cwd: h.cwd });
     h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });

@@ -12,7 +12,7 @@ import type { Event, EventOf, Stamped } from "../src/protocol/events.js";
 import { Runtime } from "../src/runtime/core.js";
 import { openStore } from "../src/store/index.js";
 import type { IdSource } from "../src/util/ids.js";
-import { sandboxFallback } from "./system-tools.js";
+import { hasTool } from "./system-tools.js";
 
 export function tempDir(prefix = "tandem-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -58,10 +58,13 @@ export async function harness(opts: {
   const model = await startMockModel({ script: opts.script });
   const home = opts.home ?? tempDir("tandem-home-");
   const cwd = opts.cwd ?? tempDir("tandem-cwd-");
-  sandboxFallback(home);
+  // Without bubblewrap, a test that does not choose a sandbox runs its commands with full access
+  // in its temp dirs (see sandboxFallback); a test's own sandbox_mode always wins.
+  const choosesSandbox = (opts.overrides ?? []).some((o) => /^\s*sandbox_mode\s*=/.test(o));
+  const fallback = hasTool("bwrap") || choosesSandbox ? [] : ['sandbox_mode="danger-full-access"'];
   const { settings } = loadConfig({
     home,
-    overrides: [`openai_base_url="${model.url}"`, "retry_base_ms=10", ...(opts.overrides ?? [])],
+    overrides: [`openai_base_url="${model.url}"`, "retry_base_ms=10", ...fallback, ...(opts.overrides ?? [])],
   });
   const provider = resolveProvider(settings, { OPENAI_API_KEY: "test-key" });
   const client = createResponsesClient({

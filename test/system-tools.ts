@@ -11,7 +11,7 @@
  * The reporter prints one summary line naming each missing tool and the command that installs it.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 
 function onPath(name: string): boolean {
@@ -78,6 +78,7 @@ export function missingSummary(): string[] {
  */
 export function sandboxFallback(home: string | undefined): void {
   if (!home || hasTool("bwrap")) return;
+  if (existsSync(home) && !statSync(home).isDirectory()) return; // e.g. a test of a bad TANDEM_HOME
   const file = join(home, "config.toml");
   let text = "";
   try {

@@ -292,10 +292,12 @@ describe("shell environment policy: tandem exec (processes)", () => {
       expect(log).not.toContain(v);
       expect(r2.stdout).not.toContain(v);
     }
-    const outputs = jsonLines(r2.stdout)
-      .filter((e) => e.type === "item.completed" && e.item.type === "command_execution")
-      .map((e) => e.item.aggregated_output as string);
-    expect(outputs[0]).toContain("ENV_PROBE_BENIGN=cli-visible-benign");
-    expect(outputs[1]).toContain("[][]");
+    // Parallel calls complete in any order: find each command's item by its command.
+    const output = (cmd: string) =>
+      jsonLines(r2.stdout).find(
+        (e) => e.type === "item.completed" && e.item.type === "command_execution" && e.item.command === cmd,
+      )?.item.aggregated_output as string;
+    expect(output("env")).toContain("ENV_PROBE_BENIGN=cli-visible-benign");
+    expect(output('echo "[$OPENAI_API_KEY][$LLM_PASS]"')).toContain("[][]");
   });
 });

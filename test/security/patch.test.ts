@@ -63,7 +63,10 @@ async function attack(
   steps: ReturnType<typeof patchCall>[],
   opts: { cwd: string; home?: string; overrides?: string[] },
 ): Promise<Harness> {
-  const h = await harness({ script: { steps: [...steps, done] }, ...opts });
+  // Patches are applied in-process, so these hold without bubblewrap: the mode is explicit
+  // (the harness would otherwise fall back to full access on a machine without it).
+  const overrides = ['sandbox_mode="workspace-write"', ...(opts.overrides ?? [])];
+  const h = await harness({ script: { steps: [...steps, done] }, ...opts, overrides });
   const thread = h.runtime.startThread({ cwd: opts.cwd });
   acceptEverything(h, thread.id);
   expect((await thread.startTurn("go").done).status).toBe("completed");
@@ -268,7 +271,11 @@ describe("apply_patch never writes .git: indirect git directories and races", ()
       " [core]",
       "+\tfsmonitor = touch /tmp/tandem-pwned",
     );
-    h = await harness({ script: { steps: [patchCall("p1", input), done] }, cwd });
+    h = await harness({
+      script: { steps: [patchCall("p1", input), done] },
+      cwd,
+      overrides: ['sandbox_mode="workspace-write"'],
+    });
     const thread = h.runtime.startThread({ cwd });
     h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("go");
