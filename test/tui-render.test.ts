@@ -110,6 +110,57 @@ describe("the approval overlay", () => {
   });
 });
 
+describe("an approval cannot hide its command", () => {
+  // Fails if the overlay passes the model's control characters to the terminal: a carriage
+  // return and an erase-line sequence would then show `ls -la` while `touch PWNED` runs, and
+  // a bidi override would reverse what the user reads.
+  it("shows carriage returns, escapes and bidi overrides as visible symbols", () => {
+    const spoof = "touch PWNED #\r\x1b[2Kls -la";
+    const base = requestOf([
+      {
+        id: "decision",
+        header: "Approve",
+        prompt: `Run \`${spoof}\`?`,
+        kind: "single",
+        options: [
+          { label: "Accept", description: "run it once" },
+          { label: "Decline\x1b[2K\rAccept", description: "do not run it" },
+        ],
+        allow_other: false,
+        secret: false,
+      },
+    ]);
+    const request: QuestionRequest = {
+      ...base,
+      source: "internal",
+      approval: {
+        kind: "exec",
+        reason: "needs the network",
+        cwd: "/work/project",
+        command: spoof,
+        justification: "harmless \u202eexe.tahw",
+      },
+    };
+    act(() => {
+      ui = render(
+        h(QuestionOverlay, {
+          request,
+          keymap: defaultKeymap,
+          onSubmit: () => ({ ok: true as const }),
+          onDecline: () => ({ ok: true as const }),
+          onTouch: () => {},
+          maxRows: 30,
+        }),
+      );
+    });
+    const frame = ui!.lastFrame() ?? "";
+    expect(frame).toContain("$ touch PWNED #␍␛[2Kls -la");
+    expect(frame).toContain("⟪U+202E⟫");
+    expect(frame).toContain("Decline␛[2K␍Accept");
+    expect(frame).not.toMatch(/\r|\x1b\[2K|\u202e/);
+  });
+});
+
 describe("the working indicator", () => {
   it("animates a spinner beside the elapsed time while a turn runs", async () => {
     // Fails if the indicator is static (no spinner frame change while the model streams).
@@ -140,5 +191,24 @@ describe("the working indicator", () => {
     expect(next).toBeDefined();
     expect(next).not.toBe(first);
     expect(ui!.lastFrame()).toMatch(/working \d+s/);
+  });
+});
+
+describe("a command cell cannot hide its command", () => {
+  // Fails if the transcript writes the model's control characters to the terminal raw.
+  it("shows control characters in the command line as symbols", () => {
+    const out = renderCell(
+      {
+        kind: "exec",
+        key: "c",
+        command: "touch PWNED #\r\x1b[2Kls",
+        status: "completed",
+        exitCode: 0,
+        output: "",
+      } as never,
+      { width: 80, color: false },
+    );
+    expect(out).toContain("touch PWNED #␍␛[2Kls");
+    expect(out).not.toMatch(/\r|\x1b\[2K/);
   });
 });

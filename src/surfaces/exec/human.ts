@@ -7,6 +7,7 @@
  */
 import type { Event, TurnItem } from "../../protocol/events.js";
 import type { QuestionRequest } from "../../protocol/questions.js";
+import { printable } from "../../util/printable.js";
 
 const dim = (s: string, color: boolean) => (color ? `\x1b[2m${s}\x1b[0m` : s);
 
@@ -46,7 +47,7 @@ export class HumanPrinter {
         break;
       }
       case "item.started":
-        if (event.item.type === "command_execution") this.err.write(`$ ${event.item.command}\n`);
+        if (event.item.type === "command_execution") this.err.write(`$ ${printable(event.item.command)}\n`);
         // update_plan shows as its checklist (plan.updated) instead.
         else if (event.item.type === "tool_call" && event.item.tool !== "update_plan")
           this.err.write(`→ ${event.item.tool}\n`);

@@ -12,6 +12,7 @@
  * column after the longest label when that leaves room, else on the lines below, indented under
  * the label. Wrapped lines keep their column.
  */
+import { printable } from "../../util/printable.js";
 import { displayWidth, wrapPieces } from "./ansi.js";
 
 export interface OptionLine {
@@ -102,9 +103,15 @@ export function linesFor(textWidth: number, width: number): number {
   return Math.max(1, Math.ceil(textWidth / Math.max(1, width)));
 }
 
-/** Word-wraps plain text to `width` columns; at most `max` lines (the last cut with "…"). */
+/**
+ * Word-wraps plain text to `width` columns; at most `max` lines (the last cut with "…"). Control
+ * characters are made visible first (util/printable.ts): prompts and approvals carry the model's
+ * text, which must not move the cursor or erase what the user reads.
+ */
 export function wrapText(text: string, width: number, max = Number.POSITIVE_INFINITY): string[] {
-  const lines = text.split("\n").flatMap((l) => wrap(l, width));
+  const lines = printable(text)
+    .split("\n")
+    .flatMap((l) => wrap(l, width));
   if (lines.length <= max) return lines;
   const kept = lines.slice(0, Math.max(1, max));
   const last = kept[kept.length - 1];

@@ -7,6 +7,7 @@ import type { EventEmitter } from "node:events";
 import { Box, Text, useStdin } from "ink";
 import { type ReactNode, useEffect, useRef } from "react";
 import type { QuestionRequest } from "../../protocol/questions.js";
+import { printable } from "../../util/printable.js";
 import { displayWidth } from "./ansi.js";
 import { secondsLeft } from "./format.js";
 import type { Keymap } from "./keymap.js";
@@ -81,8 +82,8 @@ export function optionLayout(state: OverlayState, draft: Draft, width: number) {
   const count = q.options.length + (q.allow_other ? 1 : 0);
   const rows = optionRows(
     q.options.map((o, i) => ({
-      label: o.label,
-      description: o.description,
+      label: printable(o.label),
+      description: printable(o.description),
       mark: mark(draft.selected.includes(i)),
     })),
     width,

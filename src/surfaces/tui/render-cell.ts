@@ -6,6 +6,8 @@
  * as these strings (bypassing Ink's layout, which costs microseconds per character and would
  * make opening a long thread slow); the live area shows the same strings inside Ink.
  */
+
+import { printable } from "../../util/printable.js";
 import { block, displayWidth, hardWrap, type Piece, paint, row, type Style, wrapPieces } from "./ansi.js";
 import type { Cell } from "./cells.js";
 import { answerRows, compact, duration, fold, outcomeTitle } from "./format.js";
@@ -210,7 +212,7 @@ function cellLines(cell: Cell, o: RenderOptions): string[] {
       const head = block(
         [p("$ ", ok ? S.ok : S.error)],
         [spaces(2)],
-        [p(cell.command, { bold: true })],
+        [p(printable(cell.command), { bold: true })],
         width,
         color,
       );
