@@ -88,3 +88,43 @@ export function jsonLines(text: string): any[] {
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l));
 }
+
+export interface ServeRun {
+  proc: ChildProcess;
+  /** stdout's first two lines: the listening URL and the page link. */
+  lines: string[];
+  stderr: () => string;
+}
+
+/**
+ * Starts `tandem serve ARGS` as a real process (cwd a temp dir: threads created without a cwd
+ * never run in the repository) and waits for its two stdout lines. `env` is merged over
+ * process.env; an `undefined` value removes a variable.
+ */
+export async function spawnServe(args: string[], env: Record<string, string | undefined>): Promise<ServeRun> {
+  const full: Record<string, string | undefined> = { ...process.env, NO_COLOR: "1", ...env };
+  for (const [k, v] of Object.entries(full)) if (v === undefined) delete full[k];
+  sandboxFallback(full.TANDEM_HOME);
+  const proc = spawn(BIN, ["serve", ...args], {
+    cwd: tempDir("tandem-serve-cwd-"),
+    env: full,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  proc.stderr!.on("data", (d) => {
+    stderr += d;
+  });
+  const lines: string[] = [];
+  await new Promise<void>((res, rej) => {
+    const t = setTimeout(() => rej(new Error(`serve did not start: ${stderr}`)), 15_000);
+    createInterface({ input: proc.stdout! }).on("line", (line) => {
+      lines.push(line);
+      if (lines.length === 2) {
+        clearTimeout(t);
+        res();
+      }
+    });
+    proc.once("exit", (code) => rej(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  return { proc, lines, stderr: () => stderr };
+}

@@ -3,15 +3,13 @@
  * `tandem mock-model` as a real process: startup lines, token, a question answered over HTTP,
  * SIGTERM, and a question left pending by one process answered through the next (Q11).
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
 import { Scripts } from "../src/mock-model/index.js";
-import { BIN, type MockProcess, runTandem, startMockProcess } from "./cli-helpers.js";
+import { type MockProcess, runTandem, spawnServe, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
 import { isEvent, openSse } from "./http-helpers.js";
-import { sandboxFallback } from "./system-tools.js";
 
 interface ServeProcess {
   proc: ChildProcess;
@@ -22,37 +20,14 @@ interface ServeProcess {
 }
 
 async function startServe(args: string[], env: Record<string, string>): Promise<ServeProcess> {
-  sandboxFallback(env.TANDEM_HOME);
-  const proc = spawn(BIN, ["serve", ...args], {
-    // Threads created without a cwd run here: never in the repository.
-    cwd: tempDir("tandem-serve-cwd-"),
-    env: { ...process.env, NO_COLOR: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  proc.stderr!.on("data", (d) => {
-    stderr += d;
-  });
-  const lines: string[] = [];
-  await new Promise<void>((res, rej) => {
-    const t = setTimeout(() => rej(new Error(`serve did not start: ${stderr}`)), 15_000);
-    const rl = createInterface({ input: proc.stdout! });
-    rl.on("line", (line) => {
-      lines.push(line);
-      if (lines.length === 2) {
-        clearTimeout(t);
-        res();
-      }
-    });
-    proc.once("exit", (code) => rej(new Error(`serve exited ${code}: ${stderr}`)));
-  });
+  const { proc, lines, stderr } = await spawnServe(args, env);
   const m = /^tandem serve listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(lines[0]);
   if (!m) throw new Error(`unexpected first line: ${lines[0]}`);
   return {
     proc,
     url: m[1],
     pageLine: lines[1],
-    stderr: () => stderr,
+    stderr,
     stop: (signal = "SIGTERM") =>
       new Promise((r) => {
         if (proc.exitCode !== null) return r(proc.exitCode);

@@ -1,56 +1,18 @@
-/**
- * `tandem serve --host H` (src/surfaces/http/index.ts contract, README "Answer from anywhere"):
- * the server binds exactly that interface — on the loopback alias 127.0.0.2 it answers there
- * and 127.0.0.1 at the same port is refused — and a non-loopback bind (`0.0.0.0`) without
- * `--token` still requires a bearer token: one is generated and printed only in the page link,
- * stderr warns that the server is exposed, and requests without the token get 401. Real
- * processes: `./bin/tandem serve` (run `npm run build` first); no model is called.
- */
-import { type ChildProcess, spawn } from "node:child_process";
 import { request } from "node:http";
-import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
-import { BIN } from "./cli-helpers.js";
+import { type ServeRun, spawnServe } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
 
-interface Served {
-  proc: ChildProcess;
-  lines: string[];
-  stderr: () => string;
-}
+type Served = ServeRun;
 
-/** Starts `tandem serve ARGS` and waits for its two stdout lines. */
-async function startServe(args: string[]): Promise<Served> {
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    NO_COLOR: "1",
+/** Starts `tandem serve --port 0 ARGS` with no token in the environment; no model is called. */
+function startServe(args: string[]): Promise<Served> {
+  return spawnServe(["--port", "0", ...args], {
     TANDEM_HOME: tempDir("tandem-home-"),
     OPENAI_API_KEY: "k",
     OPENAI_BASE_URL: "http://127.0.0.1:9/v1", // never called: no turn is started
-  };
-  delete env.TANDEM_SERVE_TOKEN;
-  const proc = spawn(BIN, ["serve", "--port", "0", ...args], {
-    cwd: tempDir("tandem-serve-cwd-"),
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
+    TANDEM_SERVE_TOKEN: undefined,
   });
-  let stderr = "";
-  proc.stderr!.on("data", (d) => {
-    stderr += d;
-  });
-  const lines: string[] = [];
-  await new Promise<void>((res, rej) => {
-    const t = setTimeout(() => rej(new Error(`serve did not start: ${stderr}`)), 15_000);
-    createInterface({ input: proc.stdout! }).on("line", (line) => {
-      lines.push(line);
-      if (lines.length === 2) {
-        clearTimeout(t);
-        res();
-      }
-    });
-    proc.once("exit", (code) => rej(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  return { proc, lines, stderr: () => stderr };
 }
 
 /** GET `url` (optionally with a bearer token): the status, or the connection error's code. */
