@@ -126,7 +126,8 @@ export class Thread {
    * secret into a file), so it is masked with the thread's secrets here, for every surface (Q10).
    */
   emit(event: Event): void {
-    if (event.type === "turn.diff") event = { ...event, diff: this.turnDiff() };
+    if (event.type === "turn.diff")
+      event = { ...event, diff: this.core.secrets.view(this.id).mask(event.diff) };
     this.core.bus.publish(event);
   }
 
