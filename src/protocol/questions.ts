@@ -10,11 +10,36 @@ import { z } from "zod";
 export const QuestionOption = z.object({
   label: z.string().min(1).describe("Short label shown to the user and returned as the answer"),
   description: z.string().describe("One line explaining the consequence of choosing this option"),
+  value: z
+    .string()
+    .optional()
+    .describe(
+      "What the asker gets back for this option when it differs from the label (an MCP enum const); answers still name the label",
+    ),
 });
 export type QuestionOption = z.infer<typeof QuestionOption>;
 
-export const QuestionKind = z.enum(["single", "multi", "text"]);
+/**
+ * How a question is answered (every answer is a `QuestionAnswer`):
+ * - `single` / `multi`: option labels in `selected` (plus `other` text where `allow_other`).
+ * - `text`: the text in `other`; `format`, `min_length`, `max_length` constrain it.
+ * - `boolean`: `selected: ["Yes"]` (true) or `selected: ["No"]` (false); its `options` are
+ *   exactly BOOLEAN_OPTIONS, so a surface that knows only `single` still renders it right.
+ * - `number`: the number as text in `other` (e.g. "42", "-1.5"); `integer`, `minimum`,
+ *   `maximum` constrain it. A valid reply's text is normalised to the canonical form `String(n)`.
+ */
+export const QuestionKind = z.enum(["single", "multi", "text", "boolean", "number"]);
 export type QuestionKind = z.infer<typeof QuestionKind>;
+
+export const TextFormat = z.enum(["email", "uri", "date", "date-time"]);
+export type TextFormat = z.infer<typeof TextFormat>;
+
+/** Labels of a `boolean` question's two options, in this order: Yes = true, No = false. */
+export const BOOLEAN_LABELS = { yes: "Yes", no: "No" } as const;
+export const BOOLEAN_OPTIONS: QuestionOption[] = [
+  { label: BOOLEAN_LABELS.yes, description: "" },
+  { label: BOOLEAN_LABELS.no, description: "" },
+];
 
 export const Question = z.object({
   id: z.string().min(1),
@@ -26,6 +51,29 @@ export const Question = z.object({
   allow_other: z.boolean(),
   /** Secret answers never enter history, logs or events (Q10). */
   secret: z.boolean(),
+  // Typed fields (MCP elicitation, S6). All optional: a question without them is answered as before.
+  format: TextFormat.optional().describe(
+    "text: the answer must be an email address, a URI (with a scheme), a date YYYY-MM-DD or an RFC 3339 date-time",
+  ),
+  min_length: z.number().int().nonnegative().optional().describe("text: fewest characters"),
+  max_length: z.number().int().nonnegative().optional().describe("text: most characters"),
+  integer: z.boolean().optional().describe("number: only whole numbers"),
+  minimum: z.number().optional().describe("number: smallest allowed value (inclusive)"),
+  maximum: z.number().optional().describe("number: largest allowed value (inclusive)"),
+  min_items: z.number().int().nonnegative().optional().describe("multi: fewest options to choose"),
+  max_items: z.number().int().nonnegative().optional().describe("multi: most options to choose"),
+  default: z
+    .union([z.string(), z.number(), z.boolean(), z.array(z.string())])
+    .optional()
+    .describe(
+      "Pre-selected answer: an option label (single), labels (multi), true/false (boolean), a number, or text. A reply that leaves the question out takes it",
+    ),
+  required: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: every reply must answer this question (or it has a default). Absent or false: a reply may leave it out",
+    ),
 });
 export type Question = z.infer<typeof Question>;
 
@@ -61,6 +109,23 @@ export const ApprovalInfo = z.object({
 });
 export type ApprovalInfo = z.infer<typeof ApprovalInfo>;
 
+/**
+ * Present when the request is an MCP server's `elicitation/create` (SPEC S6). `form`: one
+ * question per schema property. `url`: one single-choice question `url` with options
+ * ELICITATION_URL_LABELS (Done / Decline) while the user visits `url`. The server's request
+ * lives only in this process: after a restart the request settles as cancelled.
+ */
+export const ElicitationInfo = z.object({
+  server: z.string().describe("Name of the MCP server asking"),
+  mode: z.enum(["form", "url"]),
+  message: z.string().describe("The server's message to the user"),
+  url: z.string().optional().describe("url mode: the address the user should open"),
+  elicitation_id: z.string().optional().describe("url mode: the server's id for this elicitation"),
+});
+export type ElicitationInfo = z.infer<typeof ElicitationInfo>;
+
+export const ELICITATION_URL_LABELS = { done: "Done", decline: "Decline" } as const;
+
 export const APPROVAL_LABELS = {
   accept: "Accept",
   accept_for_session: "Accept for session",
@@ -82,6 +147,7 @@ export const QuestionRequest = z.object({
   deadline: z.number().nullable(),
   created_at: z.number(),
   approval: ApprovalInfo.optional(),
+  elicitation: ElicitationInfo.optional(),
 });
 export type QuestionRequest = z.infer<typeof QuestionRequest>;
 

@@ -13,7 +13,7 @@
 import type { z } from "zod";
 import type { TurnItem } from "../protocol/events.js";
 import type { ToolOutputPayload } from "../protocol/items.js";
-import type { Question, QuestionOutcome, QuestionPolicy } from "../protocol/questions.js";
+import type { ElicitationInfo, Question, QuestionOutcome, QuestionPolicy } from "../protocol/questions.js";
 import type { PauseClock } from "../util/pause-clock.js";
 
 export interface ToolUpdate {
@@ -39,6 +39,8 @@ export interface SecretView {
 export interface AskOptions {
   source: "model" | "internal";
   policy?: QuestionPolicy;
+  /** Set when an MCP server's `elicitation/create` asks (stored on the request; see ElicitationInfo). */
+  elicitation?: ElicitationInfo;
 }
 
 export interface ToolContext {
