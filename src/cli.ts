@@ -13,6 +13,7 @@ Usage:
   tandem app-server [--listen ws://127.0.0.1:PORT]
                                        JSON-RPC (Codex app-server v2 compatible) over stdio or websocket
   tandem serve [--port N] [--host H]   HTTP API + SSE + a web page to answer questions from
+  tandem acp                           Agent Client Protocol agent over stdio (for editors)
   tandem exec [options] PROMPT         run one headless turn (see \`tandem exec --help\`)
   tandem exec resume ID [PROMPT]       continue a thread (answer deferred questions with --answer)
   tandem resume ID [options]           same as \`tandem exec resume\`
@@ -145,6 +146,10 @@ async function main(argv: string[]): Promise<number> {
     case "serve": {
       const { runServe } = await import("./surfaces/http/index.js");
       return runServe(rest);
+    }
+    case "acp": {
+      const { runAcp } = await import("./surfaces/acp/index.js");
+      return runAcp(rest);
     }
     case undefined: {
       const { runTui } = await import("./surfaces/tui/index.js");

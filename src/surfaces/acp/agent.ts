@@ -1,0 +1,248 @@
+/**
+ * The ACP agent: the `AgentApp` handlers over one runtime, for one client connection (stdio).
+ * Thin by design (STYLE habit 9): threads, turns and pending questions live in the runtime; this
+ * routes requests to sessions and the runtime's events to the client.
+ *
+ * Contract:
+ * - `initialize` records the client's capabilities (form elicitation decides how questions go out,
+ *   asker.ts) and advertises `loadSession`, image and embedded-context prompts, no authentication.
+ * - `session/new` starts a thread in `cwd` (absolute, an existing directory); `session/load`
+ *   opens a stored thread by its exact id, replays its history as `session/update`s
+ *   (history.ts) before answering, then sends its pending questions again. An unknown session id
+ *   anywhere is -32002 with `data.sessionId`; bad parameters are -32602 with what to change.
+ * - `session/prompt`, `session/cancel`, `session/set_mode`, `session/set_config_option`: session.ts.
+ * - Model questions in this connection's threads that the client cannot show (no form elicitation,
+ *   and not every question single choice) are answered `unavailable` by a pre-tool hook before
+ *   anything is asked (SPEC Q3 "no responder"); the model is told no one can answer.
+ * - `close()` detaches every session (questions stay pending, Q11), cancels outstanding client
+ *   requests and removes the hook and the event subscription; the runtime is the caller's.
+ */
+import { statSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import {
+  type AgentApp,
+  type AgentConnection,
+  type AgentContext,
+  agent,
+  type ClientCapabilities,
+  methods,
+  PROTOCOL_VERSION,
+  RequestError,
+} from "@agentclientprotocol/sdk";
+import type { Event, Stamped } from "../../protocol/events.js";
+import type { Responder } from "../../protocol/questions.js";
+import { unavailableModelResult } from "../../questions/model.js";
+import { type Runtime, ThreadInUseError } from "../../runtime/core.js";
+import { Asker } from "./asker.js";
+import { historyUpdates } from "./history.js";
+import { isMode, MODE_CONFIG_ID, modeError } from "./modes.js";
+import { permissionAnswerable } from "./questions.js";
+import { AcpSession } from "./session.js";
+import { QUESTION_TOOL } from "./updates.js";
+
+export interface AcpAgentOptions {
+  runtime: Runtime;
+  version: string;
+  log: (line: string) => void;
+}
+
+const SETTLED = new Set<Event["type"]>([
+  "question.answered",
+  "question.declined",
+  "question.timed_out",
+  "question.cancelled",
+]);
+
+export class AcpAgent {
+  readonly app: AgentApp;
+  private connection: AgentConnection | undefined;
+  private capabilities: ClientCapabilities = {};
+  private clientName = "acp";
+  private readonly sessions = new Map<string, AcpSession>();
+  private readonly asker: Asker;
+  private readonly responder: Responder = { kind: "acp" };
+  private readonly unsubscribe: () => void;
+  private readonly removeHook: () => void;
+
+  constructor(private readonly opts: AcpAgentOptions) {
+    const { runtime } = opts;
+    this.asker = new Asker({
+      runtime,
+      client: () => this.client(),
+      formElicitation: () => this.formElicitation(),
+      responder: this.responder,
+      log: opts.log,
+    });
+    const sub = runtime.subscribe((s) => this.onEvent(s));
+    this.unsubscribe = () => sub.unsubscribe();
+    this.removeHook = runtime.addToolHooks({ pre: (call, ctx) => this.preTool(call, ctx.threadId) });
+    this.app = this.build();
+  }
+
+  private client(): AgentContext {
+    if (!this.connection) throw new Error("the ACP connection is not open");
+    return this.connection.client;
+  }
+
+  private formElicitation(): boolean {
+    return !!this.capabilities.elicitation?.form;
+  }
+
+  private build(): AgentApp {
+    return agent({ name: "tandem" })
+      .onConnect((c) => {
+        this.connection = c;
+      })
+      .onRequest(methods.agent.initialize, ({ params }) => {
+        this.capabilities = params.clientCapabilities ?? {};
+        this.clientName = params.clientInfo?.name ?? "acp";
+        this.responder.id = this.clientName;
+        return {
+          protocolVersion: Math.min(params.protocolVersion, PROTOCOL_VERSION),
+          agentCapabilities: {
+            loadSession: true,
+            promptCapabilities: { image: true, audio: false, embeddedContext: true },
+            mcpCapabilities: { http: false, sse: false },
+          },
+          agentInfo: { name: "tandem", title: "Tandem", version: this.opts.version },
+          authMethods: [],
+        };
+      })
+      .onRequest(methods.agent.session.new, ({ params }) => {
+        checkCwd(params.cwd);
+        if (params.mcpServers.length)
+          this.opts.log(
+            `session/new: ${params.mcpServers.length} MCP server(s) from the client ignored (MCP client support is not available yet)`,
+          );
+        const thread = this.opts.runtime.startThread({ cwd: params.cwd });
+        const session = this.open(thread);
+        return { sessionId: session.id, ...session.state() };
+      })
+      .onRequest(methods.agent.session.load, ({ params }) => this.load(params.sessionId))
+      .onRequest(methods.agent.session.prompt, ({ params, signal }) =>
+        this.session(params.sessionId).prompt(params.prompt, signal),
+      )
+      .onNotification(methods.agent.session.cancel, ({ params }) => {
+        const session = this.sessions.get(params.sessionId);
+        if (session) session.cancel();
+        else this.opts.log(`session/cancel: unknown session ${params.sessionId} ignored`);
+      })
+      .onRequest(methods.agent.session.setMode, ({ params }) => {
+        const session = this.session(params.sessionId);
+        if (!isMode(params.modeId)) throw modeError(params.modeId);
+        session.setMode(params.modeId);
+        return {};
+      })
+      .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
+        const session = this.session(params.sessionId);
+        if (params.configId !== MODE_CONFIG_ID)
+          throw RequestError.invalidParams(
+            { configId: params.configId },
+            `unknown config option "${params.configId}"; the only option is "${MODE_CONFIG_ID}"`,
+          );
+        const value = String(params.value);
+        if (!isMode(value)) throw modeError(value);
+        session.setMode(value);
+        return { configOptions: session.state().configOptions };
+      });
+  }
+
+  private open(thread: AcpSession["thread"]): AcpSession {
+    let session = this.sessions.get(thread.id);
+    if (!session) {
+      session = new AcpSession(thread, {
+        runtime: this.opts.runtime,
+        client: () => this.client(),
+        responder: this.responder,
+        log: this.opts.log,
+      });
+      this.sessions.set(thread.id, session);
+    }
+    return session;
+  }
+
+  private session(id: string): AcpSession {
+    const session = this.sessions.get(id);
+    if (!session) throw RequestError.sessionNotFound(id);
+    return session;
+  }
+
+  private async load(ref: string) {
+    const { runtime } = this.opts;
+    // Exact ids only: the client goes on naming the session by the id it sent.
+    if (!runtime.thread(ref) && !runtime.store.getThread(ref)) throw RequestError.sessionNotFound(ref);
+    let thread: AcpSession["thread"];
+    try {
+      thread = runtime.thread(ref) ?? runtime.openThread(ref);
+    } catch (err) {
+      if (err instanceof ThreadInUseError)
+        throw new RequestError(-32000, (err as Error).message, { sessionId: ref });
+      throw err;
+    }
+    const session = this.open(thread);
+    const items = runtime.store.loadItems(thread.id);
+    for (const update of historyUpdates(items, thread.record.cwd, thread.active?.id)) session.send(update);
+    // Questions pending since an earlier process are asked again once the client has the history.
+    setImmediate(() => {
+      for (const request of runtime.broker.list({ threadId: thread.id })) this.asker.ask(request);
+    });
+    return session.state();
+  }
+
+  /** SPEC Q3 for clients without form elicitation: model questions they cannot show are unavailable. */
+  private preTool(call: { name: string; args: unknown }, threadId: string) {
+    if (call.name !== QUESTION_TOOL || !this.sessions.has(threadId) || this.formElicitation()) return;
+    const questions = (call.args as { questions?: unknown })?.questions;
+    if (!Array.isArray(questions)) return; // the tool reports malformed arguments itself
+    const shaped = questions.map((q: Record<string, unknown>) => ({
+      kind: q?.multi_select
+        ? ("multi" as const)
+        : Array.isArray(q?.options)
+          ? ("single" as const)
+          : ("text" as const),
+      options: Array.isArray(q?.options) ? q.options : [],
+      secret: q?.secret === true,
+    }));
+    if (permissionAnswerable(shaped)) return;
+    const ids = questions.map((q: Record<string, unknown>) => String(q?.id ?? ""));
+    return {
+      block: unavailableModelResult(
+        ids,
+        `the editor (${this.clientName}) cannot show free-text or multiple-choice questions: it has no form elicitation`,
+      ),
+    };
+  }
+
+  private onEvent({ event }: Stamped): void {
+    if (!("thread_id" in event) || event.thread_id === undefined) return;
+    const session = this.sessions.get(event.thread_id);
+    if (!session || !this.connection) return;
+    try {
+      if (event.type === "question.requested") this.asker.ask(event.request);
+      else if (SETTLED.has(event.type) && "request_id" in event) this.asker.settled(event.request_id);
+      else session.onEvent(event);
+    } catch (err) {
+      this.opts.log(`cannot deliver ${event.type}: ${(err as Error)?.stack ?? err}`);
+    }
+  }
+
+  close(): void {
+    this.unsubscribe();
+    this.removeHook();
+    this.asker.dispose();
+    for (const s of this.sessions.values()) s.close();
+    this.sessions.clear();
+  }
+}
+
+function checkCwd(cwd: string): void {
+  if (!isAbsolute(cwd))
+    throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path, got "${cwd}"`);
+  let dir = false;
+  try {
+    dir = statSync(cwd).isDirectory();
+  } catch {
+    /* reported below */
+  }
+  if (!dir) throw RequestError.invalidParams({ cwd }, `cwd ${cwd} is not an existing directory`);
+}

@@ -1,0 +1,113 @@
+/**
+ * `tandem acp [-c k=v …] [-m model]` (SPEC S5): an Agent Client Protocol (v1) agent over stdio, for
+ * editors (Zed, JetBrains, Neovim plugins) that drive agents over ACP.
+ *
+ * Contract:
+ * - stdin/stdout carry ACP JSON-RPC messages, one per line; every log line goes to stderr.
+ * - EOF on stdin (the editor went away), SIGINT or SIGTERM (or `io.signal`) end the agent: sessions
+ *   detach, the runtime shuts down (pending questions stay stored for the next process, Q11), exit 0.
+ * - Exit codes: 0 after a clean stop, 1 when the runtime cannot start (no API key, store error),
+ *   2 for usage or configuration errors.
+ */
+import { Readable, Writable } from "node:stream";
+import { parseArgs } from "node:util";
+import { ndJsonStream } from "@agentclientprotocol/sdk";
+import { ConfigError } from "../../config/load.js";
+import type { Runtime } from "../../runtime/core.js";
+import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { argError } from "../../util/cli-args.js";
+import { AcpAgent } from "./agent.js";
+
+declare const __TANDEM_VERSION__: string | undefined;
+
+export const ACP_USAGE = `Usage: tandem acp [-c key=value]... [-m MODEL]
+
+Runs Tandem as an Agent Client Protocol (ACP v1) agent over stdio, for editors that drive agents
+over ACP (Zed, JetBrains, Neovim plugins). Point the editor's agent command at \`tandem acp\`.
+Sessions are Tandem threads: session/load takes any thread id from \`tandem threads\`. Modes:
+default and plan. Approvals arrive as permission requests; questions as forms when the editor
+supports form elicitation.
+
+Options:
+  -c, --config k=v      override a configuration value (repeatable)
+  -m, --model MODEL     default model for new sessions
+  -h, --help            show this help`;
+
+export interface AcpIO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  env: NodeJS.ProcessEnv;
+  /** Stops the agent when aborted. Without it, SIGINT/SIGTERM of this process do. */
+  signal?: AbortSignal;
+}
+
+export async function runAcp(argv: string[], io: Partial<AcpIO> = {}): Promise<number> {
+  const stdin = io.stdin ?? process.stdin;
+  const stdout = io.stdout ?? process.stdout;
+  const stderr = io.stderr ?? process.stderr;
+  const env = io.env ?? process.env;
+  const log = (line: string) => stderr.write(`tandem acp: ${line}\n`);
+
+  let args: { config?: string[]; model?: string; help?: boolean };
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        config: { type: "string", short: "c", multiple: true },
+        model: { type: "string", short: "m" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (err) {
+    stderr.write(`tandem acp: ${argError(err)}\n\n${ACP_USAGE}\n`);
+    return 2;
+  }
+  if (args.help) {
+    stdout.write(`${ACP_USAGE}\n`);
+    return 0;
+  }
+
+  const overrides = [...(args.config ?? [])];
+  if (args.model) overrides.push(`model=${JSON.stringify(args.model)}`);
+  let runtime: Runtime;
+  try {
+    const created = createRuntime({ overrides, env, home: env.TANDEM_HOME || undefined });
+    runtime = created.runtime;
+    for (const w of created.warnings) log(`warning: ${w}`);
+  } catch (err) {
+    log((err as Error).message);
+    if (err instanceof MissingKeyError) return 1;
+    return err instanceof ConfigError ? 2 : 1;
+  }
+
+  const version = typeof __TANDEM_VERSION__ === "string" ? __TANDEM_VERSION__ : "0.0.0";
+  const acp = new AcpAgent({ runtime, version, log });
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  if (io.signal) {
+    if (io.signal.aborted) stop();
+    io.signal.addEventListener("abort", stop, { once: true });
+  } else {
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  }
+  const stream = ndJsonStream(
+    Writable.toWeb(stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(stdin) as ReadableStream<Uint8Array>,
+  );
+  const connection = acp.app.connect(stream);
+  try {
+    await Promise.race([stopped, connection.closed]);
+  } finally {
+    io.signal?.removeEventListener("abort", stop);
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    acp.close();
+    connection.close();
+    await runtime.shutdown();
+  }
+  return 0;
+}
