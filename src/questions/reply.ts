@@ -12,6 +12,7 @@ import {
   REDACTED,
 } from "../protocol/questions.js";
 import { MIN_MASK_LENGTH } from "./secrets.js";
+import { checkTyped, defaultAnswer, normalizeTyped, typedHint } from "./typed.js";
 
 export type CheckedReply =
   | { ok: true; answers: Record<string, QuestionAnswer>; unanswered: string[] }
@@ -19,10 +20,14 @@ export type CheckedReply =
 
 /**
  * Checks a reply against its questions and normalises it: `selected` de-duplicated, blank
- * `other`/`note` dropped. Rules: at least one question answered (to give no answer, decline);
- * only known question ids; every present answer must answer (an option or an "other" text — a note
- * alone does not); labels must be options; `single` takes one option; `text` needs a non-empty
- * `other` and no options; `other` only where `allow_other`. Left-out questions are `unanswered`.
+ * `other`/`note` dropped. Rules: at least one question answered (to give no answer, decline) —
+ * unless every question is explicitly `required: false`; only known question ids; every present
+ * answer must answer (an option or an "other" text — a note alone does not); labels must be
+ * options; `single` takes one option; `text` needs a non-empty `other` and no options; `other`
+ * only where `allow_other`. Typed rules (typed.ts): `boolean` takes "Yes" or "No"; `number` a
+ * number in `other` within its bounds (normalised to `String(n)`); text `format` and lengths;
+ * multi `min_items`/`max_items`. A question left out takes its `default` when it has one; a
+ * `required: true` question left out without a default is an error. Others left out are `unanswered`.
  */
 export function validateReply(questions: Question[], reply: QuestionReply): CheckedReply {
   const parsed = QuestionReply.safeParse(reply);
@@ -30,42 +35,61 @@ export function validateReply(questions: Question[], reply: QuestionReply): Chec
     const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "reply"}: ${i.message}`);
     return { ok: false, message: `reply is malformed: ${issues.join("; ")}` };
   }
-  const answers = normalizeAnswers(parsed.data.answers);
+  const given = normalizeAnswers(parsed.data.answers);
   const ids = questions.map((q) => q.id);
-  const given = Object.keys(answers);
-  if (given.length === 0)
+  const answers: Record<string, QuestionAnswer> = {};
+  for (const id of Object.keys(given)) {
+    const q = questions.find((x) => x.id === id);
+    if (!q)
+      return { ok: false, message: `unknown question "${id}"; expected one of ${quoteList(ids, "or")}` };
+    const problem = checkAnswer(q, given[id]);
+    if (problem) return { ok: false, message: `question "${id}": ${problem}` };
+    answers[id] = normalizeTyped(q, given[id]);
+  }
+  for (const q of questions) {
+    if (Object.hasOwn(answers, q.id)) continue;
+    const d = defaultAnswer(q);
+    if (d) answers[q.id] = d;
+    else if (q.required === true)
+      return { ok: false, message: `question "${q.id}" is required; expected ${expectation(q)}` };
+  }
+  if (Object.keys(answers).length === 0 && !questions.every((q) => q.required === false))
     return {
       ok: false,
       message: `reply answers no question; expected an answer for ${quoteList(ids, "and/or")} (to give no answer, decline)`,
     };
-  for (const id of given) {
-    const q = questions.find((x) => x.id === id);
-    if (!q)
-      return { ok: false, message: `unknown question "${id}"; expected one of ${quoteList(ids, "or")}` };
-    const problem = checkAnswer(q, answers[id]);
-    if (problem) return { ok: false, message: `question "${id}": ${problem}` };
-  }
   return { ok: true, answers, unanswered: ids.filter((id) => !Object.hasOwn(answers, id)) };
 }
 
 function checkAnswer(q: Question, a: QuestionAnswer): string | undefined {
+  if (q.kind === "boolean" || q.kind === "number") return checkTyped(q, a);
   if (q.kind === "text") {
     if (a.selected.length > 0)
       return `this is a free-text question; put the answer in "other", not "selected"`;
     if (a.other === undefined) return `expected a non-empty "other" text`;
-    return undefined;
+    return checkTyped(q, a);
   }
+  const expected = expectation(q);
   const labels = q.options.map((o) => o.label);
-  const expected = q.allow_other ? `${quoteList(labels, ",")} or an "other" text` : quoteList(labels, "or");
   const stray = a.selected.find((label) => !labels.includes(label));
-  if (stray !== undefined) return `"${stray}" is not an option; expected one of ${expected}`;
+  if (stray !== undefined) return `"${stray}" is not an option; expected ${expected}`;
   if (q.kind === "single" && a.selected.length > 1)
     return `takes one option; got ${a.selected.length} (${quoteList(a.selected, "and")})`;
-  if (a.other !== undefined && !q.allow_other)
-    return `does not accept free text; expected one of ${expected}`;
+  if (a.other !== undefined && !q.allow_other) return `does not accept free text; expected ${expected}`;
   if (a.selected.length === 0 && a.other === undefined)
-    return `nothing chosen; expected one of ${expected} (a note alone does not answer; leave the question out to skip it)`;
-  return undefined;
+    return `nothing chosen; expected ${expected} (a note alone does not answer; leave the question out to skip it)`;
+  return checkTyped(q, a);
+}
+
+/** What answers `q`, for messages: its options (and "other"), or the typed hint, or any text. */
+function expectation(q: Question): string {
+  const hint = typedHint(q);
+  if (hint) return hint;
+  if (q.kind === "text") return `a non-empty "other" text`;
+  const labels = q.options.map((o) => o.label);
+  return q.allow_other
+    ? `one of ${quoteList(labels, ",")} or an "other" text`
+    : `one of ${quoteList(labels, "or")}`;
 }
 
 /** Structural normalisation, the same for accepted and duplicate replies. */
@@ -93,7 +117,10 @@ function quoteList(items: string[], joiner: string): string {
 
 const RECOMMENDED = /\(recommended\)\s*$/i;
 
-/** Q7: `recommended` picks each question's recommended option (else unanswered); `empty`/`decline` none. */
+/**
+ * Q7: `recommended` picks each question's recommended option, else its `default` (else
+ * unanswered); `empty`/`decline` none.
+ */
 export function timeoutOutcome(request: QuestionRequest): QuestionOutcome {
   const policy = request.policy;
   const answers: Record<string, QuestionAnswer> = {};
@@ -101,7 +128,9 @@ export function timeoutOutcome(request: QuestionRequest): QuestionOutcome {
   const pick = policy.type === "timeout" && policy.on_timeout === "recommended";
   for (const q of request.questions) {
     const rec = pick ? q.options.find((o) => RECOMMENDED.test(o.label)) : undefined;
+    const fallback = pick ? defaultAnswer(q) : undefined;
     if (rec) answers[q.id] = { selected: [rec.label] };
+    else if (fallback) answers[q.id] = fallback;
     else unanswered.push(q.id);
   }
   return { status: "timed_out", policy, answers, unanswered };

@@ -13,11 +13,16 @@
  *   <answer> -- <note>     a note after " -- " (whitespace around the dashes) goes in `note`
  * A number always means an option; to answer the literal text "2", write "other: 2".
  *
+ * Typed questions: a `boolean` takes yes/no, y/n, true/false or 1/2 (any case); a `number`
+ * takes the number ("42", "-1.5", "1e3"); a text with a `format` takes that format. The typed
+ * rules (typed.ts) are checked here too, with the same messages `validateReply` gives.
+ *
  * Free-text questions take any non-empty text (trimmed); a " -- " splits off a note there too. Secret questions
  * take the text exactly as typed (only a trailing line break is removed) and never echo it in errors.
  */
-import type { Question, QuestionAnswer } from "../protocol/questions.js";
+import { BOOLEAN_LABELS, type Question, type QuestionAnswer } from "../protocol/questions.js";
 import { stripRecommended } from "./model.js";
+import { checkTyped, typedHint } from "./typed.js";
 
 export type ParsedReply = { ok: true; answer: QuestionAnswer } | { ok: false; error: string };
 
@@ -28,6 +33,9 @@ const NUMBERS_RE = /^\d+[.)]?(?:\s*[,\s]\s*\d+[.)]?)*$/;
 /** What a reply to `question` may look like, for prompts and error messages. */
 export function expectedInput(question: Question): string {
   if (question.secret) return "the secret value";
+  if (question.kind === "boolean") return `"yes" or "no"`;
+  const typed = typedHint(question);
+  if (typed) return typed;
   const n = question.options.length;
   if (question.kind === "text" || n === 0) return "any non-empty text";
   const range = n === 1 ? "1" : `1-${n}`;
@@ -42,6 +50,16 @@ export function expectedInput(question: Question): string {
 
 /** Parses one text reply to `question`. Never throws; errors say what was expected. */
 export function parseTextReply(question: Question, text: string): ParsedReply {
+  const parsed = parseUntyped(question, text);
+  if (!parsed.ok) return parsed;
+  const problem = checkTyped(question, parsed.answer);
+  return problem ? { ok: false, error: `question "${question.id}": ${problem}` } : parsed;
+}
+
+const YES = new Set(["yes", "y", "true", "1"]);
+const NO = new Set(["no", "n", "false", "2"]);
+
+function parseUntyped(question: Question, text: string): ParsedReply {
   const q = question;
   const fail = (why: string): ParsedReply => ({ ok: false, error: `question "${q.id}": ${why}` });
 
@@ -66,7 +84,13 @@ export function parseTextReply(question: Question, text: string): ParsedReply {
     if (note !== undefined) a.note = note;
     return { ok: true, answer: a };
   };
-  if (q.kind === "text" || q.options.length === 0) return answer([], body);
+  if (q.kind === "boolean") {
+    const word = body.toLowerCase();
+    if (YES.has(word)) return answer([BOOLEAN_LABELS.yes]);
+    if (NO.has(word)) return answer([BOOLEAN_LABELS.no]);
+    return fail(`"${body}" is neither yes nor no; expected ${expectedInput(q)}`);
+  }
+  if (q.kind === "text" || q.kind === "number" || q.options.length === 0) return answer([], body);
 
   const other = OTHER_RE.exec(body);
   if (other) {
