@@ -70,6 +70,7 @@ export class AcpAgent {
       runtime,
       client: () => this.client(),
       formElicitation: () => this.formElicitation(),
+      urlElicitation: () => !!this.capabilities.elicitation?.url,
       responder: this.responder,
       log: opts.log,
     });

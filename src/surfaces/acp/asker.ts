@@ -37,6 +37,7 @@ import {
   elicitationSchema,
   type Mapped,
   permissionAnswerable,
+  urlReply,
 } from "./questions.js";
 import { text } from "./updates.js";
 
@@ -47,6 +48,8 @@ export interface AskerDeps {
   client: () => AgentContext;
   /** The client declared `elicitation.form` in initialize. */
   formElicitation: () => boolean;
+  /** The client declared `elicitation.url` in initialize. */
+  urlElicitation: () => boolean;
   responder: Responder;
   log: (line: string) => void;
 }
@@ -120,6 +123,22 @@ export class Asker {
         signal,
       );
       return approvalReply(request, outcome);
+    }
+    const e = request.elicitation;
+    if (e?.mode === "url" && e.url && this.deps.urlElicitation()) {
+      const response = (await this.deps.client().request(
+        methods.client.elicitation.create,
+        {
+          mode: "url",
+          sessionId: request.thread_id,
+          toolCallId: request.call_id,
+          elicitationId: e.elicitation_id ?? request.request_id,
+          url: e.url,
+          message: `${e.server}: ${e.message}`,
+        },
+        { cancellationSignal: signal },
+      )) as CreateElicitationResponse;
+      return urlReply(request, response);
     }
     if (this.deps.formElicitation()) {
       const response = (await this.deps.client().request(

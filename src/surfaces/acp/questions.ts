@@ -7,10 +7,13 @@
  *   `cancelled` outcome (the client cancelled the prompt) is a decline.
  *
  * Questions → `elicitation/create` (form mode, sessionId + toolCallId of the asking call) when the
- * client declares form elicitation. One property per question, keyed by the question id:
+ * client declares form elicitation. One property per question, keyed by the question id, with the
+ * question's `default` and `required` (the broker applies defaults and enforces required):
  * - single choice: `type: "string"` with titled `oneOf` [{const: label, title: label, description}];
- * - multi choice: `type: "array"` with `items.anyOf` of the same titled options;
- * - free text: `type: "string"`;
+ * - multi choice: `type: "array"` with `items.anyOf` of the same titled options, minItems/maxItems;
+ * - boolean: `type: "boolean"` (true → "Yes", false → "No");
+ * - number: `type: "number"` or `"integer"` with minimum/maximum (the number → its text in `other`);
+ * - free text: `type: "string"` with format (email, uri, date, date-time), minLength/maxLength;
  * - a question that also accepts free text ("Other", always for model questions) gets an extra
  *   string property `<id>.other` (question ids never contain a dot);
  * - a secret question is marked `_meta: {"tandem/secret": true}` on its property (ACP's string
@@ -19,7 +22,9 @@
  * The client's `accept` content maps back per question: an option title/const → `selected`, the
  * `.other` field or free text → `other`; an unknown option without "Other" is invalid. `decline`
  * and `cancel` (the user dismissed the form) are declines. An accept without any answer is a
- * decline too: Tandem never turns "nothing" into an answer.
+ * decline too (Tandem never turns "nothing" into an answer) unless every question is optional.
+ * An MCP server's URL elicitation goes out in URL mode when the client declares it (accept → Done);
+ * otherwise its Done/Decline question is asked like any other, the URL in the message.
  *
  * Without form elicitation, requests whose every question is single choice go out as one
  * `session/request_permission` per question (options as allow_once, plus "Skip" as reject_once →
@@ -35,6 +40,8 @@ import type {
 import {
   APPROVAL_LABELS,
   type ApprovalDecisionName,
+  BOOLEAN_LABELS,
+  ELICITATION_URL_LABELS,
   type Question,
   type QuestionAnswer,
   type QuestionReply,
@@ -91,7 +98,9 @@ export function approvalReply(request: QuestionRequest, outcome: RequestPermissi
 export function permissionAnswerable(
   questions: Array<Pick<Question, "kind" | "options" | "secret">>,
 ): boolean {
-  return questions.every((q) => q.kind === "single" && q.options.length > 0 && !q.secret);
+  return questions.every(
+    (q) => (q.kind === "single" || q.kind === "boolean") && q.options.length > 0 && !q.secret,
+  );
 }
 
 export function choiceOptions(q: Question): PermissionOption[] {
@@ -122,12 +131,45 @@ function property(q: Question): ElicitationPropertySchema {
     title: o.label,
     ...(o.description ? { description: o.description } : {}),
   }));
-  if (q.kind === "single" && options.length) return { type: "string", ...base, oneOf: options };
-  if (q.kind === "multi" && options.length) return { type: "array", ...base, items: { anyOf: options } };
-  return { type: "string", ...base, ...(q.secret ? { _meta: { [SECRET_META]: true } } : {}) };
+  const d = q.default;
+  switch (q.kind) {
+    case "boolean":
+      return { type: "boolean", ...base, ...(typeof d === "boolean" ? { default: d } : {}) };
+    case "number":
+      return {
+        type: q.integer ? "integer" : "number",
+        ...base,
+        ...(q.minimum !== undefined ? { minimum: q.minimum } : {}),
+        ...(q.maximum !== undefined ? { maximum: q.maximum } : {}),
+        ...(typeof d === "number" ? { default: d } : {}),
+      };
+    case "single":
+      if (!options.length) break;
+      return { type: "string", ...base, oneOf: options, ...(typeof d === "string" ? { default: d } : {}) };
+    case "multi":
+      if (!options.length) break;
+      return {
+        type: "array",
+        ...base,
+        items: { anyOf: options },
+        ...(q.min_items !== undefined ? { minItems: q.min_items } : {}),
+        ...(q.max_items !== undefined ? { maxItems: q.max_items } : {}),
+        ...(Array.isArray(d) ? { default: d } : {}),
+      };
+  }
+  return {
+    type: "string",
+    ...base,
+    ...(q.format ? { format: q.format } : {}),
+    ...(q.min_length !== undefined ? { minLength: q.min_length } : {}),
+    ...(q.max_length !== undefined ? { maxLength: q.max_length } : {}),
+    ...(typeof d === "string" ? { default: d } : {}),
+    ...(q.secret ? { _meta: { [SECRET_META]: true } } : {}),
+  };
 }
 
-const hasChoices = (q: Question) => (q.kind === "single" || q.kind === "multi") && q.options.length > 0;
+const hasChoices = (q: Question) =>
+  (q.kind === "single" || q.kind === "multi" || q.kind === "boolean") && q.options.length > 0;
 
 /** The form for a request: one property per question (+ `<id>.other` for free text beside options). */
 export function elicitationSchema(request: QuestionRequest): ElicitationSchema {
@@ -141,12 +183,16 @@ export function elicitationSchema(request: QuestionRequest): ElicitationSchema {
         description: "Or type your own answer instead of choosing",
       };
   }
-  return { type: "object", properties };
+  const required = request.questions.filter((q) => q.required).map((q) => q.id);
+  return { type: "object", properties, ...(required.length ? { required } : {}) };
 }
 
 /** The form's message: the questions' prompts, one per line. */
 export function elicitationMessage(request: QuestionRequest, previousError?: string): string {
-  const lines = request.questions.map((q) => q.prompt);
+  const e = request.elicitation;
+  const lines = e
+    ? [`${e.server}: ${e.message}`, ...(e.url ? [e.url] : [])]
+    : request.questions.map((q) => q.prompt);
   if (previousError) lines.unshift(`Your previous answer was not accepted: ${previousError}`);
   return lines.join("\n");
 }
@@ -157,6 +203,9 @@ function answerFor(q: Question, value: Value | undefined, other: Value | undefin
   const answer: QuestionAnswer = { selected: [] };
   const free: string[] = [];
   const labels = new Set(q.options.map((o) => o.label));
+  if (q.kind === "boolean" && typeof value === "boolean")
+    return { selected: [value ? BOOLEAN_LABELS.yes : BOOLEAN_LABELS.no] };
+  if (q.kind === "number" && typeof value === "number") return { selected: [], other: String(value) };
   const values = value === undefined || value === "" ? [] : Array.isArray(value) ? value : [value];
   for (const v of values) {
     const s = String(v);
@@ -190,7 +239,17 @@ export function elicitationReply(request: QuestionRequest, response: CreateElici
     if (typeof got === "string") return { kind: "invalid", message: got };
     if (got.selected.length || got.other !== undefined) answers[q.id] = got;
   }
-  if (Object.keys(answers).length === 0)
+  // A form whose every field is optional may be submitted empty (an MCP server's form); otherwise
+  // an empty submission is no answer at all.
+  if (Object.keys(answers).length === 0 && !request.questions.every((q) => q.required === false))
     return { kind: "decline", reason: "the user submitted the form without an answer" };
   return { kind: "reply", reply: { answers } };
+}
+
+/** An MCP server's URL elicitation (the user visits the URL): accept → Done, else a decline. */
+export function urlReply(request: QuestionRequest, response: CreateElicitationResponse): Mapped {
+  if (response.action !== "accept") return { kind: "decline", reason: `the user chose ${response.action}` };
+  const q = request.questions[0];
+  if (!q) return { kind: "invalid", message: "the request has no question" };
+  return { kind: "reply", reply: { answers: { [q.id]: { selected: [ELICITATION_URL_LABELS.done] } } } };
 }
