@@ -138,8 +138,10 @@ export class TestClient {
   }
 
   async initialize(extra: Json = {}): Promise<Json> {
+    // Opts into tandem/* notifications unless the test sends its own capabilities.
     const r = await this.request("initialize", {
       clientInfo: { name: "tandem-test", version: "1.0.0" },
+      capabilities: { extensions: { tandem: {} } },
       ...extra,
     });
     this.notify("initialized");

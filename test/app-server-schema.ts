@@ -108,10 +108,18 @@ function build(): CodexValidator {
 
   /** `#/definitions/[v2/]FooParams` → the `FooResponse` definition beside it (v2 first). */
   const responseOf = (v: Variant | undefined): string | undefined => {
+    // A method without params (configRequirements/read) names its response after itself.
+    const fromMethod = (m: string) =>
+      `${m
+        .split("/")
+        .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+        .join("")}Response`;
     const name = v?.paramsRef
-      ?.split("/")
-      .pop()
-      ?.replace(/Params$/, "Response");
+      ? v.paramsRef
+          .split("/")
+          .pop()
+          ?.replace(/Params$/, "Response")
+      : v && fromMethod(v.method);
     if (!name) return undefined;
     if (ref.definitions.v2[name]) return `ref#/definitions/v2/${name}`;
     if (ref.definitions[name]) return `ref#/definitions/${name}`;

@@ -33,7 +33,12 @@ describe("tandem app-server over stdio", () => {
     const s = processStdio(serverEnv(mock));
     clients.push(s.client);
     const init = await s.client.initialize();
-    expect(init).toMatchObject({ platformFamily: "unix", userAgent: expect.stringMatching(/^tandem\//) });
+    // Fails if the agent does not lead with the client's own name/version (Codex clients read the
+    // server's version there and would warn about an "older" server) or hides that Tandem serves it.
+    expect(init).toMatchObject({
+      platformFamily: "unix",
+      userAgent: expect.stringMatching(/^tandem-test\/1\.0\.0 \(tandem \d+\.\d+\.\d+; /),
+    });
 
     const { threadId, turnId, question } = await startPlanTurn(s.client);
     expectDemoQuestion(question, threadId, turnId);

@@ -33,7 +33,7 @@ export interface PlannedStep {
  * Resolves ids, arguments and usage of `step`, answering request number `ordinal` (1-based).
  * `{{answer:ID}}` placeholders are filled from the answers in `body` (answers.ts).
  */
-export function planStep(step: Step, ordinal: number, body: Record<string, unknown>): PlannedStep {
+export function planStep(step: Step, ordinal: number | string, body: Record<string, unknown>): PlannedStep {
   // Only steps that use a placeholder pay for reading the request's tool outputs.
   const answers = JSON.stringify(step.output).includes("{{answer:") ? answersIn(body) : new Map();
   const items = step.output.map((out, index) => planItem(out, ordinal, index + 1, answers));
@@ -42,7 +42,7 @@ export function planStep(step: Step, ordinal: number, body: Record<string, unkno
 
 const jsonEscape = (v: string) => JSON.stringify(v).slice(1, -1);
 
-function planItem(out: StepOutput, ordinal: number, n: number, answers: Answers): PlannedItem {
+function planItem(out: StepOutput, ordinal: number | string, n: number, answers: Answers): PlannedItem {
   if (out.type === "message")
     return { type: "message", id: out.id ?? `msg_${ordinal}_${n}`, text: fillAnswers(out.text, answers) };
   if (out.type === "reasoning") {
@@ -135,7 +135,8 @@ export interface Rendered {
 
 export interface AnswerContext {
   /** 1-based number of the step-consuming request being answered. */
-  ordinal: number;
+  /** Request ordinal used in default ids; side steps use "s<N>" so their ids never collide. */
+  ordinal: number | string;
   model: string;
   /** Unix seconds. */
   createdAt: number;

@@ -111,9 +111,25 @@ export const Step = z.strictObject({
 });
 export type Step = z.output<typeof Step>;
 
+/**
+ * A side step answers every request that matches `when`, before and outside the main sequence:
+ * requests a client sends besides the conversation (e.g. the Codex TUI's title writer) get their
+ * answer without taking a step from it, whenever they arrive.
+ */
+export const SideStep = Step.extend({
+  when: z.strictObject({
+    input_contains: z.array(z.string()).min(1).describe("Strings a request must contain to match"),
+  }),
+});
+export type SideStep = z.output<typeof SideStep>;
+
 export const ScriptSchema = z.strictObject({
   description: z.string().optional(),
   steps: z.array(Step),
+  side_steps: z
+    .array(SideStep)
+    .default([])
+    .describe("Answer matching requests outside the sequence; the first match wins; reusable"),
   loop: z.boolean().optional().describe("Start over at step 1 when the steps run out"),
   model: z.string().optional().describe("Model id reported in answers and GET /v1/models"),
   ended_message: z

@@ -121,6 +121,18 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
         "stream_required",
       );
     }
+    const side = script.side_steps.findIndex((st) =>
+      st.when.input_contains.every((needle) => contains(raw, body, needle)),
+    );
+    if (side >= 0) {
+      const model = script.model ?? (typeof fields.model === "string" ? fields.model : "mock-model");
+      const ctx: AnswerContext = {
+        ordinal: `s${requests.length}`,
+        model,
+        createdAt: Math.floor(Date.now() / 1000),
+      };
+      return play(res, wire, script.side_steps[side], `side step ${side + 1}`, ctx, fields, raw);
+    }
     const steps = script.steps;
     if (served >= steps.length && !(script.loop && steps.length > 0)) {
       if (script.ended_message !== undefined) {
@@ -165,7 +177,7 @@ async function play(
   res: ServerResponse,
   wire: Wire,
   step: Step,
-  stepNumber: number,
+  stepNumber: number | string,
   ctx: AnswerContext,
   body: Body,
   raw: string,
@@ -177,7 +189,8 @@ async function play(
   const missing = (step.expect?.input_contains ?? []).filter((needle) => !contains(raw, body, needle));
   if (missing.length > 0) {
     const list = missing.map((s) => JSON.stringify(s)).join(", ");
-    const message = `mock-model: step ${stepNumber} expectation failed: the request does not contain ${list} (expect.input_contains)`;
+    const where = typeof stepNumber === "number" ? `step ${stepNumber}` : stepNumber;
+    const message = `mock-model: ${where} expectation failed: the request does not contain ${list} (expect.input_contains)`;
     return badRequest(res, message, "expectation_failed");
   }
   if (step.delay_ms && !(await pause(step.delay_ms, signal))) return;

@@ -13,7 +13,7 @@
  *   objects (`QuestionRequest`, `QuestionOutcome`, snake_case) verbatim rather than a second vocabulary.
  */
 import { z } from "zod";
-import { QuestionAnswer, QuestionOutcome, QuestionPolicy, QuestionRequest } from "./questions.js";
+import { QuestionAnswer, QuestionOutcome, QuestionRequest } from "./questions.js";
 
 /** JSON-RPC id: a string or an integer (Codex `RequestId`). */
 export const RequestId = z.union([z.string(), z.number().int()]);
@@ -36,6 +36,10 @@ export const InitializeParams = z.object({
         .array(z.string())
         .nullish()
         .describe("Notification methods this connection never receives (tandem/* included)"),
+      extensions: z
+        .record(z.string(), z.unknown())
+        .nullish()
+        .describe('`{"tandem": {}}` opts into Tandem\'s own notifications (tandem/question/*)'),
     })
     .nullish(),
 });
@@ -76,6 +80,14 @@ export const ThreadStartParams = z.object({
   model: z.string().nullish(),
   sandbox: SandboxMode.nullish().describe("The thread's sandbox (default: sandbox_mode from the config)"),
   approvalPolicy: AskForApproval.nullish().describe("The thread's approval policy (default: the config's)"),
+  permissions: z
+    .string()
+    .nullish()
+    .describe("A permission profile id (permissionProfile/list); cannot be combined with sandbox"),
+  ephemeral: z
+    .boolean()
+    .nullish()
+    .describe("A temporary thread: never stored, never listed, gone when the server stops"),
   config: z
     .record(z.string(), z.unknown())
     .nullish()
@@ -167,6 +179,10 @@ export const TurnStartParams = z.object({
   collaborationMode: CollaborationModeParam.nullish(),
   approvalPolicy: AskForApproval.nullish().describe("For this turn and the thread's next turns"),
   sandboxPolicy: SandboxPolicy.nullish().describe("For this turn and the thread's next turns"),
+  permissions: z
+    .string()
+    .nullish()
+    .describe("A permission profile id for this turn and the thread's next turns"),
 });
 export type TurnStartParams = z.infer<typeof TurnStartParams>;
 
@@ -270,6 +286,19 @@ const TextUserInput = z.object({
 
 const ItemStatus = z.enum(["inProgress", "completed", "failed"]);
 
+/** Codex `CommandAction`: what a command does, read from its script (codex-command.ts). */
+export const CommandAction = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("read"), command: z.string(), name: z.string(), path: z.string() }),
+  z.object({ type: z.literal("listFiles"), command: z.string(), path: z.string().nullable() }),
+  z.object({
+    type: z.literal("search"),
+    command: z.string(),
+    query: z.string().nullable(),
+    path: z.string().nullable(),
+  }),
+  z.object({ type: z.literal("unknown"), command: z.string() }),
+]);
+
 /** The ThreadItem kinds Tandem emits. Ids of tool items are the model's call ids. */
 export const CodexThreadItem = z.discriminatedUnion("type", [
   z.object({
@@ -288,7 +317,7 @@ export const CodexThreadItem = z.discriminatedUnion("type", [
     type: z.literal("commandExecution"),
     id: z.string(),
     command: z.string(),
-    commandActions: z.array(z.never()),
+    commandActions: z.array(CommandAction),
     cwd: z.string(),
     processId: z.string().nullable(),
     status: z.enum(["inProgress", "completed", "failed", "declined"]),
@@ -347,6 +376,7 @@ export const CodexThread = z.object({
   cwd: z.string(),
   ephemeral: z.boolean(),
   model: z.string().nullable(),
+  reasoningEffort: z.string().nullable().describe("The thread's configured reasoning effort"),
   modelProvider: z.string(),
   name: z.string().nullable(),
   preview: z.string().describe("First user message of the thread"),
@@ -439,7 +469,8 @@ export const CommandExecutionRequestApprovalParams = z.object({
   approvalId: z.null().describe("Codex sets it only for sub-command callbacks; one approval per call here"),
   startedAtMs: z.number().int(),
   reason: z.string().nullable().describe("The model's justification, else why Tandem asks"),
-  command: z.string().nullable(),
+  command: z.string().nullable().describe("The argv Tandem runs, shell-quoted: /bin/bash -c '<script>'"),
+  commandActions: z.array(CommandAction).nullable(),
   cwd: z.string().nullable(),
   proposedExecpolicyAmendment: z
     .array(z.string())
@@ -486,6 +517,3 @@ export const TandemNotifications = {
   }),
 } as const;
 export type TandemNotificationMethod = keyof typeof TandemNotifications;
-
-/** Thread settings accepted through `thread/start` `config`. */
-export const ThreadConfig = z.object({ "questions.policy": QuestionPolicy.optional() });

@@ -37,6 +37,13 @@ export function projectDirs(cwd: string): string[] {
 
 const MAX_AGENTS_BYTES = 64 * 1024;
 
+/** The AGENTS.md files `agentsMdItem` reads for `cwd`, top first (Codex's `instructionSources`). */
+export function agentsMdFiles(cwd: string): string[] {
+  return projectDirs(cwd)
+    .map((dir) => join(dir, "AGENTS.md"))
+    .filter((file) => existsSync(file));
+}
+
 export function agentsMdItem(cwd: string): MessageItem | undefined {
   const parts: string[] = [];
   let total = 0;

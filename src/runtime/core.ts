@@ -66,6 +66,10 @@ export interface StartThreadOptions {
    * resume keeps it; set, it also offers request_user_input in Default mode.
    */
   headlessQuestions?: "defer" | "stdin";
+  /** Never stored, never listed (a client's helper thread, e.g. the Codex TUI's title writer). */
+  ephemeral?: boolean;
+  /** Tools this thread never offers nor runs (names as the model sees them). */
+  disabledTools?: string[];
   outputSchema?: Record<string, unknown>;
   sessionId?: string;
   parentId?: string;
@@ -124,9 +128,23 @@ export class Runtime {
     this.responders = createResponders();
     this.broker = createBroker({
       bus: this.bus,
-      store: this.store,
+      store: this.questionStore(),
       onPendingChange: (threadId, count) => this.threads.get(threadId)?.onPendingQuestions(count),
       maskSecrets: (threadId, text) => this.secrets.view(threadId).mask(text),
+    });
+  }
+
+  /** The store as the broker sees it: questions of ephemeral threads stay in memory. */
+  private questionStore(): Store {
+    const store = this.store;
+    return new Proxy(store, {
+      get: (target, key) => {
+        if (key === "saveQuestion")
+          return (request: QuestionRequest) =>
+            this.threads.get(request.thread_id)?.ephemeral ? undefined : target.saveQuestion(request);
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
     });
   }
 
@@ -157,7 +175,7 @@ export class Runtime {
    */
   unstoredThreads(): ThreadRecord[] {
     return [...this.threads.values()]
-      .filter((t) => !t.stored && t.status !== "closed")
+      .filter((t) => !t.stored && !t.ephemeral && t.status !== "closed")
       .map((t) => t.record)
       .sort((a, b) => b.updated_at - a.updated_at);
   }
@@ -189,6 +207,8 @@ export class Runtime {
         offer_questions: opts.offerQuestions ?? true,
         ...(opts.headlessQuestions ? { headless_questions: opts.headlessQuestions } : {}),
         ...(opts.writableRoots?.length ? { writable_roots: opts.writableRoots } : {}),
+        ...(opts.ephemeral ? { ephemeral: true } : {}),
+        ...(opts.disabledTools?.length ? { disabled_tools: opts.disabledTools } : {}),
       },
     };
     // Stored with its first turn (persistThread): a thread that never gets input leaves nothing.
@@ -215,7 +235,7 @@ export class Runtime {
    * this process's lease on it and the items recorded so far (context items), in that order.
    */
   persistThread(thread: Thread): void {
-    if (thread.stored) return;
+    if (thread.stored || thread.ephemeral) return;
     this.store.createThread(thread.record);
     thread.stored = true;
     this.takeLease(thread.id);
@@ -301,6 +321,13 @@ export class Runtime {
   private attach(record: ThreadRecord, history: ResponseItem[]): Thread {
     const sessions = new ExecSessions();
     const registry = new ToolRegistry();
+    // Tools the thread switched off (a client's per-thread config) are never registered: a call
+    // to one is an unknown tool, like any name the model makes up.
+    const off = new Set((record.settings as { disabled_tools?: string[] }).disabled_tools ?? []);
+    const register = registry.register.bind(registry);
+    registry.register = (tool) => {
+      if (!off.has(tool.name)) register(tool);
+    };
     const exec = createExecTools({
       sessions,
       chunkId: () => this.ids.chunk(),

@@ -54,8 +54,15 @@ export class Thread {
   totalUsage: Usage;
   lastOutcome: TurnOutcome | undefined;
   private closed = false;
-  /** Whether the thread's row exists in the store (see the contract); false only for new threads. */
+  /**
+   * Whether the thread's row exists in the store (see the contract); false for new threads until
+   * their first turn, and always for ephemeral ones (nothing of theirs is ever written).
+   */
   stored = true;
+  /** A client's temporary thread: never stored, never listed (StartThreadOptions.ephemeral). */
+  get ephemeral(): boolean {
+    return this.record.settings.ephemeral === true;
+  }
   /** Items recorded before the thread was stored, written when it is. */
   private unsaved: Array<{ item: ResponseItem; turnId: string | null }> = [];
   /** Set by Runtime.suspend(): the process is going away; nothing more is written (see there). */
@@ -200,15 +207,16 @@ export class Thread {
     const turn: ActiveTurn = { id: turnId, ctrl, mode, options, pending, done: Promise.resolve() as any };
     this.active = turn;
     const now = Date.now();
-    this.core.store.putTurn({
-      id: turnId,
-      thread_id: this.id,
-      started_at: now,
-      ended_at: null,
-      status: "running",
-      usage: null,
-      error: null,
-    });
+    if (this.stored)
+      this.core.store.putTurn({
+        id: turnId,
+        thread_id: this.id,
+        started_at: now,
+        ended_at: null,
+        status: "running",
+        usage: null,
+        error: null,
+      });
     this.setStatus(this.core.broker.pendingCount(this.id) > 0 ? "waiting_on_user" : "running");
     this.diffs.reset();
     this.workspace.start(options.cwd ?? this.record.cwd);
@@ -236,7 +244,7 @@ export class Thread {
       emit: (e) => this.emit(e),
       onUsage: (last) => {
         // Persisted per response (thread total and turn), so a restart or crash keeps it.
-        if (this.suspended) addUsage(this.totalUsage, last);
+        if (this.suspended || !this.stored) addUsage(this.totalUsage, last);
         else this.totalUsage = this.core.store.addUsage(this.id, turn.id, last);
         this.record.usage = { ...this.totalUsage };
         this.emit({
@@ -264,7 +272,7 @@ export class Thread {
         item: { id: p.id, type: "user_message", text: messageText(p.item) },
       });
     }
-    if (!this.suspended)
+    if (!this.suspended && this.stored)
       this.core.store.updateTurn(turn.id, {
         status: outcome.status,
         ended_at: Date.now(),

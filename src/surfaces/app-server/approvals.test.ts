@@ -66,7 +66,9 @@ describe("approval → Codex server request", () => {
       approvalId: null,
       startedAtMs: 1_700_000_000_123,
       reason: "write the shared config",
-      command: "touch /etc/x",
+      // Fails if the client gets the raw script (it would re-split it and show quoted operators).
+      command: `${process.env.SHELL || "/bin/bash"} -c 'touch /etc/x'`,
+      commandActions: [{ type: "unknown", command: "touch /etc/x" }],
       cwd: "/work",
       proposedExecpolicyAmendment: ["touch", "/etc/x"],
       availableDecisions: [

@@ -17,6 +17,7 @@
  *   invalid (the session reports it and asks again).
  * A JSON-RPC error reply is a decline, as for questions (session.ts).
  */
+
 import {
   type CommandExecutionApprovalDecision,
   type CommandExecutionRequestApprovalParams,
@@ -31,6 +32,7 @@ import {
   type QuestionRequest,
 } from "../../protocol/questions.js";
 import { commandWords } from "../../tools/exec/safe-commands.js";
+import { codexCommand, commandActions } from "./codex-command.js";
 import type { CodexAnswerResult } from "./questions.js";
 
 export const COMMAND_APPROVAL = "item/commandExecution/requestApproval";
@@ -101,7 +103,8 @@ export function approvalRequest(request: QuestionRequest, approval: ApprovalInfo
       ...base,
       approvalId: null,
       reason: approval.reason,
-      command: approval.command ?? null,
+      command: approval.command === undefined ? null : codexCommand(approval.command),
+      commandActions: approval.command === undefined ? null : commandActions(approval.command, approval.cwd),
       cwd: approval.cwd,
       proposedExecpolicyAmendment: rule,
       availableDecisions: decisions,

@@ -20,11 +20,13 @@ import {
   QuestionTouchParams,
 } from "../../protocol/app-server.js";
 import { INFO_METHODS } from "./info.js";
+import { INVENTORY_METHODS } from "./inventory.js";
 import { MANAGE_METHODS } from "./manage.js";
 import { brokerError, type Method, method, parseParams } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
 import type { AppServer } from "./server.js";
 import type { ClientSession } from "./session.js";
+import { SETTINGS_METHODS } from "./settings.js";
 import { THREAD_METHODS } from "./threads.js";
 import { TURN_METHODS } from "./turns.js";
 
@@ -37,15 +39,36 @@ const initialize = method(InitializeParams, ({ server, session }, p) => {
   session.initialized = true;
   session.clientName = p.clientInfo.name;
   session.setOptOut(p.capabilities?.optOutNotificationMethods ?? []);
+  session.tandemNotifications = wantsTandem(p.capabilities?.extensions);
   const os =
     process.platform === "darwin" ? "macos" : process.platform === "win32" ? "windows" : process.platform;
   return {
-    userAgent: `tandem/${server.opts.version} (${platform()} ${release()}; ${process.arch}) ${p.clientInfo.name}/${p.clientInfo.version}`,
+    userAgent: userAgent(server.opts.version, p.clientInfo),
     codexHome: server.opts.home,
     platformFamily: process.platform === "win32" ? "windows" : "unix",
     platformOs: os,
   };
 });
+
+/**
+ * Codex clients read the server's version from the user agent's leading `name/version` and warn
+ * when it is older than theirs (Tandem's 0.x would read as "an old Codex"). So the agent starts
+ * with the client's own `name/version`, as Codex's server does, and says what serves it in the
+ * comment: `codex-tui/0.171.0 (tandem 0.1.0; Linux 6.1.0; x64)`.
+ */
+export function userAgent(version: string, client: { name: string; version: string }): string {
+  return `${client.name}/${client.version} (tandem ${version}; ${platform()} ${release()}; ${process.arch})`;
+}
+
+/**
+ * Whether the client opted into Tandem's own notifications (`tandem/question/*`): `initialize`
+ * `capabilities.extensions.tandem` present (any value but false/null). A Codex client never
+ * gets them.
+ */
+function wantsTandem(extensions: Record<string, unknown> | null | undefined): boolean {
+  const v = extensions?.tandem;
+  return v !== undefined && v !== null && v !== false;
+}
 
 const QUESTION_METHODS: Record<string, Method<any>> = {
   "tandem/question/list": method(QuestionListParams, ({ server }, p) => ({
@@ -82,6 +105,8 @@ const METHODS: Record<string, Method<any>> = {
   ...MANAGE_METHODS,
   ...TURN_METHODS,
   ...INFO_METHODS,
+  ...SETTINGS_METHODS,
+  ...INVENTORY_METHODS,
   ...QUESTION_METHODS,
 };
 
@@ -97,19 +122,15 @@ const UNSUPPORTED: Record<string, string> = {
   "account/usage/read": "Tandem does not track account usage",
   "config/value/write": "Tandem's configuration is read-only here; edit $TANDEM_HOME/config.toml",
   "config/batchWrite": "Tandem's configuration is read-only here; edit $TANDEM_HOME/config.toml",
-  "configRequirements/read": "Tandem has no managed configuration requirements",
   "modelProvider/list": "Tandem serves one provider per process; config/read names it",
-  "collaborationMode/list": "Tandem takes collaborationMode plan or default on turn/start",
   "thread/fork": "Tandem cannot fork threads over the app server",
   "thread/delete": "Tandem keeps every thread; thread/archive hides one from thread/list",
   "thread/compact/start": "Tandem does not compact threads on request",
   "thread/rollback": "Tandem cannot roll back turns",
   "thread/revert": "Tandem cannot revert turns",
-  "thread/turns/list": "thread/read with includeTurns returns the turns",
   "review/start": "Tandem has no review mode",
   "command/exec": "Tandem runs commands only as tools within a turn",
   fuzzyFileSearch: "Tandem has no file search over the app server",
-  "skills/list": "Tandem has no skills",
   "plugin/list": "Tandem has no plugins",
   "app/list": "Tandem has no apps",
   "mcpServerStatus/list": "Tandem has no MCP servers",

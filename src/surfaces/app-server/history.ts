@@ -13,9 +13,11 @@
  *   requests, see session.ts).
  * - Developer/system messages and reasoning without a summary are left out.
  */
+
 import type { CodexThreadItem, CodexTurn } from "../../protocol/app-server.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
 import type { StoredItem, TurnRecord } from "../../store/types.js";
+import { codexCommand, commandActions } from "./codex-command.js";
 import { PATCH_TOOL, patchCallItem } from "./file-change.js";
 import { codexTurn, dynamicToolCall, QUESTION_TOOL } from "./mapping.js";
 
@@ -106,9 +108,11 @@ function toolCall(
     return dynamicToolCall(call.call_id, call.name, args, status, output);
   }
   let command = "";
+  let shell: string | undefined;
   try {
-    const parsed = JSON.parse(args) as { cmd?: unknown };
+    const parsed = JSON.parse(args) as { cmd?: unknown; shell?: unknown };
     if (typeof parsed.cmd === "string") command = parsed.cmd;
+    if (typeof parsed.shell === "string") shell = parsed.shell;
   } catch {
     /* unparsable arguments: the model was told; show an empty command */
   }
@@ -129,8 +133,8 @@ function toolCall(
   return {
     type: "commandExecution",
     id: call.call_id,
-    command,
-    commandActions: [],
+    command: codexCommand(command, shell),
+    commandActions: commandActions(command, cwd),
     cwd,
     processId: session ? session[1] : null,
     status,

@@ -295,7 +295,13 @@ describe("stored history → Codex turns", () => {
       aggregatedOutput: "nope\n",
     });
     expect(turns[1]).toMatchObject({ status: "inProgress", completedAt: null });
-    expect(turns[1].items[1]).toMatchObject({ command: "sleep 9", status: "inProgress", exitCode: null });
+    // Fails if the command is not the shell-quoted argv Tandem runs (Codex clients re-split it).
+    expect(turns[1].items[1]).toMatchObject({
+      command: `${process.env.SHELL || "/bin/bash"} -c 'sleep 9'`,
+      commandActions: [{ type: "unknown", command: "sleep 9" }],
+      status: "inProgress",
+      exitCode: null,
+    });
   });
 
   it("reads apply_patch calls back as fileChange items", () => {

@@ -30,6 +30,7 @@ import type {
 } from "../../protocol/app-server.js";
 import type { ErrorInfo, Event, ThreadStatus, TurnItem, Usage } from "../../protocol/events.js";
 import type { ThreadRecord, TurnRecord } from "../../store/types.js";
+import { codexCommand, commandActions } from "./codex-command.js";
 import { fileChangeItem, PATCH_TOOL, patchCallItem } from "./file-change.js";
 
 export const QUESTION_TOOL = "request_user_input";
@@ -78,7 +79,10 @@ export interface ThreadView {
   turns?: CodexTurn[];
 }
 
-export function codexThread(view: ThreadView, env: { version: string; provider: string }): CodexThread {
+export function codexThread(
+  view: ThreadView,
+  env: { version: string; provider: string; effort?: string | null },
+): CodexThread {
   const r = view.record;
   return {
     id: r.id,
@@ -88,8 +92,9 @@ export function codexThread(view: ThreadView, env: { version: string; provider: 
     createdAt: seconds(r.created_at),
     updatedAt: seconds(r.updated_at),
     cwd: r.cwd,
-    ephemeral: false,
+    ephemeral: r.settings.ephemeral === true,
     model: r.model,
+    reasoningEffort: typeof r.settings.effort === "string" ? r.settings.effort : (env.effort ?? null),
     modelProvider: env.provider,
     name: r.title || null,
     preview: view.preview,
@@ -168,8 +173,8 @@ export function codexItem(item: TurnItem, cwd: string): CodexThreadItem | undefi
       return {
         type: "commandExecution",
         id: item.id,
-        command: item.command,
-        commandActions: [],
+        command: codexCommand(item.command),
+        commandActions: commandActions(item.command, cwd),
         cwd,
         processId: item.session_id === undefined ? null : String(item.session_id),
         status: COMMAND_STATUS[item.status],

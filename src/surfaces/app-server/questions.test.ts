@@ -56,6 +56,33 @@ describe("Codex answers → typed reply", () => {
     expect(r).toEqual({ kind: "reply", reply: { answers: { stack: { selected: [], other: "rust\nGo" } } } });
   });
 
+  // Fails if the Codex TUI's "None of the above" is sent to the model as the answer text.
+  it('"None of the above" with a note answers with the note as free text, selecting nothing', () => {
+    const r = replyFromCodex(request(), {
+      answers: { stack: { answers: ["None of the above", "user_note: MySQL 8 please"] } },
+    });
+    expect(r).toEqual({
+      kind: "reply",
+      reply: { answers: { stack: { selected: [], other: "MySQL 8 please" } } },
+    });
+    if (r.kind === "reply") expect(validateReply(request().questions, r.reply).ok).toBe(true);
+    const bare = replyFromCodex(request(), { answers: { stack: { answers: ["None of the above"] } } });
+    expect(bare).toEqual({
+      kind: "reply",
+      reply: { answers: { stack: { selected: [], other: "None of the above" } } },
+    });
+    // A real option that happens to be called that stays a selection.
+    const labelled = request({
+      questions: [{ ...stack, options: [...stack.options, { label: "None of the above", description: "" }] }],
+    });
+    expect(
+      replyFromCodex(labelled, { answers: { stack: { answers: ["None of the above", "user_note: x"] } } }),
+    ).toEqual({
+      kind: "reply",
+      reply: { answers: { stack: { selected: ["None of the above"], note: "x" } } },
+    });
+  });
+
   it("secret answers are taken verbatim, even when they look like a note", () => {
     const r = replyFromCodex(request(), { answers: { token: { answers: ["user_note: sk-123"] } } });
     expect(r).toEqual({

@@ -6,6 +6,9 @@
  * - a string equal to one of the question's option labels → `selected`;
  * - a string starting with `user_note: ` → the typed `note` (the prefix is removed);
  * - any other non-empty string → `other` (several are joined with a newline);
+ * - the Codex TUI's own extra option `None of the above` (when it is not one of the question's
+ *   labels) selects nothing: its note is the free-text answer (`other`), not a note; without a
+ *   note the answer is `other: "None of the above"`, so the model still learns none applied;
  * - secret questions take their strings verbatim as `other` (no label or note parsing, never logged);
  * - a question answered with an empty list is left unanswered; when no question has an answer at all,
  *   the result is a decline — Tandem never turns "nothing" into a fake answer.
@@ -21,6 +24,8 @@ import type { CollaborationMode } from "../../protocol/events.js";
 import type { Question, QuestionAnswer, QuestionReply, QuestionRequest } from "../../protocol/questions.js";
 
 export const NOTE_PREFIX = "user_note: ";
+/** The option the Codex TUI adds to every question that allows free text. */
+export const NONE_OF_THE_ABOVE = "None of the above";
 export const REQUEST_USER_INPUT = "item/tool/requestUserInput";
 
 export function codexQuestion(q: Question): CodexQuestion {
@@ -100,6 +105,13 @@ function answerFor(q: Question, strings: string[]): QuestionAnswer {
     if (s.startsWith(NOTE_PREFIX)) notes.push(s.slice(NOTE_PREFIX.length));
     else if (labels.has(s)) selected.push(s);
     else other.push(s);
+  }
+  const none = other.indexOf(NONE_OF_THE_ABOVE);
+  if (none >= 0 && selected.length === 0) {
+    // "None of the above" + note: the note *is* the answer.
+    other.splice(none, 1);
+    other.push(...notes.splice(0));
+    if (other.length === 0) other.push(NONE_OF_THE_ABOVE);
   }
   const answer: QuestionAnswer = { selected };
   if (other.length) answer.other = other.join("\n");

@@ -14,8 +14,10 @@
  */
 import { resolve } from "node:path";
 import type { AskForApproval, SandboxMode, SandboxPolicy } from "../../protocol/app-server.js";
+import { PERMISSION_PROFILES, type PermissionProfileId } from "../../protocol/app-server-settings.js";
 import type { Runtime } from "../../runtime/core.js";
 import type { Thread } from "../../runtime/thread.js";
+import { ErrorCode, RpcError } from "./rpc.js";
 
 export type SafetyPatch = Record<string, unknown>;
 
@@ -39,24 +41,61 @@ function sandboxPolicy(p: SandboxPolicy): SafetyPatch {
   }
 }
 
-/** The thread settings a request's Codex params ask for (empty when it asks for none). */
-export function safetyPatch(p: {
-  sandbox?: SandboxMode | null;
-  sandboxPolicy?: SandboxPolicy | null;
-  approvalPolicy?: AskForApproval | null;
-}): SafetyPatch {
+/** The settings key naming the permission profile a thread runs with (reported back to clients). */
+export const PROFILE_KEY = "permission_profile";
+
+/**
+ * The thread settings a request's Codex params ask for (empty when it asks for none).
+ * `permissions` selects a profile (its sandbox); an explicit sandbox forgets the profile.
+ * A profile id Tandem does not have is invalid params (-32602) of `method`.
+ */
+export function safetyPatch(
+  p: {
+    sandbox?: SandboxMode | null;
+    sandboxPolicy?: SandboxPolicy | null;
+    approvalPolicy?: AskForApproval | null;
+    permissions?: string | null;
+  },
+  method = "the request",
+): SafetyPatch {
+  const explicit = p.sandbox || p.sandboxPolicy;
+  if (explicit && p.permissions)
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `invalid params for ${method}: permissions cannot be combined with a sandbox; send one of them`,
+    );
   return {
+    ...(p.permissions ? profilePatch(p.permissions, method) : {}),
+    ...(explicit ? { [PROFILE_KEY]: undefined } : {}),
     ...(p.sandbox ? { sandbox_mode: p.sandbox } : {}),
     ...(p.sandboxPolicy ? sandboxPolicy(p.sandboxPolicy) : {}),
     ...(p.approvalPolicy ? { approval_policy: approvalPolicy(p.approvalPolicy) } : {}),
   };
 }
 
+function profilePatch(id: string, method: string): SafetyPatch {
+  if (!Object.hasOwn(PERMISSION_PROFILES, id))
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `invalid params for ${method}: permissions: no permission profile "${id}"; Tandem has ${Object.keys(PERMISSION_PROFILES).join(", ")}`,
+      { permissions: id },
+    );
+  return { sandbox_mode: PERMISSION_PROFILES[id as PermissionProfileId].sandbox, [PROFILE_KEY]: id };
+}
+
+/** The permission profile the thread runs with, when one was selected and still applies. */
+export function activeProfile(thread: Thread): { id: string; extends: null } | null {
+  const id = thread.record.settings[PROFILE_KEY];
+  return typeof id === "string" ? { id, extends: null } : null;
+}
+
 /** Stores the patch with the thread (live record and store). Call it while no turn runs. */
 export function applySafety(_runtime: Runtime, thread: Thread, patch: SafetyPatch): void {
   if (Object.keys(patch).length === 0) return;
+  const settings: Record<string, unknown> = { ...thread.record.settings, ...patch };
+  for (const [k, v] of Object.entries(settings)) if (v === undefined) delete settings[k];
   // thread.update: a thread without input yet is stored later with its live record.
-  thread.update({ settings: { ...thread.record.settings, ...patch } });
+  thread.update({ settings });
 }
 
 /** The Codex `approvalPolicy` and `sandbox` (SandboxPolicy) in force for the thread. */

@@ -79,6 +79,23 @@ export class AppServer {
   }
 
   /** Serves one client over `transport`. Resolves once the transport started. */
+  /** Sends a notification to every session attached to the thread, and to `also` (the caller). */
+  notifyThread(
+    threadId: string,
+    method: string,
+    params: Record<string, unknown>,
+    also?: ClientSession,
+  ): void {
+    for (const s of this.sessions) {
+      if (!s.initialized || (s !== also && !s.isAttached(threadId))) continue;
+      try {
+        s.notify(method, params);
+      } catch (err) {
+        this.opts.log(`${s.id}: cannot deliver ${method}: ${(err as Error)?.stack ?? err}`);
+      }
+    }
+  }
+
   async connect(transport: Transport): Promise<ClientSession> {
     const session = new ClientSession(
       `conn_${this.nextId++}`,

@@ -52,6 +52,8 @@ export class ClientSession {
   readonly responder: Responder;
   initialized = false;
   clientName = "";
+  /** Opted into `tandem/*` notifications at initialize (Codex clients do not get them). */
+  tandemNotifications = false;
   private optOut = new Set<string>();
   private attachments = new Map<string, () => void>();
   private asked = new Map<string, Asked>();
@@ -82,6 +84,7 @@ export class ClientSession {
 
   notify(method: string, params: Record<string, unknown>): void {
     if (this.optOut.has(method) || !this.rpc.isOpen) return;
+    if (!this.tandemNotifications && method.startsWith("tandem/")) return;
     this.rpc.notify(method, params);
   }
 

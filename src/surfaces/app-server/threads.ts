@@ -6,13 +6,15 @@
  *   `thread/resume` attaches *before* opening the thread, so a turn it resumes and the questions it
  *   re-asks (Q11) reach this client — after the response (see rpc.ts ordering) — and then sends any
  *   other question of the thread still pending, so a client that resumes always gets them.
- * - Thread objects report what Tandem has: `ephemeral` is false (every thread is stored), `source`
- *   is `appServer`, the status says whether the thread waits on an approval or a question.
- * - A thread is stored by its first turn (Runtime.persistThread); until then thread/read, thread/list
- *   and the other methods answer from the live record, and only this process knows it.
+ * - Thread objects report what Tandem has: `ephemeral` (thread/start `ephemeral: true`: never
+ *   stored, never listed, gone with the process — the Codex TUI's title writer), `source` is
+ *   `appServer`, the status says whether the thread waits on an approval or a question.
+ * - A thread is stored by its first turn (Runtime.persistThread); until then thread/read answers
+ *   from the live record and thread/list does not show it (as Codex: no user message, no entry).
+ * - `thread/start` `config` may switch tools off (thread-config.ts) and set the question policy.
  * - `thread/list` lists archived threads (thread settings `archived`, see manage.ts) only when asked
  *   with `archived: true`, and only those then.
- * - `thread/start` `sandbox` and `approvalPolicy` become the thread's own settings (safety.ts; the
+ * - `thread/start` `sandbox`, `permissions` and `approvalPolicy` become the thread's own settings (safety.ts; the
  *   runtime enforces them); responses report the settings in force for the thread. Params Tandem
  *   does not support (instructions, personality, …) are accepted and ignored.
  */
@@ -20,21 +22,22 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import {
   type CodexThread,
-  ThreadConfig,
   ThreadListParams,
   ThreadReadParams,
   ThreadResumeParams,
   ThreadStartParams,
 } from "../../protocol/app-server.js";
+import { agentsMdFiles } from "../../runtime/context.js";
 import { ThreadInUseError } from "../../runtime/core.js";
 import type { Thread } from "../../runtime/thread.js";
 import type { ThreadRecord } from "../../store/types.js";
 import { codexTurns, threadPreview } from "./history.js";
 import { codexThread, tokenUsage } from "./mapping.js";
-import { type Ctx, type Method, method, parseParams } from "./method.js";
+import { type Ctx, type Method, method } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
-import { applySafety, safetyOf, safetyPatch } from "./safety.js";
+import { activeProfile, applySafety, safetyOf, safetyPatch } from "./safety.js";
 import type { AppServer } from "./server.js";
+import { effortOf, threadConfig } from "./thread-config.js";
 
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 200;
@@ -53,22 +56,28 @@ export function threadObject(server: AppServer, record: ThreadRecord, withTurns:
       preview: threadPreview(items),
       turns: withTurns ? codexTurns(runtime.store.listTurns(record.id), items, current.cwd) : [],
     },
-    { version: server.opts.version, provider: runtime.provider.id },
+    {
+      version: server.opts.version,
+      provider: runtime.provider.id,
+      effort: runtime.settings.model_reasoning_effort ?? null,
+    },
   );
 }
 
 /** The settings part shared by thread/start and thread/resume responses. */
 function settingsOf(server: AppServer, thread: Thread) {
   const { record } = thread;
-  const s = server.runtime.settings;
-  const effort = (record.settings as { effort?: string }).effort ?? s.model_reasoning_effort ?? null;
   return {
     model: record.model,
     modelProvider: server.runtime.provider.id,
+    serviceTier: server.runtime.settings.service_tier ?? null,
     cwd: record.cwd,
+    runtimeWorkspaceRoots: [record.cwd],
+    instructionSources: server.runtime.settings.include_agents_md ? agentsMdFiles(record.cwd) : [],
     approvalsReviewer: "user",
     ...safetyOf(thread),
-    reasoningEffort: effort,
+    activePermissionProfile: activeProfile(thread),
+    reasoningEffort: effortOf(server, thread),
   };
 }
 
@@ -99,13 +108,16 @@ const start = method(ThreadStartParams, ({ server, session }: Ctx, p) => {
       ErrorCode.InvalidParams,
       `invalid params for thread/start: cwd ${cwd} is not a directory`,
     );
-  const config = parseParams("thread/start config", ThreadConfig, p.config ?? {});
+  const config = threadConfig(p.config ?? {});
+  const safety = safetyPatch(p, "thread/start");
   const thread = server.runtime.startThread({
     cwd,
     model: p.model ?? undefined,
-    questionPolicy: config["questions.policy"],
+    questionPolicy: config.questionPolicy,
+    disabledTools: config.disabledTools,
+    ephemeral: p.ephemeral ?? false,
   });
-  applySafety(server.runtime, thread, safetyPatch(p));
+  applySafety(server.runtime, thread, safety);
   session.attach(thread.id);
   const object = threadObject(server, thread.record, false);
   session.notify("thread/started", { thread: object });
@@ -160,10 +172,11 @@ const list = method(ThreadListParams, ({ server }: Ctx, p) => {
   const archived = p.archived ?? false;
   const cwds =
     p.cwd === undefined || p.cwd === null ? undefined : new Set([p.cwd].flat().map((c) => resolve(c)));
-  // Threads started here and not stored yet (no input so far) come first: they are the newest.
-  const records = [...server.runtime.unstoredThreads(), ...server.runtime.store.listThreads()].filter(
-    (r) => isArchived(server, r) === archived && (!cwds || cwds.has(r.cwd)),
-  );
+  // Only stored threads: one started here is stored by its first turn (a thread nobody wrote to
+  // is not listed, as in Codex); ephemeral threads never are.
+  const records = server.runtime.store
+    .listThreads()
+    .filter((r) => isArchived(server, r) === archived && (!cwds || cwds.has(r.cwd)));
   const page = records.slice(offset, offset + limit);
   return {
     data: page.map((r) => threadObject(server, r, false)),

@@ -6,7 +6,7 @@
  *   onto Tandem's turn options: mode → TurnOptions.mode (Plan mode is where the model may ask),
  *   settings.model/reasoning_effort win over the top-level `model`/`effort`. An effort Tandem does not
  *   know is ignored with a `warning` notification; `developer_instructions` is not supported (ignored).
- * - `approvalPolicy` and `sandboxPolicy` hold for this turn and the thread's next ones, as in Codex:
+ * - `approvalPolicy`, `sandboxPolicy` and `permissions` (a profile) hold for this turn and the thread's next ones, as in Codex:
  *   they are stored with the thread (safety.ts) before the turn starts.
  * - Starting a turn attaches the connection to the thread (a stored thread is opened first).
  *   A thread that already runs a turn refuses with -32003: steer it or interrupt it.
@@ -106,6 +106,7 @@ const start = method(TurnStartParams, ({ server, session }: Ctx, p) => {
     ...(p.cwd ? { cwd: resolve(p.cwd) } : {}),
     ...(p.outputSchema ? { output_schema: p.outputSchema } : {}),
   };
+  const safety = safetyPatch(p, "turn/start");
   const attached = session.attach(p.threadId);
   try {
     const thread = server.runtime.thread(p.threadId) ?? server.runtime.openThread(p.threadId);
@@ -115,7 +116,7 @@ const start = method(TurnStartParams, ({ server, session }: Ctx, p) => {
         `thread ${p.threadId} already runs turn ${thread.active.id}; steer it with turn/steer or stop it with turn/interrupt`,
         { threadId: p.threadId, activeTurnId: thread.active.id },
       );
-    applySafety(server.runtime, thread, safetyPatch(p));
+    applySafety(server.runtime, thread, safety);
     const turn = thread.startTurn(text, { images, options });
     return { turn: server.mapper.liveTurn(turn.id) };
   } catch (err) {

@@ -1,0 +1,73 @@
+/**
+ * Codex inventory methods a Codex client calls at startup, answered from what Tandem has:
+ * `skills/list`, `hooks/list`, `plugin/installed`, `account/bedrock/checkGovCloudRequirements`,
+ * `thread/goal/get`, `thread/backgroundTerminals/list`, `thread/turns/list`.
+ *
+ * Contract:
+ * - Tandem has no skills, Codex hooks, plugins, Bedrock account or thread goals: those answer the
+ *   valid empty shape (one entry per requested cwd where the method is per-cwd), never an error, so
+ *   a Codex UI shows nothing rather than a red error line.
+ * - `thread/backgroundTerminals/list` is empty: Tandem's background commands are exec sessions the
+ *   model polls with write_stdin, not terminals a client manages.
+ * - `thread/turns/list` pages the thread's stored turns (newest first unless `sortDirection: "asc"`),
+ *   with items when `itemsView` is `full` (else `notLoaded`); cursors are offsets.
+ */
+import { resolve } from "node:path";
+import { z } from "zod";
+import {
+  CwdsParams,
+  PageParams,
+  ThreadIdOnly,
+  ThreadTurnsListParams,
+} from "../../protocol/app-server-settings.js";
+import { codexTurns } from "./history.js";
+import { type Ctx, type Method, method, pageOf } from "./method.js";
+import { requireThread } from "./threads.js";
+
+const cwdsOf = (p: { cwds?: string[] | null }): string[] =>
+  (p.cwds?.length ? p.cwds : [process.cwd()]).map((c) => resolve(c));
+
+const skills = method(CwdsParams.passthrough(), (_ctx: Ctx, p) => ({
+  data: cwdsOf(p).map((cwd) => ({ cwd, skills: [], errors: [] })),
+}));
+
+const hooks = method(CwdsParams.passthrough(), (_ctx: Ctx, p) => ({
+  data: cwdsOf(p).map((cwd) => ({ cwd, hooks: [], warnings: [], errors: [] })),
+}));
+
+const plugins = method(CwdsParams.passthrough(), () => ({ marketplaces: [], marketplaceLoadErrors: [] }));
+
+const govCloud = method(z.unknown(), () => ({ isGovCloud: false, shouldWarn: false }));
+
+const goal = method(ThreadIdOnly, ({ server }: Ctx, p) => {
+  requireThread(server, p.threadId);
+  return { goal: null };
+});
+
+const backgroundTerminals = method(ThreadIdOnly.extend(PageParams.shape), ({ server }: Ctx, p) => {
+  requireThread(server, p.threadId);
+  return { data: [], nextCursor: null };
+});
+
+const turnsList = method(ThreadTurnsListParams, ({ server }: Ctx, p) => {
+  const record = requireThread(server, p.threadId);
+  const full = p.itemsView === "full";
+  const { store } = server.runtime;
+  const turns = codexTurns(
+    store.listTurns(record.id),
+    full ? store.loadItems(record.id) : [],
+    record.cwd,
+  ).map((t) => (full ? { ...t, itemsView: "full" } : { ...t, items: [], itemsView: "notLoaded" }));
+  if (p.sortDirection !== "asc") turns.reverse();
+  return { ...pageOf("thread/turns/list", turns, p), backwardsCursor: null };
+});
+
+export const INVENTORY_METHODS: Record<string, Method<any>> = {
+  "skills/list": skills,
+  "hooks/list": hooks,
+  "plugin/installed": plugins,
+  "account/bedrock/checkGovCloudRequirements": govCloud,
+  "thread/goal/get": goal,
+  "thread/backgroundTerminals/list": backgroundTerminals,
+  "thread/turns/list": turnsList,
+};

@@ -1,0 +1,309 @@
+/**
+ * What a stock Codex client (the Codex TUI 0.171, its IDE extension) needs beyond the core methods
+ * (issue 11): startup inventory answers, thread settings and permission profiles, ephemeral helper
+ * threads with tools switched off, tandem/* notifications only for clients that opt in, and
+ * thread/turns/list. Every message is validated against Codex's schema by the test client.
+ * The real TUI drives the same paths end to end in test/codex-tui.test.ts.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Script } from "../src/mock-model/index.js";
+import { inProcessStdio, RpcFailure, type Served, type TestClient } from "./app-server-client.js";
+import { modelRequests, questionScript, serverEnv, startPlanTurn } from "./app-server-helpers.js";
+import { type MockProcess, runTandem, startMockProcess } from "./cli-helpers.js";
+import { tempDir } from "./helpers.js";
+import { missing, sandboxFallback } from "./system-tools.js";
+
+const SHELL = process.env.SHELL || "/bin/bash";
+
+async function failure(p: Promise<unknown>): Promise<RpcFailure> {
+  const err = await p.then(
+    () => undefined,
+    (e) => e,
+  );
+  expect(err).toBeInstanceOf(RpcFailure);
+  return err as RpcFailure;
+}
+
+describe("tandem app-server: what a Codex client needs", () => {
+  const served: Served[] = [];
+  const mocks: MockProcess[] = [];
+
+  afterEach(async () => {
+    for (const s of served.splice(0)) {
+      expect(s.client.violations).toEqual([]);
+      expect(await s.close()).toBe(0);
+    }
+    for (const m of mocks.splice(0)) await m.stop();
+  });
+
+  async function start(script: Script, opts: { config?: string; capabilities?: unknown } = {}) {
+    const mock = await startMockProcess(script, { log: true });
+    mocks.push(mock);
+    const home = tempDir("tandem-home-");
+    const env = serverEnv(mock, home);
+    if (opts.config) {
+      const { writeFileSync } = await import("node:fs");
+      writeFileSync(join(home, "config.toml"), opts.config);
+    }
+    sandboxFallback(home);
+    const s = inProcessStdio(env);
+    served.push(s);
+    await s.client.initialize(
+      opts.capabilities === undefined ? {} : { capabilities: opts.capabilities as Record<string, unknown> },
+    );
+    return { client: s.client, mock, home };
+  }
+
+  const say = (text: string) => ({ output: [{ type: "message" as const, text }] });
+
+  // Fails if any startup method a Codex client calls errors (the TUI exits or shows red lines).
+  it("answers the startup inventory with valid, honest shapes", async () => {
+    const { client } = await start({ steps: [] });
+    const cwd = tempDir("tandem-cwd-");
+    expect(await client.request("configRequirements/read", null)).toEqual({ requirements: null });
+    expect((await client.request("collaborationMode/list", {})).data).toEqual([
+      { name: "Plan", mode: "plan", model: null, reasoning_effort: "medium" },
+      { name: "Default", mode: "default", model: null, reasoning_effort: null },
+    ]);
+    const profiles = await client.request("permissionProfile/list", {});
+    expect(profiles.data.map((p: any) => [p.id, p.allowed])).toEqual([
+      [":read-only", true],
+      [":workspace", true],
+      [":danger-full-access", true],
+    ]);
+    expect(await client.request("skills/list", { cwds: [cwd, "/"], forceReload: true })).toEqual({
+      data: [
+        { cwd, skills: [], errors: [] },
+        { cwd: "/", skills: [], errors: [] },
+      ],
+    });
+    expect((await client.request("hooks/list", { cwds: [cwd] })).data).toEqual([
+      { cwd, hooks: [], warnings: [], errors: [] },
+    ]);
+    expect(await client.request("plugin/installed", { cwds: [cwd] })).toEqual({
+      marketplaces: [],
+      marketplaceLoadErrors: [],
+    });
+    expect(await client.request("account/bedrock/checkGovCloudRequirements", {})).toEqual({
+      isGovCloud: false,
+      shouldWarn: false,
+    });
+    const thread = (await client.request("thread/start", { cwd })).thread.id;
+    expect(await client.request("thread/goal/get", { threadId: thread })).toEqual({ goal: null });
+    expect(await client.request("thread/backgroundTerminals/list", { threadId: thread })).toEqual({
+      data: [],
+      nextCursor: null,
+    });
+    expect((await failure(client.request("thread/goal/get", { threadId: "thr_nope" }))).code).toBe(-32001);
+  });
+
+  // Fails if thread/settings/update is dropped: later turns must use the new model, effort, mode
+  // and sandbox, and every attached client must hear the full settings.
+  it("thread/settings/update changes later turns and reports the settings in force", async () => {
+    const { client, mock } = await start({ steps: [say("one"), say("two")] });
+    const cwd = tempDir("tandem-cwd-");
+    const started = await client.request("thread/start", { cwd, permissions: ":read-only" });
+    expect(started.activePermissionProfile).toEqual({ id: ":read-only", extends: null });
+    expect(started.sandbox).toMatchObject({ type: "readOnly" });
+    const threadId = started.thread.id;
+
+    expect(
+      await client.request("thread/settings/update", {
+        threadId,
+        permissions: ":workspace",
+        collaborationMode: { mode: "plan", settings: { model: "gpt-next", reasoning_effort: "high" } },
+      }),
+    ).toEqual({});
+    const updated = await client.notification("thread/settings/updated", (p) => p.threadId === threadId);
+    expect(updated.threadSettings).toMatchObject({
+      cwd,
+      model: "gpt-next",
+      effort: "high",
+      approvalPolicy: expect.any(String),
+      sandboxPolicy: { type: "workspaceWrite" },
+      activePermissionProfile: { id: ":workspace", extends: null },
+      collaborationMode: { mode: "plan", settings: { model: "gpt-next", reasoning_effort: "high" } },
+    });
+    await client.request("turn/start", { threadId, input: [{ type: "text", text: "go" }] });
+    await client.notification("turn/completed", (p) => p.threadId === threadId);
+    const first = modelRequests(mock)[0];
+    expect(first.model).toBe("gpt-next");
+    expect(first.reasoning?.effort).toBe("high");
+
+    // A mode without an effort clears the thread's own; a null field keeps what the thread has.
+    await client.request("thread/settings/update", {
+      threadId,
+      collaborationMode: { mode: "default", settings: { model: "gpt-next", reasoning_effort: null } },
+    });
+    const again = await client.notification(
+      "thread/settings/updated",
+      (p) => p.threadId === threadId && p.threadSettings.collaborationMode.mode === "default",
+    );
+    expect(again.threadSettings).toMatchObject({ effort: null, model: "gpt-next" });
+    expect(again.threadSettings.activePermissionProfile).toEqual({ id: ":workspace", extends: null });
+
+    const bad = await failure(client.request("thread/settings/update", { threadId, permissions: ":root" }));
+    expect(bad.code).toBe(-32602);
+    expect(bad.message).toContain(":read-only, :workspace, :danger-full-access");
+    const both = await failure(
+      client.request("thread/settings/update", {
+        threadId,
+        permissions: ":workspace",
+        sandboxPolicy: { type: "readOnly" },
+      }),
+    );
+    expect(both.code).toBe(-32602);
+    expect((await failure(client.request("thread/settings/update", { threadId: "thr_nope" }))).code).toBe(
+      -32001,
+    );
+  });
+
+  // Fails if the permission profile is dropped on thread/start or turn/start (writes stay refused).
+  it.skipIf(missing("bwrap").length > 0)(
+    "a :workspace profile lets the next turn write where :read-only refused",
+    async () => {
+      const cmd = (c: string, id: string) => ({
+        output: [
+          { type: "function_call" as const, name: "exec_command", call_id: id, arguments: { cmd: c } },
+        ],
+      });
+      const { client } = await start(
+        {
+          steps: [cmd("echo a > a.txt", "c1"), say("tried"), cmd("echo b > b.txt", "c2"), say("wrote")],
+        },
+        { config: 'approval_policy = "never"\n' },
+      );
+      const cwd = tempDir("tandem-cwd-");
+      const threadId = (await client.request("thread/start", { cwd, permissions: ":read-only" })).thread.id;
+      await client.request("turn/start", { threadId, input: [{ type: "text", text: "write a" }] });
+      await client.notification("turn/completed", (p) => p.threadId === threadId);
+      expect(existsSync(join(cwd, "a.txt"))).toBe(false);
+      await client.request("turn/start", {
+        threadId,
+        input: [{ type: "text", text: "write b" }],
+        permissions: ":workspace",
+      });
+      await client.notification("turn/completed", (p) => p.threadId === threadId && p.turn.items);
+      await client.notification(
+        "item/completed",
+        (p) => p.threadId === threadId && p.item.type === "commandExecution" && p.item.id === "c2",
+      );
+      expect(readFileSync(join(cwd, "b.txt"), "utf8")).toBe("b\n");
+    },
+  );
+
+  // Fails if an ephemeral thread is stored or listed, or if its config cannot switch tools off.
+  it("an ephemeral helper thread runs with its tools off and leaves nothing behind", async () => {
+    const { client, mock, home } = await start({
+      side_steps: [
+        { when: { input_contains: ["task title"] }, output: [{ type: "message", text: '{"title":"T"}' }] },
+      ],
+      steps: [],
+    });
+    const cwd = tempDir("tandem-cwd-");
+    const started = await client.request("thread/start", {
+      cwd,
+      ephemeral: true,
+      permissions: ":read-only",
+      approvalPolicy: "never",
+      config: {
+        "features.shell_tool": false,
+        "tools.update_plan.enabled": false,
+        "tools.experimental_request_user_input.enabled": false,
+        features: { goals: false },
+        mcp_servers: {},
+      },
+    });
+    expect(started.thread.ephemeral).toBe(true);
+    const threadId = started.thread.id;
+    await client.request("turn/start", {
+      threadId,
+      input: [{ type: "text", text: "Generate a concise task title" }],
+      outputSchema: { type: "object", properties: { title: { type: "string" } }, required: ["title"] },
+    });
+    const done = await client.notification("turn/completed", (p) => p.threadId === threadId);
+    expect(done.turn.status).toBe("completed");
+    const tools = modelRequests(mock)[0].tools.map((t: any) => t.name);
+    expect(tools).not.toContain("exec_command");
+    expect(tools).not.toContain("request_user_input");
+    expect(tools).not.toContain("update_plan");
+    expect((await client.request("thread/list", {})).data).toEqual([]);
+    expect((await client.request("thread/read", { threadId })).thread.ephemeral).toBe(true);
+    // The store never saw it: `tandem threads` on the same home lists nothing.
+    const listed = await runTandem(["threads", "--json"], { env: { TANDEM_HOME: home } });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.trim()).toBe("");
+  });
+
+  // Fails if a Codex client (no `extensions.tandem`) gets tandem/* notifications it cannot parse.
+  it("sends tandem/* notifications only to clients that opted in", async () => {
+    const { client } = await start(questionScript({ hangAfterQuestion: true }), { capabilities: {} });
+    const { question } = await startPlanTurn(client);
+    expect(question.method).toBe("item/tool/requestUserInput");
+    expect(client.notifications.filter((n) => String(n.method).startsWith("tandem/"))).toEqual([]);
+  });
+
+  // Fails if thread/turns/list does not page the stored turns newest first.
+  it("thread/turns/list pages stored turns", async () => {
+    const { client } = await start({ steps: [say("one"), say("two")] });
+    const threadId = (await client.request("thread/start", { cwd: tempDir("tandem-cwd-") })).thread.id;
+    for (const text of ["first", "second"]) {
+      await client.request("turn/start", { threadId, input: [{ type: "text", text }] });
+      await client.notification("turn/completed", (p) => p.threadId === threadId && p.turn.status);
+      await waitIdle(client, threadId);
+    }
+    const page = await client.request("thread/turns/list", { threadId, limit: 1, itemsView: "full" });
+    expect(page.data).toHaveLength(1);
+    expect(page.nextCursor).toBe("1");
+    expect(page.data[0].items.map((i: any) => i.text ?? i.content?.[0]?.text)).toEqual(["second", "two"]);
+    const asc = await client.request("thread/turns/list", { threadId, sortDirection: "asc" });
+    expect(asc.data.map((t: any) => t.itemsView)).toEqual(["notLoaded", "notLoaded"]);
+    expect(asc.data[0].id).not.toBe(page.data[0].id);
+  });
+
+  // Fails if commands reach a Codex client as the raw script (it re-splits it: 'a' '&&' 'b').
+  it("commandExecution items carry the shell-quoted argv and command actions", async () => {
+    const { client } = await start(
+      {
+        steps: [
+          {
+            output: [
+              {
+                type: "function_call",
+                name: "exec_command",
+                call_id: "c1",
+                arguments: { cmd: "echo hi > out.txt && cat out.txt" },
+              },
+            ],
+          },
+          say("done"),
+        ],
+      },
+      { config: 'approval_policy = "never"\nsandbox_mode = "danger-full-access"\n' },
+    );
+    const cwd = tempDir("tandem-cwd-");
+    const threadId = (await client.request("thread/start", { cwd })).thread.id;
+    await client.request("turn/start", { threadId, input: [{ type: "text", text: "go" }] });
+    const item = await client.notification(
+      "item/completed",
+      (p) => p.threadId === threadId && p.item.type === "commandExecution",
+    );
+    expect(item.item.command).toBe(`${SHELL} -c 'echo hi > out.txt && cat out.txt'`);
+    expect(item.item.commandActions).toEqual([
+      { type: "unknown", command: "echo hi > out.txt && cat out.txt" },
+    ]);
+    const read = await client.request("thread/read", { threadId, includeTurns: true });
+    const stored = read.thread.turns[0].items.find((i: any) => i.type === "commandExecution");
+    expect(stored.command).toBe(item.item.command);
+  });
+});
+
+async function waitIdle(client: TestClient, threadId: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const t = (await client.request("thread/read", { threadId })).thread;
+    if (t.status.type === "idle") return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
