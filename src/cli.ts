@@ -12,6 +12,7 @@ Usage:
   tandem demo --tui                    the terminal UI on the scripted model, with a question to answer
   tandem app-server [--listen ws://127.0.0.1:PORT]
                                        JSON-RPC (Codex app-server v2 compatible) over stdio or websocket
+  tandem mcp-server                    Tandem as an MCP server over stdio (tools: tandem, tandem_reply)
   tandem serve [--port N] [--host H]   HTTP API + SSE + a web page to answer questions from
   tandem acp                           Agent Client Protocol agent over stdio (for editors)
   tandem exec [options] PROMPT         run one headless turn (see \`tandem exec --help\`)
@@ -142,6 +143,10 @@ async function main(argv: string[]): Promise<number> {
     case "app-server": {
       const { runAppServer } = await import("./surfaces/app-server/index.js");
       return runAppServer(rest);
+    }
+    case "mcp-server": {
+      const { runMcpServer } = await import("./surfaces/mcp-server/index.js");
+      return runMcpServer(rest);
     }
     case "serve": {
       const { runServe } = await import("./surfaces/http/index.js");

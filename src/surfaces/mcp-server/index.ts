@@ -1,0 +1,174 @@
+/**
+ * `tandem mcp-server [-c key=value]… [-m MODEL]` (SPEC S7): Tandem as an MCP server over stdio, so
+ * other agents can hand it tasks (tools.ts) and its questions reach their human (asker.ts).
+ *
+ * Contract:
+ * - stdout carries MCP messages only; every log line goes to stderr.
+ * - EOF on stdin (the host closing the connection), SIGINT or SIGTERM (or `io.signal`) end the
+ *   server: running turns are interrupted (process trees killed), pending questions stay stored for
+ *   the next process (Q11), exit code 0.
+ * - Questions go to the host as form elicitation only when it declared the `elicitation.form`
+ *   capability at initialize; otherwise nobody is attached to answer (SPEC Q3).
+ * - Exit codes: 0 after a clean stop, 1 when the runtime cannot start (no API key, store error),
+ *   2 for usage or configuration errors.
+ */
+import { createRequire } from "node:module";
+import type { Readable, Writable } from "node:stream";
+import { parseArgs } from "node:util";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { ConfigError } from "../../config/load.js";
+import type { Runtime } from "../../runtime/core.js";
+import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { argError } from "../../util/cli-args.js";
+import { ElicitationAsker } from "./asker.js";
+import { registerTools } from "./tools.js";
+import { TurnRunner } from "./turns.js";
+
+export const MCP_SERVER_USAGE = `Usage: tandem mcp-server [-c key=value]... [-m MODEL]
+
+Serves Tandem as an MCP server over stdio (for other agents and MCP hosts). Tools:
+  tandem         run a task: a new thread, one turn to completion (prompt, cwd, mode, sandbox,
+                 approval_policy, model); returns the final message and the thread id
+  tandem_reply   continue a thread with a new prompt (threadId, prompt)
+Tandem's questions and approvals go to the host as MCP elicitation forms when it supports them;
+otherwise Tandem is told nobody can answer and approvals are declined.
+
+Options:
+  -c, --config k=v      override a configuration value
+  -m, --model MODEL     default model for new threads
+  -h, --help            show this help
+
+Example host configuration: {"command": "tandem", "args": ["mcp-server"]}`;
+
+export interface McpServerIO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  env: NodeJS.ProcessEnv;
+  /** Stops the server when aborted. Without it, SIGINT/SIGTERM of this process do. */
+  signal?: AbortSignal;
+}
+
+function version(): string {
+  const require = createRequire(import.meta.url);
+  for (const candidate of ["../package.json", "../../../package.json"]) {
+    try {
+      const pkg = require(candidate) as { name?: string; version?: string };
+      if (pkg.name === "tandem" && pkg.version) return pkg.version;
+    } catch {
+      /* try the next layout: bundled dist/ or sources */
+    }
+  }
+  return "0.0.0";
+}
+
+export async function runMcpServer(argv: string[], io: Partial<McpServerIO> = {}): Promise<number> {
+  const stdin = io.stdin ?? process.stdin;
+  const stdout = io.stdout ?? process.stdout;
+  const stderr = io.stderr ?? process.stderr;
+  const env = io.env ?? process.env;
+  const log = (line: string) => stderr.write(`tandem mcp-server: ${line}\n`);
+
+  let args: { config?: string[]; model?: string; help?: boolean };
+  try {
+    args = parseArgs({
+      args: argv,
+      options: {
+        config: { type: "string", short: "c", multiple: true },
+        model: { type: "string", short: "m" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (err) {
+    stderr.write(`tandem mcp-server: ${argError(err)}\n\n${MCP_SERVER_USAGE}\n`);
+    return 2;
+  }
+  if (args.help) {
+    stdout.write(`${MCP_SERVER_USAGE}\n`);
+    return 0;
+  }
+
+  const overrides = [...(args.config ?? [])];
+  if (args.model) overrides.push(`model=${JSON.stringify(args.model)}`);
+  let runtime: Runtime;
+  try {
+    const created = createRuntime({ overrides, env, home: env.TANDEM_HOME || undefined });
+    runtime = created.runtime;
+    for (const w of created.warnings) log(`warning: ${w}`);
+  } catch (err) {
+    log((err as Error).message);
+    if (err instanceof MissingKeyError) return 1;
+    return err instanceof ConfigError ? 2 : 1;
+  }
+
+  const server = new McpServer(
+    { name: "tandem", title: "Tandem", version: version() },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        "Tandem is a coding agent. Call `tandem` with a task (and a cwd) to run it; continue with `tandem_reply` and the returned threadId.",
+    },
+  );
+  // The runner needs to know whether the host answers forms, which it says at initialize.
+  let runner: TurnRunner | undefined;
+  let asker: ElicitationAsker | undefined;
+  const responder = { kind: "mcp-server" };
+  const runnerFor = (): TurnRunner => {
+    if (runner) return runner;
+    const caps = server.server.getClientCapabilities();
+    const client = server.server.getClientVersion()?.name;
+    if (caps?.elicitation?.form)
+      asker = new ElicitationAsker({
+        server: server.server,
+        runtime,
+        responder: { ...responder, id: client },
+        log,
+      });
+    runner = new TurnRunner({
+      runtime,
+      asker,
+      responder: { ...responder, ...(client ? { id: client } : {}) },
+      defaultCwd: process.cwd(),
+    });
+    return runner;
+  };
+  registerTools(server, { runTurn: (spec, call) => runnerFor().runTurn(spec, call) });
+
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  if (io.signal) {
+    if (io.signal.aborted) stop();
+    io.signal.addEventListener("abort", stop, { once: true });
+  } else {
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  }
+  // The SDK's stdio transport does not watch for EOF: the host closing stdin ends the server.
+  stdin.once("end", stop);
+  stdin.once("close", stop);
+
+  let code = 0;
+  const transport = new StdioServerTransport(stdin, stdout);
+  transport.onerror = (err) => log(`transport: ${err.message}`);
+  try {
+    server.server.onclose = stop;
+    await server.connect(transport);
+    await stopped;
+  } catch (err) {
+    log(`cannot serve: ${(err as Error).message}`);
+    code = 1;
+  } finally {
+    io.signal?.removeEventListener("abort", stop);
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    stdin.off("end", stop);
+    stdin.off("close", stop);
+    asker?.close();
+    await runtime.shutdown();
+    await server.close().catch(() => {});
+  }
+  return code;
+}
