@@ -187,6 +187,29 @@ describe("Responses wire", () => {
     expect(srv.stepIndex()).toBe(2);
   });
 
+  // Fails if a side step takes a step from the sequence, or does not answer every match.
+  it("side steps answer matching requests outside the sequence, any number of times", async () => {
+    const srv = await start({
+      side_steps: [
+        { when: { input_contains: ["task title"] }, output: [{ type: "message", text: "Title" }] },
+      ],
+      steps: [
+        { output: [{ type: "message", text: "first" }] },
+        { output: [{ type: "message", text: "second" }] },
+      ],
+    });
+    const text = async (content: string) =>
+      (await events(srv.url, responsesBody([{ role: "user", content }])))
+        .filter((e: any) => e.type === "response.output_text.done")
+        .map((e: any) => e.text)
+        .join("");
+    expect(await text("write a task title")).toBe("Title");
+    expect(await text("hello")).toBe("first");
+    expect(await text("another task title")).toBe("Title");
+    expect(await text("again")).toBe("second");
+    expect(srv.stepIndex()).toBe(2);
+  });
+
   it("logs every request body as one JSON line and keeps them in memory", async () => {
     const log = join(mkdtempSync(join(tmpdir(), "mock-model-log-")), "requests.jsonl");
     const srv = await start({ steps: [{ output: [] }, { output: [] }] }, log);
