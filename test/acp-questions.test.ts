@@ -9,7 +9,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Script } from "../src/mock-model/index.js";
 import { Scripts } from "../src/mock-model/index.js";
-import { type AcpRun, startAcp } from "./acp-client.js";
+import { type AcpRun, startAcp, textOf } from "./acp-client.js";
 import { modelRequests } from "./app-server-helpers.js";
 import { type MockProcess, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
@@ -194,6 +194,46 @@ describe("tandem acp: questions", () => {
     expect(noResponder).toContain("no form elicitation");
     expect(run.permissions.size).toBe(0);
     expect(run.elicitations.size).toBe(0);
+  });
+
+  // fails if a question pending when the editor went away is lost instead of asked again after
+  // session/load in a new process (Q11), or if its late answer does not complete the turn.
+  it("a question pending when the agent exits is asked again after session/load", async () => {
+    const demo = Scripts.questionDemo();
+    const [askStep, write, report] = demo.steps;
+    const { run, sessionId } = await planSession(
+      { ...demo, steps: [askStep, { ...write, expect: { input_contains: ["late-app"] } }, report] },
+      { elicitation: { form: {} } },
+    );
+    const prompt = run.agent
+      .request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Set up" }] })
+      .catch((e) => e);
+    await run.elicitations.next("elicitation");
+    expect(await run.close()).toBe(0);
+    runs.splice(0);
+    await prompt;
+
+    const again = startAcp(mock!, [], run.home);
+    runs.push(again);
+    await again.initialize({ elicitation: { form: {} } });
+    const loaded = await again.agent.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: tempDir(),
+      mcpServers: [],
+    });
+    expect(loaded?.modes?.currentModeId).toBe("plan");
+    const form = await again.elicitations.next("elicitation asked again").catch((e) => {
+      throw new Error(`${e.message}; stderr: ${again.stderr()} updates: ${JSON.stringify(again.updates)}`);
+    });
+    expect(form.params).toMatchObject({ sessionId, toolCallId: "call_q01" });
+    form.respond({ action: "accept", content: { stack: "Rust", name: "late-app" } });
+    await expect
+      .poll(() => again.of(sessionId, "agent_message_chunk").map(textOf).join(""), { timeout: 10_000 })
+      .toContain("Created README.md");
+    expect(JSON.parse(callOutput(mock!, "call_q01"))).toMatchObject({
+      status: "answered",
+      answers: { stack: { selected: ["Rust"] }, name: { other: "late-app" } },
+    });
   });
 
   // fails if session/cancel with a question pending hangs, does not resolve the prompt `cancelled`,

@@ -72,6 +72,7 @@ export class AcpAgent {
       formElicitation: () => this.formElicitation(),
       urlElicitation: () => !!this.capabilities.elicitation?.url,
       responder: this.responder,
+      closed: () => this.closed(),
       log: opts.log,
     });
     const sub = runtime.subscribe((s) => this.onEvent(s));
@@ -83,6 +84,10 @@ export class AcpAgent {
   private client(): AgentContext {
     if (!this.connection) throw new Error("the ACP connection is not open");
     return this.connection.client;
+  }
+
+  private closed(): boolean {
+    return !this.connection || this.connection.signal.aborted;
   }
 
   private formElicitation(): boolean {
@@ -155,6 +160,7 @@ export class AcpAgent {
         runtime: this.opts.runtime,
         client: () => this.client(),
         responder: this.responder,
+        closed: () => this.closed(),
         log: this.opts.log,
       });
       this.sessions.set(thread.id, session);

@@ -51,6 +51,8 @@ export interface AskerDeps {
   /** The client declared `elicitation.url` in initialize. */
   urlElicitation: () => boolean;
   responder: Responder;
+  /** The connection to the client is closed. */
+  closed: () => boolean;
   log: (line: string) => void;
 }
 
@@ -86,7 +88,8 @@ export class Asker {
       try {
         mapped = await this.exchange(request, ctrl.signal, error);
       } catch (err) {
-        if (ctrl.signal.aborted) return;
+        // Settled meanwhile, or the connection closed: nobody answered, the request stays pending.
+        if (ctrl.signal.aborted || this.deps.closed()) return;
         const reason = err instanceof RequestError ? err.message : String(err);
         this.deps.log(`${request.request_id}: the client answered with an error (${reason}); declined`);
         mapped = { kind: "decline", reason: `the client could not show the request: ${reason}` };

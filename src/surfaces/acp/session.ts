@@ -36,6 +36,8 @@ export interface SessionDeps {
   runtime: Runtime;
   client: () => AgentContext;
   responder: Responder;
+  /** The connection to the client is closed (its requests are aborted, but nobody cancelled). */
+  closed: () => boolean;
   log: (line: string) => void;
 }
 
@@ -80,7 +82,11 @@ export class AcpSession {
     const { text, images } = promptInput(blocks);
     const turn = this.thread.startTurn(text, { images });
     this.prompting = true;
-    const stop = () => this.thread.interrupt("cancelled by the client");
+    // The prompt request cancelled by the client interrupts; the connection closing does not (the
+    // turn and its questions stay for the next process, like any shutdown, Q11).
+    const stop = () => {
+      if (!this.deps.closed()) this.thread.interrupt("cancelled by the client");
+    };
     signal.addEventListener("abort", stop, { once: true });
     try {
       const outcome = await turn.done;
