@@ -269,6 +269,33 @@ describe("tandem acp: sessions over stdio", () => {
     expect(again.updates.length).toBe(replay.length);
   });
 
+  // fails if a context overflow is not the `max_tokens` stop reason, or another failure resolves as
+  // if the turn had ended normally instead of an error naming what failed.
+  it("failed turns: max_tokens for a context overflow, a JSON-RPC error naming any other failure", async () => {
+    const run = await serve({
+      steps: [
+        { fault: { type: "failed", code: "context_length_exceeded" } },
+        { fault: { type: "http", status: 400, message: "the scripted model refuses this request" } },
+        { output: [message("fine again")] },
+      ],
+    });
+    await run.initialize();
+    const { sessionId } = await run.agent.request(acp.methods.agent.session.new, {
+      cwd: tempDir("tandem-acp-ws-"),
+      mcpServers: [],
+    });
+    const send = (text: string) =>
+      run.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+    expect((await send("one")).stopReason).toBe("max_tokens");
+    const failure = await send("two").then(
+      () => undefined,
+      (e) => e as acp.RequestError,
+    );
+    expect(failure?.code).toBe(-32603);
+    expect(failure?.message).toContain("the scripted model refuses this request");
+    expect((await send("three")).stopReason).toBe("end_turn");
+  });
+
   // fails if an unknown session id is not -32002 naming it, if a second prompt during a running one
   // is accepted (or breaks the first), or if a bad cwd / unknown mode is not a clear -32602.
   it("malformed input gets clear errors and the agent keeps serving", async () => {

@@ -121,6 +121,6 @@ function stopReason(status: string, kind?: string, message = ""): StopReason {
   if (status === "completed") return "end_turn";
   if (status === "interrupted") return "cancelled";
   if (kind === "context_length" || /incomplete: max_output_tokens/.test(message)) return "max_tokens";
-  if (/incomplete: content_filter|refus/i.test(message)) return "refusal";
+  if (/incomplete: content_filter/.test(message)) return "refusal";
   throw new RequestError(-32603, `the turn failed: ${message || "unknown error"}`, { kind });
 }
