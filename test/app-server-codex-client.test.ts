@@ -102,7 +102,10 @@ describe("tandem app-server: what a Codex client needs", () => {
   // Fails if thread/settings/update is dropped: later turns must use the new model, effort, mode
   // and sandbox, and every attached client must hear the full settings.
   it("thread/settings/update changes later turns and reports the settings in force", async () => {
-    const { client, mock } = await start({ steps: [say("one"), say("two")] });
+    const { client, mock } = await start(
+      { steps: [say("one"), say("two")] },
+      { config: "model_context_window = 50000\n" },
+    );
     const cwd = tempDir("tandem-cwd-");
     const started = await client.request("thread/start", { cwd, permissions: ":read-only" });
     expect(started.activePermissionProfile).toEqual({ id: ":read-only", extends: null });
@@ -128,6 +131,9 @@ describe("tandem app-server: what a Codex client needs", () => {
     });
     await client.request("turn/start", { threadId, input: [{ type: "text", text: "go" }] });
     await client.notification("turn/completed", (p) => p.threadId === threadId);
+    // Fails if the configured context window is not reported with the usage.
+    const usage = await client.notification("thread/tokenUsage/updated", (p) => p.threadId === threadId);
+    expect(usage.tokenUsage.modelContextWindow).toBe(50_000);
     const first = modelRequests(mock)[0];
     expect(first.model).toBe("gpt-next");
     expect(first.reasoning?.effort).toBe("high");

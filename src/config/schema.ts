@@ -55,12 +55,64 @@ export const ShellEnvironmentPolicy = z.strictObject({
 });
 export type ShellEnvironmentPolicy = z.infer<typeof ShellEnvironmentPolicy>;
 
+/** An MCP server's name: what `mcp__<server>__<tool>` tool names are built from. */
+export const McpServerName = z
+  .string()
+  .regex(/^[a-zA-Z0-9_-]+$/, "an MCP server name may hold only letters, digits, _ and -");
+
+/**
+ * One `[mcp_servers.NAME]` table (Codex's shape): `command` (+ args, env, cwd) for a stdio server
+ * or `url` (+ bearer_token_env_var, http_headers) for a streamable HTTP one — exactly one of the
+ * two. Timeouts are seconds; `enabled_tools` / `disabled_tools` filter the server's tool names.
+ */
+export const McpServerConfig = z
+  .strictObject({
+    command: z.string().min(1, "must not be empty").optional().describe("stdio: the program to start"),
+    args: z.array(z.string()).optional().describe("stdio: its arguments"),
+    env: z.record(EnvName, z.string()).optional().describe("stdio: variables added to its environment"),
+    cwd: z.string().optional().describe("stdio: its working directory"),
+    url: z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+      .optional()
+      .describe("streamable HTTP: the server's URL"),
+    bearer_token_env_var: EnvName.optional().describe("HTTP: variable holding a bearer token"),
+    http_headers: z.record(z.string(), z.string()).optional().describe("HTTP: extra request headers"),
+    enabled: z.boolean().default(true),
+    startup_timeout_sec: z.number().positive().default(10),
+    tool_timeout_sec: z.number().positive().default(60),
+    enabled_tools: z.array(z.string()).optional().describe("only these tools (server's names)"),
+    disabled_tools: z.array(z.string()).optional().describe("never these tools (server's names)"),
+  })
+  .superRefine((s, ctx) => {
+    if (!s.command === !s.url)
+      ctx.addIssue({
+        code: "custom",
+        message: "set exactly one of `command` (a stdio server) or `url` (a streamable HTTP server)",
+      });
+    const wrong = s.url
+      ? (["args", "env", "cwd"] as const).filter((k) => s[k] !== undefined)
+      : (["bearer_token_env_var", "http_headers"] as const).filter((k) => s[k] !== undefined);
+    for (const k of wrong)
+      ctx.addIssue({
+        code: "custom",
+        path: [k],
+        message: `\`${k}\` applies only to ${s.url ? "stdio servers (`command`)" : "HTTP servers (`url`)"}`,
+      });
+  });
+export type McpServerConfig = z.infer<typeof McpServerConfig>;
+
 export const Settings = z.strictObject({
   model: z.string().min(1, "must not be empty").default("gpt-5.2-codex"),
   model_provider: z.string().default("openai"),
   model_providers: z.record(z.string(), ProviderConfig).default({}),
   openai_base_url: z.string().optional(),
   model_reasoning_effort: z.enum(["minimal", "low", "medium", "high", "xhigh"]).optional(),
+  model_context_window: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("Tokens the model's context holds (default: a built-in table of known models)"),
   model_reasoning_summary: z.enum(["auto", "concise", "detailed", "none"]).optional(),
   service_tier: z.string().optional(),
   approval_policy: z.enum(["never", "on-request", "on-failure", "untrusted"]).default("on-request"),
@@ -78,6 +130,19 @@ export const Settings = z.strictObject({
   parallel_tool_calls: z.boolean().default(true),
   /** Restricts the tools offered to the model (default: all registered tools). */
   enabled_tools: z.array(z.string()).optional(),
+  /** MCP servers whose tools every thread offers (tools/mcp/). */
+  mcp_servers: z
+    .record(z.string(), McpServerConfig)
+    .superRefine((servers, ctx) => {
+      for (const name of Object.keys(servers))
+        if (!McpServerName.safeParse(name).success)
+          ctx.addIssue({
+            code: "custom",
+            path: [name],
+            message: `"${name}" is not a valid MCP server name: use only letters, digits, _ and -`,
+          });
+    })
+    .default({}),
   questions: QuestionsConfig.default({
     enabled: true,
     default_mode: false,

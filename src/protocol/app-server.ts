@@ -421,6 +421,7 @@ export const CodexConfig = z.object({
   model_reasoning_effort: z.string().optional(),
   model_reasoning_summary: z.enum(["auto", "concise", "detailed", "none"]).optional(),
   service_tier: z.string().optional(),
+  model_context_window: z.number().int().optional(),
 });
 export type CodexConfig = z.infer<typeof CodexConfig>;
 

@@ -88,6 +88,7 @@ const configRead = method(ConfigReadParams, ({ server }: Ctx) => {
     ...(s.model_reasoning_effort ? { model_reasoning_effort: s.model_reasoning_effort } : {}),
     ...(s.model_reasoning_summary ? { model_reasoning_summary: s.model_reasoning_summary } : {}),
     ...(s.service_tier ? { service_tier: s.service_tier } : {}),
+    ...(s.model_context_window ? { model_context_window: s.model_context_window } : {}),
   };
   return { config, origins: {}, layers: null };
 });

@@ -234,6 +234,8 @@ export class EventMapper {
   constructor(
     private readonly cwdOf: (threadId: string) => string,
     private readonly waitingOf: (threadId: string) => Waiting | undefined = () => undefined,
+    /** The context window of the thread's model, when known (Codex's `modelContextWindow`). */
+    private readonly windowOf: (threadId: string) => number | undefined = () => undefined,
   ) {}
 
   map(event: Event, time: number): Notification[] {
@@ -308,7 +310,7 @@ export class EventMapper {
               tokenUsage: {
                 last: tokenUsage(event.last),
                 total: tokenUsage(event.total),
-                modelContextWindow: null,
+                modelContextWindow: this.windowOf(event.thread_id) ?? null,
               },
             },
           },

@@ -14,6 +14,8 @@
  * - `close()` disconnects every session (questions stay pending, Q11) and unsubscribes; the runtime
  *   itself is the caller's to shut down.
  */
+
+import { contextWindow } from "../../model/context-window.js";
 import type { Event, Stamped } from "../../protocol/events.js";
 import type { Runtime } from "../../runtime/core.js";
 import { handleRequest } from "./handlers.js";
@@ -52,8 +54,16 @@ export class AppServer {
         return t?.active?.options.cwd ?? t?.record.cwd ?? process.cwd();
       },
       (threadId) => this.waiting(threadId),
+      (threadId) => this.contextWindow(threadId),
     );
     this.subscription = this.runtime.subscribe((s) => this.onEvent(s));
+  }
+
+  /** The context window of the thread's model (config, else the built-in table), when known. */
+  contextWindow(threadId: string): number | undefined {
+    const t = this.runtime.thread(threadId);
+    const model = t?.active?.options.model ?? t?.record.model ?? this.runtime.settings.model;
+    return contextWindow(model, this.runtime.settings.model_context_window);
   }
 
   /** What the thread's pending requests wait for (thread status flags). */

@@ -156,7 +156,7 @@ function notifyStoredUsage(server: AppServer, session: Ctx["session"], thread: T
     tokenUsage: {
       last: tokenUsage(last.usage),
       total: tokenUsage(thread.totalUsage),
-      modelContextWindow: null,
+      modelContextWindow: server.contextWindow(thread.id) ?? null,
     },
   });
 }
