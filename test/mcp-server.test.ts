@@ -44,16 +44,17 @@ const hosts: Host[] = [];
  * declares form elicitation and answers each form with it; absent: no elicitation capability.
  */
 async function startHost(
-  script: Script,
-  answer?: (form: Form, n: number) => ElicitResult | Promise<ElicitResult>,
+  script: Script | MockProcess,
+  answer?: (form: Form, n: number, signal: AbortSignal) => ElicitResult | Promise<ElicitResult>,
+  opts: { home?: string; args?: string[] } = {},
 ): Promise<Host> {
-  const mock = await startMockProcess(script);
-  const home = tempDir("tandem-mcp-home-");
+  const mock = "proc" in script ? script : await startMockProcess(script);
+  const home = opts.home ?? tempDir("tandem-mcp-home-");
   sandboxFallback(home);
   const cwd = tempDir("tandem-mcp-cwd-");
   const transport = new StdioClientTransport({
     command: BIN,
-    args: ["mcp-server"],
+    args: ["mcp-server", ...(opts.args ?? [])],
     cwd,
     env: { TANDEM_HOME: home, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: mock.url, NO_COLOR: "1" },
     stderr: "pipe",
@@ -68,9 +69,9 @@ async function startHost(
   );
   const forms: Form[] = [];
   if (answer)
-    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
       forms.push(req.params as Form);
-      return answer(req.params as Form, forms.length);
+      return answer(req.params as Form, forms.length, extra.signal);
     });
   await client.connect(transport);
   const host = { client, transport, mock, home, cwd, forms, stderr: () => stderr };
@@ -84,6 +85,12 @@ afterEach(async () => {
     await h.mock.stop();
   }
 });
+
+/** A host's form that nobody answers; resolves as cancel once the server withdraws it. */
+const unanswered = (_form: Form, _n: number, signal: AbortSignal) =>
+  new Promise<ElicitResult>((resolve) => {
+    signal.addEventListener("abort", () => resolve({ action: "cancel" }), { once: true });
+  });
 
 function modelRequests(h: Host): any[] {
   return jsonLines(readFileSync(h.mock.log, "utf8"));
@@ -365,6 +372,56 @@ describe("tandem mcp-server", () => {
     const again = await call(h, "tandem_reply", { threadId, prompt: "Go on" });
     expect(again.structuredContent).toMatchObject({ status: "completed", message: "Resumed." });
     expect(outputOf(h, 2, "call_s1")).toMatch(/aborted|interrupted/);
+  });
+
+  // fails if a question's timeout (Q7) leaves the host's form open, or the model is not told.
+  it("a question that times out withdraws the host's form and the model is told", async () => {
+    let withdrawn = false;
+    const h = await startHost(
+      { steps: [ASK, message("Going on without it.", ['\\"status\\":\\"timed_out\\"'])] },
+      (form, n, signal) => {
+        signal.addEventListener("abort", () => {
+          withdrawn = true;
+        });
+        return unanswered(form, n, signal);
+      },
+      { args: ["-c", 'questions.policy={type="timeout", ms=300, on_timeout="empty"}'] },
+    );
+    const res = await call(h, "tandem", { prompt: "Set up the demo project", mode: "plan" });
+    expect(res.structuredContent).toMatchObject({ status: "completed", message: "Going on without it." });
+    expect(h.forms).toHaveLength(1);
+    await until(() => withdrawn);
+  });
+
+  // fails if a question left pending when the server stopped is lost instead of asked again by
+  // the next server process (Q11), or if its answer does not complete the old turn before the new
+  // prompt runs.
+  it("a question pending at shutdown is asked again by the next server, then the reply runs", async () => {
+    const mock = await startMockProcess({
+      steps: [
+        ASK,
+        message("Rust it is.", ['\\"selected\\":[\\"Rust\\"]']),
+        message("Continuing.", ["Rust it is.", "Carry on"]),
+      ],
+    });
+    const home = tempDir("tandem-mcp-home-");
+    const first = await startHost(mock, unanswered, { home });
+    const pending = call(first, "tandem", { prompt: "Set up the demo project", mode: "plan" }).catch(
+      (e) => e,
+    );
+    await until(() => first.forms.length === 1);
+    await first.client.close();
+    await pending;
+    hosts.splice(hosts.indexOf(first), 1);
+
+    const threads = await runTandem(["threads"], { env: { TANDEM_HOME: home } });
+    const threadId = threads.stdout.split(/\s/)[0];
+    const second = await startHost(mock, () => ({ action: "accept", content: { stack: "Rust" } }), { home });
+    const res = await call(second, "tandem_reply", { threadId, prompt: "Carry on" });
+    expect(second.forms).toHaveLength(1);
+    expect(second.forms[0].requestedSchema.properties.stack.title).toBe("Stack");
+    expect(res.structuredContent).toMatchObject({ threadId, status: "completed", message: "Continuing." });
+    expect(JSON.parse(outputOf(second, 2, "call_q01"))).toMatchObject({ status: "answered" });
   });
 
   // fails if --help is not the subcommand's usage (exit 0) or an unknown option is not a usage error.

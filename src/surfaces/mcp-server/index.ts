@@ -155,6 +155,11 @@ export async function runMcpServer(argv: string[], io: Partial<McpServerIO> = {}
   transport.onerror = (err) => log(`transport: ${err.message}`);
   try {
     server.server.onclose = stop;
+    // The SDK numbers this server's requests from 0, and its client side ignores
+    // `notifications/cancelled` for request id 0 (a falsy check, modelcontextprotocol/typescript-sdk
+    // #2283): a ping takes id 0, so every form (withdrawn when its question settles elsewhere) has
+    // an id a host can cancel.
+    server.server.oninitialized = () => void server.server.ping().catch(() => {});
     await server.connect(transport);
     await stopped;
   } catch (err) {
