@@ -98,6 +98,13 @@ export interface Broker {
     opts?: { persist?: boolean },
   ): number;
   pendingCount(threadId?: string): number;
+  /**
+   * Settles a request that nobody can answer any more as `cancelled` with `reason`, without
+   * asking it: an MCP elicitation stored as pending by an earlier process (its server request
+   * died with that process). Persisted and published (`question.cancelled`) like any cancel; a
+   * live waiter for the id is settled too. Returns the outcome (the recorded one if already settled).
+   */
+  expire(request: QuestionRequest, reason: string): QuestionOutcome;
   /** Live waiters (leak tests: returns to 0 once everything settled). */
   readonly size: number;
 }
@@ -362,6 +369,18 @@ export function createBroker(deps: BrokerDeps): Broker {
       for (const w of doomed)
         if (settle(w, { status: "cancelled", reason }, undefined, opts.persist ?? true)) n++;
       return n;
+    },
+
+    expire(request, reason) {
+      const outcome: QuestionOutcome = { status: "cancelled", reason };
+      const w = waiters.get(request.request_id);
+      if (w) return settle(w, outcome) ?? outcome;
+      const prior = recall(request.request_id);
+      if (prior) return prior.outcome;
+      remember(request.request_id, { threadId: request.thread_id, outcome });
+      if (store) attempt(() => store.settleQuestion(request.request_id, outcome));
+      bus.publish(terminalEvent(request, outcome));
+      return outcome;
     },
 
     pendingCount(threadId) {

@@ -267,6 +267,14 @@ function labelOf(options: QuestionOption[], value: unknown): string | undefined 
   return options.find((o) => (o.value ?? o.label) === value)?.label;
 }
 
+/**
+ * Why a pending elicitation settles as cancelled when its thread resumes after a restart; also
+ * the failed tool output the model gets for the call that was waiting on it.
+ */
+export function elicitationLostReason(info: ElicitationInfo): string {
+  return `MCP server "${info.server}" asked for input (elicitation) but Tandem restarted before it was answered; the server's request did not survive the restart, so this tool call did not finish. Call the tool again if it is still needed.`;
+}
+
 /** What to answer the MCP server for a request asked as `questions` in `mode`. */
 export function outcomeToElicitResult(
   questions: Question[],
