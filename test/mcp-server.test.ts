@@ -283,6 +283,7 @@ describe("tandem mcp-server", () => {
     const res = await call(h, "tandem", { prompt: "Set up the demo project", mode: "plan" });
     expect(res.isError).toBe(true);
     expect(res.structuredContent.status).toBe("interrupted");
+    expect(res.content[0].text).toMatch(/^The turn was interrupted/);
     expect(modelRequests(h)).toHaveLength(1);
     const again = await call(h, "tandem_reply", {
       threadId: res.structuredContent.threadId,

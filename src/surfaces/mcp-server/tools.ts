@@ -72,7 +72,7 @@ function result(report: TurnReport): CallToolResult {
   const why = report.error ? `: ${report.error}` : "";
   const text = done
     ? report.message || "(the turn ended without a message)"
-    : `The turn ${report.status}${why}${report.message ? `\n\n${report.message}` : ""}`;
+    : `The turn ${report.status === "failed" ? "failed" : "was interrupted"}${why}${report.message ? `\n\n${report.message}` : ""}`;
   return {
     content: [{ type: "text", text }],
     structuredContent: { ...report },
