@@ -6,6 +6,8 @@
  * Contract:
  * - `initialize` records the client's capabilities (form elicitation decides how questions go out,
  *   asker.ts) and advertises `loadSession`, image and embedded-context prompts, no authentication.
+ * - `mcpServers` of session/new and session/load are checked (mcp.ts: an SSE or malformed server is
+ *   -32602); the runtime cannot start per-session MCP servers yet, so they are logged, not started.
  * - `session/new` starts a thread in `cwd` (absolute, an existing directory); `session/load`
  *   opens a stored thread by its exact id, replays its history as `session/update`s
  *   (history.ts) before answering, then sends its pending questions again. An unknown session id
@@ -25,16 +27,19 @@ import {
   type AgentContext,
   agent,
   type ClientCapabilities,
+  type McpServer,
   methods,
   PROTOCOL_VERSION,
   RequestError,
 } from "@agentclientprotocol/sdk";
+import type { McpServerConfig } from "../../config/schema.js";
 import type { Event, Stamped } from "../../protocol/events.js";
 import type { Responder } from "../../protocol/questions.js";
 import { unavailableModelResult } from "../../questions/model.js";
 import { type Runtime, ThreadInUseError } from "../../runtime/core.js";
 import { Asker } from "./asker.js";
 import { historyUpdates } from "./history.js";
+import { clientMcpServers } from "./mcp.js";
 import { isMode, MODE_CONFIG_ID, modeError } from "./modes.js";
 import { permissionAnswerable } from "./questions.js";
 import { AcpSession } from "./session.js";
@@ -116,15 +121,15 @@ export class AcpAgent {
       })
       .onRequest(methods.agent.session.new, ({ params }) => {
         checkCwd(params.cwd);
-        if (params.mcpServers.length)
-          this.opts.log(
-            `session/new: ${params.mcpServers.length} MCP server(s) from the client ignored (MCP client support is not available yet)`,
-          );
+        this.mcpServers("session/new", params.mcpServers);
         const thread = this.opts.runtime.startThread({ cwd: params.cwd });
         const session = this.open(thread);
         return { sessionId: session.id, ...session.state() };
       })
-      .onRequest(methods.agent.session.load, ({ params }) => this.load(params.sessionId))
+      .onRequest(methods.agent.session.load, ({ params }) => {
+        this.mcpServers("session/load", params.mcpServers);
+        return this.load(params.sessionId);
+      })
       .onRequest(methods.agent.session.prompt, ({ params, signal }) =>
         this.session(params.sessionId).prompt(params.prompt, signal),
       )
@@ -166,6 +171,20 @@ export class AcpAgent {
       this.sessions.set(thread.id, session);
     }
     return session;
+  }
+
+  /**
+   * The client's MCP servers, checked (a server that cannot run is refused with -32602). The
+   * runtime does not start per-thread MCP servers yet, so they are reported and not started.
+   */
+  private mcpServers(method: string, servers: McpServer[]): Record<string, McpServerConfig> {
+    const parsed = clientMcpServers(servers);
+    const names = Object.keys(parsed);
+    if (names.length)
+      this.opts.log(
+        `${method}: MCP servers from the client not started (${names.join(", ")}): the runtime has no per-session MCP servers yet`,
+      );
+    return parsed;
   }
 
   private session(id: string): AcpSession {
