@@ -205,6 +205,43 @@ describe("tandem acp: sessions over stdio", () => {
     });
   });
 
+  // fails if a patch approval is not an `edit` permission request naming the file, if the pending
+  // tool call does not show the proposed diff, or if "reject always" (Tandem's cancel) writes the
+  // file or does not stop the turn.
+  it("a patch approval shows the proposed diff; reject always cancels the turn", async () => {
+    const cwd = tempDir("tandem-acp-ws-");
+    const patch = "*** Begin Patch\n*** Add File: blocked.txt\n+never written\n*** End Patch";
+    const run = await serve(
+      {
+        steps: [
+          { output: [{ type: "custom_tool_call", name: "apply_patch", call_id: "p9", input: patch }] },
+          { output: [message("unreachable")] },
+        ],
+      },
+      ["-c", 'sandbox_mode="read-only"'],
+    );
+    await run.initialize();
+    const { sessionId } = await run.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+    const prompt = run.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "write it" }],
+    });
+    const ask = await run.permissions.next("patch permission");
+    expect(ask.params.toolCall).toMatchObject({ toolCallId: "p9", kind: "edit" });
+    expect(ask.params.toolCall.locations?.map((l) => l.path)).toEqual([join(cwd, "blocked.txt")]);
+    const start = run.of(sessionId, "tool_call").find((u) => u.toolCallId === "p9");
+    expect(start?.content).toContainEqual({
+      type: "diff",
+      path: join(cwd, "blocked.txt"),
+      oldText: null,
+      newText: "never written",
+    });
+    ask.respond({ outcome: { outcome: "selected", optionId: "reject_always" } });
+    expect((await prompt).stopReason).toBe("cancelled");
+    expect(existsSync(join(cwd, "blocked.txt"))).toBe(false);
+    expect(modelRequests(mock!)).toHaveLength(1);
+  });
+
   // fails if update_plan is not sent as a `plan` update with the steps and statuses, or if
   // session/load does not replay a stored thread (user and agent messages, tool calls with their
   // final status) from another process.
