@@ -368,6 +368,23 @@ describe("tandem acp: sessions over stdio", () => {
     );
     expect(badMode.code).toBe(-32602);
     expect(badMode.message).toContain("default, plan");
+    // The mode config option moves the mode like session/set_mode (and says so).
+    const set = await run.agent.request(acp.methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: "mode",
+      value: "plan",
+    });
+    expect(set.configOptions[0]).toMatchObject({ id: "mode", currentValue: "plan" });
+    expect(run.of(sessionId, "current_mode_update").at(-1)?.currentModeId).toBe("plan");
+    const badOption = await err(
+      run.agent.request(acp.methods.agent.session.setConfigOption, {
+        sessionId,
+        configId: "speed",
+        value: "x",
+      }),
+    );
+    expect(badOption.code).toBe(-32602);
+    expect(badOption.message).toContain('unknown config option "speed"');
 
     const first = run.agent.request(acp.methods.agent.session.prompt, {
       sessionId,
