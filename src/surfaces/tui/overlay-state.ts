@@ -17,10 +17,16 @@
  * Other text, a note) it first asks "Discard your answers?" (Enter discards, Escape keeps editing).
  * From the submit confirmation Escape only goes back.
  *
+ * Typed questions (S6): a `boolean` is a single-select of Yes / No; a `number` is a text field
+ * (the broker checks it); a question's `default` starts out picked or typed; a `required: true`
+ * question left empty stops the submit with an inline error on that question; questions that
+ * are explicitly `required: false` may stay empty without the "submit anyway?" confirmation.
+ *
  * Text fields (Other/answer and note) have a cursor each (text-field.ts): typing and Backspace act
  * at it, `edit` actions move it or delete forward.
  */
 import type { Question, QuestionAnswer, QuestionReply, QuestionRequest } from "../../protocol/questions.js";
+import { defaultAnswer, typedHint } from "../../questions/typed.js";
 import { edit, type FieldOp } from "./text-field.js";
 
 export type Focus = "options" | "other" | "note";
@@ -84,7 +90,17 @@ export interface Step {
 }
 
 /** Whether the question shows an option list (else it is a single text field). */
-export const hasOptions = (q: Question) => q.kind !== "text" && q.options.length > 0;
+export const hasOptions = (q: Question) => q.kind !== "text" && q.kind !== "number" && q.options.length > 0;
+/** One option at most: `single`, and `boolean` (Yes / No). */
+export const isSingle = (q: Question) => q.kind === "single" || q.kind === "boolean";
+/** The prompt as shown: the question, then what a typed answer must look like, and "optional". */
+export function promptOf(q: Question): string {
+  const hint = typedHint(q);
+  const extra = [hint && q.kind !== "boolean" ? hint : "", q.required === false ? "optional" : ""].filter(
+    Boolean,
+  );
+  return extra.length ? `${q.prompt} (${extra.join("; ")})` : q.prompt;
+}
 /** Whether the Other row / text field exists. */
 export const hasOther = (q: Question) => !hasOptions(q) || q.allow_other;
 /**
@@ -102,19 +118,21 @@ export function initOverlay(request: QuestionRequest): OverlayState {
   return {
     request,
     index: 0,
-    drafts: request.questions.map(() => ({
-      cursor: 0,
-      selected: [],
-      choseOther: false,
-      other: "",
-      otherAt: 0,
-      note: "",
-      noteAt: 0,
-    })),
+    drafts: request.questions.map(initialDraft),
     focus: initialFocus(request.questions[0]),
     confirm: null,
     error: null,
   };
+}
+
+/** An empty draft, or one holding the question's default (picked options, or the text). */
+function initialDraft(q: Question): Draft {
+  const d: Draft = { cursor: 0, selected: [], choseOther: false, other: "", otherAt: 0, note: "", noteAt: 0 };
+  const a = defaultAnswer(q);
+  if (!a) return d;
+  if (!hasOptions(q)) return { ...d, other: a.other ?? "", otherAt: [...(a.other ?? "")].length };
+  const selected = a.selected.map((l) => q.options.findIndex((o) => o.label === l)).filter((i) => i >= 0);
+  return { ...d, selected, cursor: selected[0] ?? 0 };
 }
 
 /** The answer a draft gives its question, or undefined when it answers nothing yet. */
@@ -123,7 +141,7 @@ export function answerOf(q: Question, d: Draft): QuestionAnswer | undefined {
   const text = q.secret ? d.other : d.other.trim();
   if (!hasOptions(q)) {
     if (text.trim() !== "") answer = { selected: [], other: text };
-  } else if (q.kind === "single") {
+  } else if (isSingle(q)) {
     if (d.choseOther && text !== "") answer = { selected: [], other: text };
     else if (d.selected.length) answer = { selected: [q.options[d.selected[0]].label] };
   } else {
@@ -165,7 +183,12 @@ function goTo(s: OverlayState, index: number): OverlayState {
 
 function submitOrConfirm(s: OverlayState): Step {
   const { reply, unanswered } = collect(s);
-  if (unanswered.length === 0) return { state: s, effect: { type: "submit", reply } };
+  const qs = s.request.questions;
+  const missing = qs.findIndex((q) => q.required === true && unanswered.includes(q.id));
+  if (missing >= 0)
+    return { state: { ...goTo(s, missing), error: `"${qs[missing].header || qs[missing].id}" is required` } };
+  const optional = unanswered.every((id) => qs.find((q) => q.id === id)?.required === false);
+  if (unanswered.length === 0 || optional) return { state: s, effect: { type: "submit", reply } };
   const answered = s.request.questions.length - unanswered.length;
   return { state: { ...s, confirm: { kind: "submit", unanswered, answered } } };
 }
@@ -252,14 +275,14 @@ export function reduce(s: OverlayState, action: OverlayAction): Step {
       if (!hasOther(q)) return { state: s };
       if (s.focus === "other") {
         const patch = editField(s, d, insert);
-        if (options && q.kind === "single") Object.assign(patch, { choseOther: true, selected: [] });
+        if (options && isSingle(q)) Object.assign(patch, { choseOther: true, selected: [] });
         return { state: withDraft(s, patch, "other") };
       }
       // Typing on the list jumps into the Other field, at its end (and, single-select, makes
       // Other the answer).
       const other = d.other + action.text;
       const patch: Partial<Draft> = { other, otherAt: [...other].length, cursor: q.options.length };
-      if (q.kind === "single") {
+      if (isSingle(q)) {
         patch.choseOther = true;
         patch.selected = [];
       }
@@ -276,7 +299,7 @@ export function reduce(s: OverlayState, action: OverlayAction): Step {
     case "enter": {
       let next = s;
       // Single-select with nothing chosen: Enter takes the highlighted option.
-      if (options && q.kind === "single" && s.focus === "options" && !answerOf(q, d))
+      if (options && isSingle(q) && s.focus === "options" && !answerOf(q, d))
         next = choose(s, q, d, d.cursor);
       if (s.index < s.request.questions.length - 1) return { state: goTo(next, s.index + 1) };
       return submitOrConfirm(next);

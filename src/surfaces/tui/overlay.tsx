@@ -10,6 +10,7 @@
 import { Box, Text, useInput } from "ink";
 import { useEffect, useRef, useState } from "react";
 import type { QuestionReply, QuestionRequest } from "../../protocol/questions.js";
+import { printable } from "../../util/printable.js";
 import { secondsLeft } from "./format.js";
 import type { Keymap } from "./keymap.js";
 import { applyKeys } from "./overlay-keys.js";
@@ -28,7 +29,7 @@ import {
   Tabs,
   useRawInput,
 } from "./overlay-parts.js";
-import { hasNote, hasOptions, initOverlay, reduce } from "./overlay-state.js";
+import { hasNote, hasOptions, initOverlay, promptOf, reduce } from "./overlay-state.js";
 import { type Pending, pendingId } from "./queue.js";
 import { useTerminalSize } from "./terminal-size.js";
 import { theme } from "./theme.js";
@@ -101,8 +102,14 @@ export function QuestionOverlay(
   const width = Math.max(10, size.columns - 4);
   const avail = Math.max(3, (props.maxRows ?? size.rows - 1) - 2);
 
-  const details = request.approval ? approvalLines(request.approval, width) : [];
-  let prompt = request.approval ? [] : wrapText(q.prompt, width);
+  // An MCP elicitation's message heads every question of its form.
+  const details = request.approval
+    ? approvalLines(request.approval, width)
+    : request.elicitation
+      ? wrapText(printable(request.elicitation.message), width).map((text) => ({ text, dim: true }))
+      : [];
+  const shownPrompt = promptOf(q);
+  let prompt = request.approval ? [] : wrapText(shownPrompt, width);
   const note = hasNote(q, request) && !state.confirm;
   const noteRows = note ? fieldRows("Note: ", draft.note, width) : 0;
   const errorLines = state.error && !state.confirm ? wrapText(state.error, width) : [];
@@ -136,7 +143,7 @@ export function QuestionOverlay(
   if (avail - fixed() < want) spacer = 0;
   if (avail - fixed() < want && hints.length > 1) hints = wrapText(hintText(state, keymap), width, 1);
   if (avail - fixed() < want && prompt.length > 1)
-    prompt = wrapText(q.prompt, width, Math.max(1, prompt.length - (want - (avail - fixed()))));
+    prompt = wrapText(shownPrompt, width, Math.max(1, prompt.length - (want - (avail - fixed()))));
   const listBudget = Math.max(1, avail - fixed());
 
   return (
@@ -153,7 +160,13 @@ export function QuestionOverlay(
             : `? ${total > 1 ? `Question ${state.index + 1}/${total}` : "Question"}`}
         </Text>
         {q.header && !request.approval ? <Text bold>{` · ${q.header}`}</Text> : null}
-        {request.source === "internal" && !request.approval ? <Text dimColor> (from Tandem)</Text> : null}
+        {request.source === "internal" && !request.approval ? (
+          <Text dimColor>
+            {request.elicitation
+              ? ` (from MCP server "${printable(request.elicitation.server)}")`
+              : " (from Tandem)"}
+          </Text>
+        ) : null}
         {props.queued ? <Text dimColor>{`  (${props.queued} more waiting)`}</Text> : null}
       </Text>
       {details.map((l, i) => (
