@@ -99,7 +99,7 @@ describe("TUI overlay: a typed elicitation form", () => {
         request,
         keymap: defaultKeymap,
         onSubmit,
-        onDecline: () => ({ ok: true }),
+        onDecline: (): ActionResult => ({ ok: true }),
         onTouch: () => {},
       }),
     );
