@@ -21,11 +21,13 @@
  *   `serverRequest/resolved` with the id it was sent under. A late result for it is passed to the
  *   broker, which acknowledges an identical duplicate and refuses anything else; it never revives it.
  */
+
 import type { CollaborationMode } from "../../protocol/events.js";
 import type { QuestionRequest, Responder } from "../../protocol/questions.js";
 import type { ReplyResult } from "../../questions/broker.js";
 import type { Runtime } from "../../runtime/core.js";
 import { approvalReply, approvalRequest } from "./approvals.js";
+import { ELICITATION_REQUEST, elicitationAnswer, elicitationParams } from "./elicitation.js";
 import {
   type CodexAnswerResult,
   REQUEST_USER_INPUT,
@@ -158,6 +160,7 @@ export class ClientSession {
   /** The Codex server request for a broker request: an approval or questions. */
   private serverRequest(request: QuestionRequest): { method: string; params: unknown } {
     if (request.approval) return approvalRequest(request, request.approval);
+    if (request.elicitation) return { method: ELICITATION_REQUEST, params: elicitationParams(request) };
     return { method: REQUEST_USER_INPUT, params: requestUserInputParams(request, this.modeOf(request)) };
   }
 
@@ -206,7 +209,9 @@ export class ClientSession {
   private answer(request: QuestionRequest, result: unknown): ReplyResult {
     const mapped: CodexAnswerResult = request.approval
       ? approvalReply(request, request.approval, result)
-      : userInputReply(request, result);
+      : request.elicitation
+        ? elicitationAnswer(request, result)
+        : userInputReply(request, result);
     const { thread_id, request_id } = request;
     switch (mapped.kind) {
       case "invalid":

@@ -23,8 +23,13 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, McpError, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { APPROVAL_LABELS, type QuestionRequest, type Responder } from "../../protocol/questions.js";
 import type { ReplyResult } from "../../questions/broker.js";
+import {
+  type ElicitationAnswer,
+  elicitationFor,
+  elicitationReply,
+  offeredDecisions,
+} from "../../questions/form.js";
 import type { Runtime } from "../../runtime/core.js";
-import { type ElicitationAnswer, elicitationFor, elicitationReply, offeredDecisions } from "./elicitation.js";
 
 export const MAX_ATTEMPTS = 5;
 /** The longest timer Node keeps (about 24.8 days): in effect, no timeout. */

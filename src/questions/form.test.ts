@@ -7,10 +7,10 @@
 import { ElicitRequestFormParamsSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { describe, expect, it } from "vitest";
-import type { Question, QuestionRequest } from "../../protocol/questions.js";
-import { validateReply } from "../../questions/reply.js";
-import { elicitationRequest, outcomeToElicitResult } from "../../tools/mcp/elicitation.js";
-import { DECISION_FIELD, elicitationFor, elicitationReply, SECRET_META } from "./elicitation.js";
+import type { Question, QuestionRequest } from "../protocol/questions.js";
+import { elicitationRequest, outcomeToElicitResult } from "../tools/mcp/elicitation.js";
+import { DECISION_FIELD, elicitationFor, elicitationReply, SECRET_META } from "./form.js";
+import { validateReply } from "./reply.js";
 
 // The shape of @modelcontextprotocol/server-everything's trigger-elicitation-request form.
 const FORM = {

@@ -1,5 +1,8 @@
 /**
- * Tandem questions and approvals ↔ MCP form elicitation (pure mapping; asker.ts sends and follows
+ * Tandem questions and approvals ↔ an MCP-style form (pure mapping), shared by the surfaces that
+ * show a request as a form: `tandem mcp-server` (MCP `elicitation/create` to its host) and the app
+ * server (Codex `mcpServer/elicitation/request`). One broker request becomes one form; the
+ * client's result becomes a typed reply, a decline or a cancel.
  * them). One broker request becomes one `elicitation/create` form; the host's result becomes a typed
  * reply, a decline or a cancel. The broker stays the judge: a reply it refuses is asked again.
  *
@@ -38,7 +41,7 @@ import {
   type QuestionAnswer,
   type QuestionReply,
   type QuestionRequest,
-} from "../../protocol/questions.js";
+} from "../protocol/questions.js";
 
 /** Key of the form `_meta` entry listing the secret property names. */
 export const SECRET_META = "tandem/secret";
