@@ -2,9 +2,8 @@
  * Tandem questions and approvals ↔ an MCP-style form (pure mapping), shared by the surfaces that
  * show a request as a form: `tandem mcp-server` (MCP `elicitation/create` to its host) and the app
  * server (Codex `mcpServer/elicitation/request`). One broker request becomes one form; the
- * client's result becomes a typed reply, a decline or a cancel.
- * them). One broker request becomes one `elicitation/create` form; the host's result becomes a typed
- * reply, a decline or a cancel. The broker stays the judge: a reply it refuses is asked again.
+ * client's result becomes a typed reply, a decline or a cancel. The broker stays the judge: a reply
+ * it refuses is asked again.
  *
  * Contract of `elicitationFor(request)`:
  * - Questions: one property per question, keyed by its id, titled by its header, described by its
