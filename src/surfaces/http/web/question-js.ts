@@ -7,6 +7,10 @@
  *   masked input for secret questions;
  * - keyboard first: digits pick options of the current question, Enter moves to the next
  *   question and submits on the last, Esc declines; a confirm step when some are unanswered;
+ * - typed questions (MCP elicitation, S6): boolean as Yes / No radios, number, email, url, date
+ *   and datetime-local inputs (a date-time is sent as ISO UTC), defaults pre-filled, required
+ *   ones marked "*" and checked before sending, optional ones skipped without a confirm; the
+ *   server's validation message shows in the form's error line;
  * - a countdown from the request's deadline (server clock) for timeout policies; any
  *   interaction calls touch (at most every 2 s), which snoozes the deadline;
  * - when another surface settles the shown request, it says so and stops accepting input.
@@ -87,34 +91,62 @@ function autoOpen() {
 }
 
 // ---- the form ------------------------------------------------------------------------------
+const INPUT_TYPES = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" };
+/** What a typed answer must look like (the server checks it with the same rules). */
+function typeHint(q) {
+  const parts = [];
+  if (q.kind === "number") {
+    let t = q.integer ? "whole number" : "number";
+    if (q.minimum !== undefined && q.maximum !== undefined) t += " from " + q.minimum + " to " + q.maximum;
+    else if (q.minimum !== undefined) t += " ≥ " + q.minimum;
+    else if (q.maximum !== undefined) t += " ≤ " + q.maximum;
+    parts.push(t);
+  }
+  if (q.kind === "multi" && (q.min_items !== undefined || q.max_items !== undefined))
+    parts.push("choose " + (q.min_items !== undefined ? q.min_items : 0) + "–" + (q.max_items !== undefined ? q.max_items : q.options.length));
+  if (q.required === false) parts.push("optional");
+  return parts.join("; ");
+}
 function buildQuestion(q, i) {
   const fs = el("fieldset", "q");
   fs.dataset.index = String(i);
   const legend = el("legend");
   if (q.header) legend.append(el("span", "q-tag", q.header));
-  legend.append(document.createTextNode(q.prompt));
+  legend.append(document.createTextNode(q.prompt + (q.required === true ? " *" : "")));
+  const hint = typeHint(q);
+  if (hint) legend.append(el("span", "desc", " (" + hint + ")"));
   fs.append(legend);
-  if (q.kind !== "text") {
+  const d = q.default;
+  const isDefault = (label) => Array.isArray(d) ? d.includes(label) : typeof d === "boolean" ? label === (d ? "Yes" : "No") : d === label;
+  if (q.kind !== "text" && q.kind !== "number") {
     q.options.forEach((o, k) => {
       const lab = el("label", "opt");
       const inp = document.createElement("input");
       inp.type = q.kind === "multi" ? "checkbox" : "radio";
       inp.name = "q" + i;
       inp.value = o.label;
+      inp.checked = d !== undefined && isDefault(o.label);
       lab.append(inp, el("span", "num", String(k + 1)), el("span", "label", o.label));
       if (o.description) lab.append(el("span", "desc", o.description));
-      if (q.kind === "single") inp.addEventListener("change", () => { const other = fs.querySelector("input.other"); if (other) other.value = ""; });
+      if (q.kind !== "multi") inp.addEventListener("change", () => { const other = fs.querySelector("input.other"); if (other) other.value = ""; });
       fs.append(lab);
     });
   }
-  if (q.kind === "text" || q.allow_other) {
-    const f = el("label", "field", q.kind === "text" ? (q.secret ? "Secret answer (hidden, never shown to the model)" : "Answer") : "Other");
+  const free = q.kind === "text" || q.kind === "number";
+  if (free || q.allow_other) {
+    const f = el("label", "field", free ? (q.secret ? "Secret answer (hidden, never shown to the model)" : "Answer") : "Other");
     const inp = document.createElement("input");
-    inp.type = q.secret ? "password" : "text";
+    inp.type = q.secret ? "password" : q.kind === "number" ? "number" : (q.kind === "text" && INPUT_TYPES[q.format]) || "text";
+    if (q.kind === "number") {
+      inp.step = q.integer ? "1" : "any";
+      if (q.minimum !== undefined) inp.min = String(q.minimum);
+      if (q.maximum !== undefined) inp.max = String(q.maximum);
+    }
+    if (free && (typeof d === "string" || typeof d === "number")) inp.value = String(d);
     inp.className = "other";
     inp.autocomplete = q.secret ? "new-password" : "off";
     inp.spellcheck = false;
-    inp.placeholder = q.kind === "text" ? "Type your answer" : "Your own answer instead";
+    inp.placeholder = free ? "Type your answer" : "Your own answer instead";
     if (q.kind === "single") inp.addEventListener("input", () => { if (inp.value) for (const r of fs.querySelectorAll("input[type=radio]")) r.checked = false; });
     f.append(inp);
     fs.append(f);
@@ -141,8 +173,10 @@ function openQuestion(id) {
   if (!S.current) selectThread(r.thread_id);
   const n = r.questions.length;
   $("q-title").textContent = n > 1 ? n + " questions" : r.questions[0].header || "Question";
-  $("q-thread").textContent = (r.source === "internal" ? "Tandem asks" : "The agent asks") + " · " + threadLabel(r.thread_id);
-  $("q-list").replaceChildren(...r.questions.map(buildQuestion));
+  const asker = r.elicitation ? 'MCP server "' + r.elicitation.server + '" asks' : r.source === "internal" ? "Tandem asks" : "The agent asks";
+  $("q-thread").textContent = asker + " · " + threadLabel(r.thread_id);
+  const head = r.elicitation ? [el("p", "sub q-message", r.elicitation.message)] : [];
+  $("q-list").replaceChildren(...head, ...r.questions.map(buildQuestion));
   $("q-banner").hidden = true;
   hideConfirm();
   showError("q-error", "");
@@ -198,7 +232,9 @@ function collect() {
     const fs = fieldsets()[i];
     const selected = [...fs.querySelectorAll("input[type=radio]:checked, input[type=checkbox]:checked")].map((x) => x.value);
     const o = fs.querySelector("input.other");
-    const raw = o ? o.value : "";
+    let raw = o ? o.value : "";
+    // datetime-local gives local time without a zone; the protocol wants RFC 3339.
+    if (raw && q.format === "date-time" && o.type === "datetime-local" && !Number.isNaN(Date.parse(raw))) raw = new Date(raw).toISOString();
     const other = q.secret ? raw : raw.trim();
     const note = fs.querySelector("input.note").value.trim();
     if (!selected.length && other.trim() === "") { unanswered.push(q); return; }
@@ -225,11 +261,18 @@ async function submit(force) {
   if (!Q.req || Q.done) return;
   const r = Q.req;
   const c = collect();
-  if (Object.keys(c.answers).length === 0) {
+  const missing = c.unanswered.find((q) => q.required === true && q.default === undefined);
+  if (missing) {
+    showError("q-error", '"' + (missing.header || missing.id) + '" is required');
+    focusQuestion(r.questions.indexOf(missing));
+    return;
+  }
+  const optional = c.unanswered.every((q) => q.required === false);
+  if (Object.keys(c.answers).length === 0 && !optional) {
     showConfirm("Nothing is answered yet. Answer at least one question, or decline to let the agent go on without answers.", "Decline", () => decline());
     return;
   }
-  if (c.unanswered.length && !force) {
+  if (c.unanswered.length && !force && !optional) {
     const names = c.unanswered.map((q) => q.header || q.id).join(", ");
     showConfirm(c.unanswered.length + " of " + r.questions.length + " unanswered (" + names + "). Submit anyway?", "Submit anyway", () => submit(true));
     return;
@@ -324,6 +367,9 @@ function onKey(ev) {
 
 function setupQuestions() {
   const form = $("q-form");
+  // The server validates every answer (typed ones too) and its message shows in #q-error, the
+  // same text every surface gives; the browser's own bubbles would say something else.
+  form.noValidate = true;
   form.addEventListener("submit", (ev) => { ev.preventDefault(); submit(false); });
   document.addEventListener("keydown", onKey);
   form.addEventListener("focusin", (ev) => {
