@@ -115,6 +115,30 @@ describe("an MCP elicitation through the broker", () => {
     expect(listed.json.questions[0].questions[2]).toMatchObject({ integer: true, minimum: 0, maximum: 150 });
     expect(listed.json.questions[0].elicitation.server).toBe("demo");
 
+    // fails if the OpenAPI document does not describe the typed fields (it derives them from zod)
+    const doc = (await call("GET", "/openapi.json")).json;
+    const schema = doc.components.schemas.QuestionRequest.properties;
+    expect(schema.elicitation.properties.mode.enum).toEqual(["form", "url"]);
+    expect(schema.questions.items.properties.kind.enum).toEqual([
+      "single",
+      "multi",
+      "text",
+      "boolean",
+      "number",
+    ]);
+    expect(schema.questions.items.properties.format.enum).toContain("date-time");
+    expect(Object.keys(schema.questions.items.properties)).toEqual(
+      expect.arrayContaining([
+        "integer",
+        "minimum",
+        "maximum",
+        "min_items",
+        "max_items",
+        "default",
+        "required",
+      ]),
+    );
+
     const path = `/question/${request.request_id}/reply`;
     const bad = { name: { other: "Ada" }, age: { other: "200" }, agree: { selected: ["Yes"] } };
     const r1 = await call("POST", path, { thread_id: thread.id, answers: bad });
