@@ -111,7 +111,7 @@ describe("TUI overlay: a typed elicitation form", () => {
     // fails if the overlay hides who asks, the server's message, or the number's bounds
     expect(f).toContain('(from MCP server "demo")');
     expect(f).toContain("Please fill in the form");
-    expect(f).toContain("How old are you? (a whole number from 0 to 150)");
+    expect(f).toContain("How old are you? — a whole number from 0 to 150");
 
     // Enter through everything: the boolean takes the highlighted Yes, the color its default,
     // but the required age is empty: the submit stops on it.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { BOOLEAN_OPTIONS, type Question } from "../../protocol/questions.js";
 import { defaultKeymap } from "./keymap.js";
 import { applyKeys, overlayActions } from "./overlay-keys.js";
 import {
@@ -7,6 +8,7 @@ import {
   type OverlayAction,
   type OverlayEffect,
   type OverlayState,
+  promptOf,
   reduce,
 } from "./overlay-state.js";
 import { featuresQuestion, nameQuestion, requestOf, stackQuestion, tokenQuestion } from "./test-fixtures.js";
@@ -278,5 +280,78 @@ describe("escape and the cursor", () => {
     expect(overlayActions(s, "", { rightArrow: true, meta: true }, defaultKeymap)).toEqual([
       { type: "edit", op: "wordRight" },
     ]);
+  });
+});
+
+describe("overlay reducer: typed questions (MCP elicitation)", () => {
+  const q = (over: Partial<Question> & Pick<Question, "id" | "kind">): Question => ({
+    header: over.id,
+    prompt: `Prompt ${over.id}`,
+    options: [],
+    allow_other: false,
+    secret: false,
+    ...over,
+  });
+  const abc = ["A", "B", "C"].map((label) => ({ label, description: "" }));
+
+  // fails if defaults are not the drafts' starting answers (a submit without edits would lose them)
+  it("starts from each question's default", () => {
+    const s = initOverlay(
+      requestOf([
+        q({ id: "n", kind: "number", default: 3.5 }),
+        q({ id: "t", kind: "text", default: "hi" }),
+        q({ id: "b", kind: "boolean", options: BOOLEAN_OPTIONS, default: false }),
+        q({ id: "m", kind: "multi", options: abc, default: ["A", "C"] }),
+      ]),
+    );
+    expect(collect(s)).toEqual({
+      reply: {
+        answers: {
+          n: { selected: [], other: "3.5" },
+          t: { selected: [], other: "hi" },
+          b: { selected: ["No"] },
+          m: { selected: ["A", "C"] },
+        },
+      },
+      unanswered: [],
+    });
+  });
+
+  // fails if a boolean is handled like a multi-select (two picks) or numbers get an option list
+  it("a boolean is single-select, a number a text field", () => {
+    const s0 = initOverlay(
+      requestOf([q({ id: "b", kind: "boolean", options: BOOLEAN_OPTIONS }), q({ id: "n", kind: "number" })]),
+    );
+    const r = run(s0, pick(0), pick(1), enter, text("42"), enter);
+    expect(r.effect).toEqual({
+      type: "submit",
+      reply: { answers: { b: { selected: ["No"] }, n: { selected: [], other: "42" } } },
+    });
+  });
+
+  // fails if required questions can be skipped or optional ones still ask "submit anyway?"
+  it("required stops the submit on the question; optional ones are skipped without asking", () => {
+    const s0 = initOverlay(
+      requestOf([
+        q({ id: "a", kind: "text", required: true }),
+        q({ id: "o", kind: "text", required: false }),
+      ]),
+    );
+    const stopped = run(s0, enter, enter);
+    expect(stopped.effect).toBeUndefined();
+    expect(stopped.state.index).toBe(0);
+    expect(stopped.state.error).toBe('"a" is required');
+    const done = run(stopped.state, text("x"), enter, enter);
+    expect(done.effect).toEqual({ type: "submit", reply: { answers: { a: { selected: [], other: "x" } } } });
+  });
+
+  // fails if the prompt hides the number's bounds or that a question is optional
+  it("the prompt carries the typed hint", () => {
+    expect(
+      promptOf(q({ id: "n", kind: "number", integer: true, minimum: 1, maximum: 9, required: false })),
+    ).toBe("Prompt n — a whole number from 1 to 9; optional");
+    expect(promptOf(q({ id: "e", kind: "text", format: "email" }))).toBe(
+      "Prompt e — an email address (e.g. name@example.com)",
+    );
   });
 });

@@ -99,7 +99,7 @@ export function promptOf(q: Question): string {
   const extra = [hint && q.kind !== "boolean" ? hint : "", q.required === false ? "optional" : ""].filter(
     Boolean,
   );
-  return extra.length ? `${q.prompt} (${extra.join("; ")})` : q.prompt;
+  return extra.length ? `${q.prompt} — ${extra.join("; ")}` : q.prompt;
 }
 /** Whether the Other row / text field exists. */
 export const hasOther = (q: Question) => !hasOptions(q) || q.allow_other;
