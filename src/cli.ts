@@ -21,6 +21,8 @@ Usage:
   tandem threads                       list threads
   tandem export ID                     print a thread's history as JSONL
   tandem rules [list | remove N]       the approval rules remembered for this project
+  tandem mcp [list | get | add | remove]
+                                       the MCP servers whose tools threads offer (see \`tandem mcp --help\`)
   tandem mock-model --script FILE [--port N] [--log FILE]
                                        serve a scripted model over HTTP (Responses + Chat Completions)
   tandem --version
@@ -125,6 +127,10 @@ async function main(argv: string[]): Promise<number> {
     }
     case "mock-model":
       return mockModel(rest);
+    case "mcp": {
+      const { runMcpCommand } = await import("./surfaces/exec/mcp-cmd.js");
+      return runMcpCommand(rest);
+    }
     case "rules": {
       const { runRulesCommand } = await import("./surfaces/exec/rules.js");
       return runRulesCommand(rest);

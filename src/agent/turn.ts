@@ -75,6 +75,9 @@ export async function runTurn(env: TurnEnv): Promise<TurnOutcome> {
   const interrupted = (): TurnOutcome => ({ status: "interrupted", usage, lastMessage });
 
   try {
+    // Tools that connect at thread start (MCP servers) are offered from the first request and
+    // can run resumed calls; bounded by their startup timeouts (ToolRegistry.loadingUntil).
+    await env.registry.ready(env.signal);
     if (env.resumed?.length) {
       await runCalls(
         env,

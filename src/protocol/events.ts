@@ -123,6 +123,14 @@ export const Event = z.discriminatedUnion("type", [
     mode: CollaborationMode,
   }),
   z.object({ type: z.literal("thread.status_changed"), ...ids, status: ThreadStatus }),
+  z.object({
+    type: z.literal("mcp.status"),
+    ...ids,
+    server: z.string().describe("The MCP server's name in config (mcp_servers.NAME)"),
+    status: z.enum(["ready", "failed"]).describe("Reported once per server when the thread starts"),
+    tools: z.number().describe("Tools of this server offered to the model (0 when failed)"),
+    error: z.string().optional().describe("Why it failed; its tools are left out"),
+  }),
   z.object({ type: z.literal("turn.started"), ...turnIds, mode: CollaborationMode }),
   z.object({
     type: z.literal("turn.completed"),

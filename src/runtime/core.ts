@@ -25,6 +25,7 @@ import { createSecretStore } from "../questions/secrets.js";
 import { leaseMessage, leaseOwner } from "../store/lease.js";
 import type { Store, ThreadRecord } from "../store/types.js";
 import { createExecTools, ExecSessions } from "../tools/exec/index.js";
+import { startMcpServers } from "../tools/mcp/servers.js";
 import { createApplyPatchTools } from "../tools/patch/index.js";
 import { createUpdatePlanTool } from "../tools/plan.js";
 import { type DispatchResult, type ToolHooks, ToolRegistry } from "../tools/registry.js";
@@ -373,7 +374,24 @@ export class Runtime {
     registry.addHooks(patchApprovalHook);
     registry.addHooks(workspaceDiffHooks((id) => this.threads.get(id)));
     for (const h of this.hooks) registry.addHooks(h);
-    const thread = new Thread(this, record, history, registry, () => sessions.closeAll());
+    // MCP servers start now, all at once; a turn's first request waits for them (bounded by their
+    // startup timeouts). A client's ephemeral helper thread gets none.
+    const mcp = (record.settings as { ephemeral?: boolean }).ephemeral
+      ? undefined
+      : startMcpServers({
+          threadId: record.id,
+          servers: this.settings.mcp_servers,
+          register: (tool) => registry.register(tool),
+          emit: (e) => this.bus.publish(e),
+          roots: () => {
+            const t = this.threads.get(record.id);
+            return [...new Set([record.cwd, ...(t?.sandbox().writableRoots ?? [])])];
+          },
+        });
+    if (mcp) registry.loadingUntil(mcp.ready);
+    const thread = new Thread(this, record, history, registry, async () => {
+      await Promise.all([sessions.closeAll(), mcp?.close()]);
+    });
     this.threads.set(record.id, thread);
     return thread;
   }

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import type { WireTool } from "../model/types.js";
 import type { ToolCallItem, ToolOutputPayload } from "../protocol/items.js";
-import { AbortError } from "../util/abort.js";
+import { AbortError, raceAbort } from "../util/abort.js";
 import type { Tool, ToolContext, ToolResult } from "./types.js";
 
 export interface PreToolHookResult {
@@ -53,6 +53,22 @@ export class ToolRegistry {
 
   constructor(tools: Tool[] = []) {
     for (const t of tools) this.register(t);
+  }
+
+  private loading: Array<Promise<unknown>> = [];
+
+  /**
+   * Tools still arriving (MCP servers connecting at thread start): `ready` waits for `p`. `p`
+   * must settle in bounded time (the servers' startup timeouts); a rejection counts as settled.
+   */
+  loadingUntil(p: Promise<unknown>): void {
+    this.loading.push(p.catch(() => {}));
+  }
+
+  /** Resolves once every `loadingUntil` promise has settled, or when `signal` aborts. Never rejects. */
+  async ready(signal: AbortSignal): Promise<void> {
+    if (!this.loading.length) return;
+    await raceAbort(Promise.all(this.loading), signal).catch(() => {});
   }
 
   register(tool: Tool): void {

@@ -201,6 +201,12 @@ export class ViewStore {
         // A turn's final error is shown once, by its "Turn failed" cell (turn.completed).
         else if (!e.turn_id) this.notice(`error: ${e.error.message}`, "error");
         break;
+      case "mcp.status":
+        // Once per server as the thread starts; a failed server's tools are left out.
+        if (e.status === "failed")
+          this.notice(`MCP server "${e.server}" failed to start: ${e.error}`, "warn");
+        else this.notice(`MCP server "${e.server}" ready: ${e.tools} tool${e.tools === 1 ? "" : "s"}`, "dim");
+        break;
       case "question.requested":
         this.addPending(e.request);
         break;
