@@ -65,6 +65,8 @@ const SUBCOMMANDS: Array<[string[], string]> = [
   [["app-server"], "--listen"],
   [["serve"], "--port"],
   [["rules"], "remove"],
+  [["acp"], "--config"],
+  [["mcp-server"], "--config"],
   [[], "--resume"],
 ];
 

@@ -5,8 +5,10 @@
  * Like the TUI: one header line first (model, cwd, sandbox, approvals, thread), file changes as
  * a short summary per file (`M src/a.ts (+3 -1)`), plan updates as a checklist (`[x] step`).
  */
+
 import type { Event, TurnItem } from "../../protocol/events.js";
 import type { QuestionRequest } from "../../protocol/questions.js";
+import { expectedInput } from "../../questions/text-reply.js";
 import { printable } from "../../util/printable.js";
 
 const dim = (s: string, color: boolean) => (color ? `\x1b[2m${s}\x1b[0m` : s);
@@ -137,11 +139,14 @@ export function planChecklist(plan: PlanStep[], explanation: string | null): str
 }
 
 export function formatQuestion(request: QuestionRequest): string {
-  const lines = [
-    `? The model asks (${request.questions.length} question${request.questions.length > 1 ? "s" : ""}):`,
-  ];
+  const count = `${request.questions.length} question${request.questions.length > 1 ? "s" : ""}`;
+  const who = request.elicitation ? `MCP server "${request.elicitation.server}"` : "The model";
+  const lines = [`? ${who} asks (${count}):`];
+  if (request.elicitation) lines.push(`  ${request.elicitation.message}`);
   for (const q of request.questions) {
     lines.push(`  [${q.id}]${q.secret ? " (secret)" : ""} ${q.header ? `${q.header}: ` : ""}${q.prompt}`);
+    if (q.kind === "boolean" || q.kind === "number" || q.format)
+      lines.push(`     answer: ${expectedInput(q)}`);
     for (const [i, o] of q.options.entries()) {
       lines.push(`     ${i + 1}. ${o.label}${o.description ? ` — ${o.description}` : ""}`);
     }
