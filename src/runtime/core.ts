@@ -25,6 +25,7 @@ import { createSecretStore } from "../questions/secrets.js";
 import { leaseMessage, leaseOwner } from "../store/lease.js";
 import type { Store, ThreadRecord } from "../store/types.js";
 import { createExecTools, ExecSessions } from "../tools/exec/index.js";
+import { elicitHandler } from "../tools/mcp/elicit.js";
 import { startMcpServers } from "../tools/mcp/servers.js";
 import { createApplyPatchTools } from "../tools/patch/index.js";
 import { createUpdatePlanTool } from "../tools/plan.js";
@@ -383,6 +384,7 @@ export class Runtime {
           servers: this.settings.mcp_servers,
           register: (tool) => registry.register(tool),
           emit: (e) => this.bus.publish(e),
+          elicitation: elicitHandler,
           roots: () => {
             const t = this.threads.get(record.id);
             return [...new Set([record.cwd, ...(t?.sandbox().writableRoots ?? [])])];

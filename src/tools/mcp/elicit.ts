@@ -1,0 +1,35 @@
+/**
+ * An MCP server's `elicitation/create` asked through Tandem's broker (issue 12 item 3): the same
+ * `ask` that request_user_input uses, in the context of the server's tool call that is running.
+ *
+ * Contract of the handler `elicitHandler(server, calls)` returns:
+ * - the request becomes one question request (source internal, `elicitation` info set) through
+ *   the newest running call of this server (`calls`): that call's turn, the thread's question
+ *   policy, and the call's signal — interrupt, thread close or shutdown settle it as `cancel`;
+ * - the outcome goes back as `outcomeToElicitResult` maps it (accept with typed content,
+ *   decline, cancel);
+ * - no call of this server running, or nobody who could answer (Q3): `cancel`, at once;
+ * - a form Tandem cannot ask (ElicitationSchemaError): a JSON-RPC InvalidParams error naming it.
+ * The server's own cancellation of its request does not withdraw the question (it ends with the call).
+ */
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitHandler } from "./connection.js";
+import { ElicitationSchemaError, elicitationRequest, outcomeToElicitResult } from "./elicitation.js";
+import type { ActiveCalls } from "./tool.js";
+
+export function elicitHandler(server: string, calls: ActiveCalls): ElicitHandler {
+  return async (params) => {
+    const ctx = calls.at(-1);
+    if (!ctx?.questions.hasResponder()) return { action: "cancel" };
+    let asked: ReturnType<typeof elicitationRequest>;
+    try {
+      asked = elicitationRequest(server, params);
+    } catch (err) {
+      if (err instanceof ElicitationSchemaError)
+        throw new McpError(ErrorCode.InvalidParams, `Tandem cannot ask this form: ${err.message}`);
+      throw err;
+    }
+    const outcome = await ctx.ask(asked.questions, { source: "internal", elicitation: asked.elicitation });
+    return outcomeToElicitResult(asked.questions, outcome, asked.elicitation.mode);
+  };
+}
