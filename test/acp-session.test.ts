@@ -12,6 +12,7 @@ import { type AcpRun, startAcp, textOf } from "./acp-client.js";
 import { modelRequests } from "./app-server-helpers.js";
 import { type MockProcess, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
+import { EVERYTHING } from "./mcp-helpers.js";
 
 const message = (text: string) => ({ type: "message" as const, text });
 const exec = (callId: string, cmd: string) => ({
@@ -240,6 +241,52 @@ describe("tandem acp: sessions over stdio", () => {
     expect((await prompt).stopReason).toBe("cancelled");
     expect(existsSync(join(cwd, "blocked.txt"))).toBe(false);
     expect(modelRequests(mock!)).toHaveLength(1);
+  });
+
+  // fails if session/new's mcpServers are not started for the session (the model's tool call to the
+  // client's server fails), or an SSE server is accepted instead of a clear -32602.
+  it("the client's MCP servers run for the session", async () => {
+    const run = await serve({
+      steps: [
+        {
+          output: [
+            {
+              type: "function_call",
+              name: "mcp__editor_tools__echo",
+              call_id: "m1",
+              arguments: { message: "hi from the editor's server" },
+            },
+          ],
+        },
+        { expect: { input_contains: ["Echo: hi from the editor's server"] }, output: [message("echoed")] },
+      ],
+    });
+    await run.initialize();
+    const init = await run.agent.request(acp.methods.agent.session.new, {
+      cwd: tempDir("tandem-acp-ws-"),
+      mcpServers: [{ name: "editor tools", command: process.execPath, args: [EVERYTHING], env: [] }],
+    });
+    const res = await run.agent.request(acp.methods.agent.session.prompt, {
+      sessionId: init.sessionId,
+      prompt: [{ type: "text", text: "echo" }],
+    });
+    expect(res.stopReason).toBe("end_turn");
+    expect(callOutput(mock!, "m1")).toContain("Echo: hi from the editor's server");
+    const names = modelRequests(mock!)[0].tools.map((t: { name: string }) => t.name);
+    expect(names).toContain("mcp__editor_tools__echo");
+    const call = run.of(init.sessionId, "tool_call_update").filter((u) => u.toolCallId === "m1");
+    expect(call.at(-1)?.status).toBe("completed");
+    const sse = await run.agent
+      .request(acp.methods.agent.session.new, {
+        cwd: tempDir("tandem-acp-ws-"),
+        mcpServers: [{ type: "sse", name: "old", url: "http://127.0.0.1:1/sse", headers: [] }],
+      })
+      .then(
+        () => undefined,
+        (e) => e as acp.RequestError,
+      );
+    expect(sse?.code).toBe(-32602);
+    expect(sse?.message).toContain("SSE servers are not supported");
   });
 
   // fails if update_plan is not sent as a `plan` update with the steps and statuses, or if

@@ -12,7 +12,7 @@
 import { dirname, resolve } from "node:path";
 import { ABORTED_OUTPUT, orphanCalls } from "../agent/history.js";
 import type { ResolvedProvider } from "../config/load.js";
-import type { Settings } from "../config/schema.js";
+import type { McpServerConfig, Settings } from "../config/schema.js";
 import type { ModelClient, WireTool } from "../model/types.js";
 import type { CollaborationMode, Stamped } from "../protocol/events.js";
 import { isToolCall, outputFor, type ResponseItem, type ToolCallItem } from "../protocol/items.js";
@@ -77,6 +77,11 @@ export interface StartThreadOptions {
   parentId?: string;
   /** Extra writable roots for the workspace-write sandbox (`--add-dir`). */
   writableRoots?: string[];
+  /**
+   * MCP servers for this thread only, over the configured ones (same name: these win); never
+   * stored — a client that brings its own servers (ACP's session/new, session/load) names them again.
+   */
+  mcpServers?: Record<string, McpServerConfig>;
 }
 
 /** Tandem's home and the store's files (with their directory), as absolute paths. */
@@ -214,7 +219,7 @@ export class Runtime {
       },
     };
     // Stored with its first turn (persistThread): a thread that never gets input leaves nothing.
-    const thread = this.attach(record, []);
+    const thread = this.attach(record, [], opts.mcpServers);
     thread.stored = false;
     this.bus.publish({
       type: "thread.started",
@@ -254,7 +259,7 @@ export class Runtime {
     patch: Partial<
       Pick<
         StartThreadOptions,
-        "offerQuestions" | "headlessQuestions" | "questionPolicy" | "mode" | "model" | "effort"
+        "offerQuestions" | "headlessQuestions" | "questionPolicy" | "mode" | "model" | "effort" | "mcpServers"
       >
     > = {},
   ): Thread {
@@ -276,7 +281,7 @@ export class Runtime {
     this.store.updateThread(id, { settings, mode: record.mode, model: record.model, status: "idle" });
     const stored = this.store.loadItems(id);
     const history = stored.map((s) => s.item);
-    const thread = this.attach(record, history);
+    const thread = this.attach(record, history, patch.mcpServers);
 
     const pending = this.store.pendingQuestions(id);
     const pendingCalls = new Set(pending.map((q) => q.call_id));
@@ -320,7 +325,11 @@ export class Runtime {
     }
   }
 
-  private attach(record: ThreadRecord, history: ResponseItem[]): Thread {
+  private attach(
+    record: ThreadRecord,
+    history: ResponseItem[],
+    mcpServers: Record<string, McpServerConfig> = {},
+  ): Thread {
     const sessions = new ExecSessions();
     const registry = new ToolRegistry();
     // Tools the thread switched off (a client's per-thread config) are never registered: a call
@@ -381,7 +390,7 @@ export class Runtime {
       ? undefined
       : startMcpServers({
           threadId: record.id,
-          servers: this.settings.mcp_servers,
+          servers: { ...this.settings.mcp_servers, ...mcpServers },
           register: (tool) => registry.register(tool),
           emit: (e) => this.bus.publish(e),
           elicitation: elicitHandler,

@@ -6,8 +6,9 @@
  * Contract:
  * - `initialize` records the client's capabilities (form elicitation decides how questions go out,
  *   asker.ts) and advertises `loadSession`, image and embedded-context prompts, no authentication.
- * - `mcpServers` of session/new and session/load are checked (mcp.ts: an SSE or malformed server is
- *   -32602); the runtime cannot start per-session MCP servers yet, so they are logged, not started.
+ * - `mcpServers` of session/new and session/load (stdio and streamable HTTP; SSE or a malformed server
+ *   is -32602, mcp.ts) run for that thread beside the configured `[mcp_servers]` (same name: the
+ *   client's wins). A thread already open in this process keeps the servers it started with.
  * - `session/new` starts a thread in `cwd` (absolute, an existing directory); `session/load`
  *   opens a stored thread by its exact id, replays its history as `session/update`s
  *   (history.ts) before answering, then sends its pending questions again. An unknown session id
@@ -27,7 +28,6 @@ import {
   type AgentContext,
   agent,
   type ClientCapabilities,
-  type McpServer,
   methods,
   PROTOCOL_VERSION,
   RequestError,
@@ -113,7 +113,7 @@ export class AcpAgent {
           agentCapabilities: {
             loadSession: true,
             promptCapabilities: { image: true, audio: false, embeddedContext: true },
-            mcpCapabilities: { http: false, sse: false },
+            mcpCapabilities: { http: true, sse: false },
           },
           agentInfo: { name: "tandem", title: "Tandem", version: this.opts.version },
           authMethods: [],
@@ -121,15 +121,14 @@ export class AcpAgent {
       })
       .onRequest(methods.agent.session.new, ({ params }) => {
         checkCwd(params.cwd);
-        this.mcpServers("session/new", params.mcpServers);
-        const thread = this.opts.runtime.startThread({ cwd: params.cwd });
+        const mcpServers = clientMcpServers(params.mcpServers);
+        const thread = this.opts.runtime.startThread({ cwd: params.cwd, mcpServers });
         const session = this.open(thread);
         return { sessionId: session.id, ...session.state() };
       })
-      .onRequest(methods.agent.session.load, ({ params }) => {
-        this.mcpServers("session/load", params.mcpServers);
-        return this.load(params.sessionId);
-      })
+      .onRequest(methods.agent.session.load, ({ params }) =>
+        this.load(params.sessionId, clientMcpServers(params.mcpServers)),
+      )
       .onRequest(methods.agent.session.prompt, ({ params, signal }) =>
         this.session(params.sessionId).prompt(params.prompt, signal),
       )
@@ -173,33 +172,19 @@ export class AcpAgent {
     return session;
   }
 
-  /**
-   * The client's MCP servers, checked (a server that cannot run is refused with -32602). The
-   * runtime does not start per-thread MCP servers yet, so they are reported and not started.
-   */
-  private mcpServers(method: string, servers: McpServer[]): Record<string, McpServerConfig> {
-    const parsed = clientMcpServers(servers);
-    const names = Object.keys(parsed);
-    if (names.length)
-      this.opts.log(
-        `${method}: MCP servers from the client not started (${names.join(", ")}): the runtime has no per-session MCP servers yet`,
-      );
-    return parsed;
-  }
-
   private session(id: string): AcpSession {
     const session = this.sessions.get(id);
     if (!session) throw RequestError.sessionNotFound(id);
     return session;
   }
 
-  private async load(ref: string) {
+  private async load(ref: string, mcpServers: Record<string, McpServerConfig>) {
     const { runtime } = this.opts;
     // Exact ids only: the client goes on naming the session by the id it sent.
     if (!runtime.thread(ref) && !runtime.store.getThread(ref)) throw RequestError.sessionNotFound(ref);
     let thread: AcpSession["thread"];
     try {
-      thread = runtime.thread(ref) ?? runtime.openThread(ref);
+      thread = runtime.thread(ref) ?? runtime.openThread(ref, { mcpServers });
     } catch (err) {
       if (err instanceof ThreadInUseError)
         throw new RequestError(-32000, (err as Error).message, { sessionId: ref });

@@ -1,6 +1,6 @@
 /** ACP `mcpServers` → Tandem's `[mcp_servers.NAME]` configuration. */
 import { describe, expect, it } from "vitest";
-import { clientMcpServers, mergeMcpServers } from "./mcp.js";
+import { clientMcpServers } from "./mcp.js";
 
 describe("ACP MCP servers as configuration", () => {
   // fails if stdio env pairs or HTTP headers are lost, names are not made valid, or the defaults
@@ -27,9 +27,6 @@ describe("ACP MCP servers as configuration", () => {
         tool_timeout_sec: 60,
       },
     });
-    expect(mergeMcpServers({ web: { ...got.web, url: "https://old" } }, got).web.url).toBe(
-      "https://example.com/mcp",
-    );
   });
 
   // fails if an SSE server, a duplicate name or a bad URL is accepted instead of a clear -32602.

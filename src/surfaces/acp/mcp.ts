@@ -7,8 +7,8 @@
  *   `{type: "http", name, url, headers}` → `{url, http_headers}`; defaults (enabled, timeouts) as for
  *   a configured server. SSE servers are refused (-32602): Tandem speaks streamable HTTP only.
  * - Names become valid server names (anything outside [A-Za-z0-9_-] → "_"); two client servers
- *   with the same resulting name are refused. `mergeMcpServers` lays them over the configured
- *   servers: a client server replaces a configured one of the same name.
+ *   with the same resulting name are refused. The runtime lays them over the configured servers
+ *   (`StartThreadOptions.mcpServers`): a client server replaces a configured one of the same name.
  */
 import { type McpServer, RequestError } from "@agentclientprotocol/sdk";
 import { McpServerConfig } from "../../config/schema.js";
@@ -54,12 +54,4 @@ export function clientMcpServers(servers: McpServer[]): Record<string, McpServer
 
 function pairs(list: Array<{ name: string; value: string }>): Record<string, string> {
   return Object.fromEntries(list.map((p) => [p.name, p.value]));
-}
-
-/** Configured servers with the client's laid over them (same name: the client's wins). */
-export function mergeMcpServers(
-  configured: Record<string, McpServerConfig>,
-  client: Record<string, McpServerConfig>,
-): Record<string, McpServerConfig> {
-  return { ...configured, ...client };
 }
