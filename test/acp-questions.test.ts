@@ -13,6 +13,7 @@ import { type AcpRun, startAcp, textOf } from "./acp-client.js";
 import { modelRequests } from "./app-server-helpers.js";
 import { type MockProcess, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
+import { EVERYTHING } from "./mcp-helpers.js";
 
 const message = (text: string) => ({ type: "message" as const, text });
 const ask = (callId: string, questions: unknown[]) => ({
@@ -234,6 +235,65 @@ describe("tandem acp: questions", () => {
       status: "answered",
       answers: { stack: { selected: ["Rust"] }, name: { other: "late-app" } },
     });
+  });
+
+  // fails if an MCP server's elicitation relayed through Tandem loses its types on the way to the
+  // editor (boolean, integer bounds and default, formats, titled choices, required), or if the
+  // editor's typed answer does not reach the server typed (integer as a number, boolean as a boolean).
+  it("an MCP server's form reaches the editor with its types, and the typed answer reaches the server", async () => {
+    mock = await startMockProcess({
+      steps: [
+        {
+          output: [
+            {
+              type: "function_call",
+              name: "mcp__everything__trigger-elicitation-request",
+              call_id: "el",
+              arguments: {},
+            },
+          ],
+        },
+        { output: [message("thanks")] },
+      ],
+    });
+    const run = startAcp(mock);
+    runs.push(run);
+    await run.initialize({ elicitation: { form: {} } });
+    const { sessionId } = await run.agent.request(acp.methods.agent.session.new, {
+      cwd: tempDir("tandem-acp-ws-"),
+      mcpServers: [{ name: "everything", command: process.execPath, args: [EVERYTHING], env: [] }],
+    });
+    const prompt = run.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "fill the form" }],
+    });
+    const form = await run.elicitations.next("MCP form");
+    const params = form.params as any;
+    expect(params).toMatchObject({ mode: "form", sessionId, toolCallId: "el" });
+    expect(params.message).toContain("Please provide inputs for the following fields");
+    const props = params.requestedSchema.properties;
+    expect(props.check).toMatchObject({ type: "boolean" });
+    expect(props.integer).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 42 });
+    expect(props.email).toMatchObject({ type: "string", format: "email" });
+    expect(props.titledSingleSelectEnum.oneOf.map((o: { title: string }) => o.title)).toEqual([
+      "Superman",
+      "Green Lantern",
+      "Wonder Woman",
+    ]);
+    expect(props.titledMultipleSelectEnum).toMatchObject({ type: "array", minItems: 1, maxItems: 3 });
+    expect(params.requestedSchema.required).toEqual(["name"]);
+    expect(acp.CreateElicitationRequest.isForm(params)).toBe(true);
+    const hero = props.titledSingleSelectEnum.oneOf[1].const;
+    form.respond({
+      action: "accept",
+      content: { name: "Ada Lovelace", check: true, integer: 7, titledSingleSelectEnum: hero },
+    });
+    expect((await prompt).stopReason).toBe("end_turn");
+    const out = callOutput(mock!, "el");
+    expect(out).toContain("- Name: Ada Lovelace");
+    expect(out).toContain("- Agreed to terms: true");
+    expect(out).toMatch(/"integer": 7\b/);
+    expect(out).toContain('"titledSingleSelectEnum": "hero-2"');
   });
 
   // fails if session/cancel with a question pending hangs, does not resolve the prompt `cancelled`,
