@@ -44,6 +44,10 @@ await questionRoundTripStdio();
   await rt.shutdown();
 }
 {
+  const { mcpStartup } = await import("./mcp.js");
+  await mcpStartup();
+}
+{
   const { benchRender, benchOpen } = await import("../src/surfaces/tui/bench.js");
   const { fmt, line } = await import("./stats.js");
   const fast = await benchRender(5000);
