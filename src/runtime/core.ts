@@ -9,6 +9,7 @@
  * turn does (`persistThread`), so opening a UI and quitting leaves no thread behind.
  */
 
+import { randomUUID } from "node:crypto";
 import { dirname, resolve } from "node:path";
 import { ABORTED_OUTPUT, orphanCalls } from "../agent/history.js";
 import type { ResolvedProvider } from "../config/load.js";
@@ -17,7 +18,13 @@ import type { ModelClient, WireTool } from "../model/types.js";
 import type { CollaborationMode, Stamped } from "../protocol/events.js";
 import { isToolCall, outputFor, type ResponseItem, type ToolCallItem } from "../protocol/items.js";
 import type { TurnOptions } from "../protocol/ops.js";
-import type { Question, QuestionPolicy, QuestionRequest, Responder } from "../protocol/questions.js";
+import type {
+  ElicitationInfo,
+  Question,
+  QuestionPolicy,
+  QuestionRequest,
+  Responder,
+} from "../protocol/questions.js";
 import { type Broker, createBroker, requestIdFor } from "../questions/broker.js";
 import { toModelResult } from "../questions/model.js";
 import { createResponders, type Responders } from "../questions/responders.js";
@@ -26,6 +33,7 @@ import { leaseMessage, leaseOwner } from "../store/lease.js";
 import type { Store, ThreadRecord } from "../store/types.js";
 import { createExecTools, ExecSessions } from "../tools/exec/index.js";
 import { elicitHandler } from "../tools/mcp/elicit.js";
+import { elicitationLostReason } from "../tools/mcp/elicitation.js";
 import { startMcpServers } from "../tools/mcp/servers.js";
 import { createApplyPatchTools } from "../tools/patch/index.js";
 import { createUpdatePlanTool } from "../tools/plan.js";
@@ -457,6 +465,7 @@ export class Runtime {
           opts.policy ?? thread.questionPolicy(turn),
           opts.source,
           signal,
+          opts.elicitation,
         ),
       onUpdate: (u) =>
         thread.emit({
@@ -494,9 +503,11 @@ export class Runtime {
     policy: QuestionPolicy,
     source: "model" | "internal",
     signal: AbortSignal,
+    elicitation?: ElicitationInfo,
   ) {
     const request: QuestionRequest = {
-      request_id: requestIdFor(thread.id, callId),
+      // An MCP tool call may elicit several times: each elicitation is its own request.
+      request_id: requestIdFor(thread.id, elicitation ? `${callId}#elicitation-${randomUUID()}` : callId),
       thread_id: thread.id,
       turn_id: turnId,
       call_id: callId,
@@ -505,6 +516,7 @@ export class Runtime {
       policy,
       deadline: null,
       created_at: Date.now(),
+      ...(elicitation && { elicitation }),
     };
     return this.broker.ask(request, signal);
   }
@@ -537,6 +549,12 @@ export class Runtime {
     request: QuestionRequest,
     signal: AbortSignal,
   ): Promise<DispatchResult> {
+    if (request.elicitation) {
+      // The MCP server's request died with the process that asked: settle it, never re-ask.
+      const reason = elicitationLostReason(request.elicitation);
+      this.broker.expire(request, reason);
+      return { aborted: false, args: undefined, result: { output: reason, success: false } };
+    }
     const outcome = await this.broker.ask(request, signal);
     if (outcome.status === "cancelled") return { aborted: true };
     const output = toModelResult(outcome, request, (qid: string) => {
