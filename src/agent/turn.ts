@@ -77,7 +77,9 @@ export async function runTurn(env: TurnEnv): Promise<TurnOutcome> {
   try {
     // Tools that connect at thread start (MCP servers) are offered from the first request and
     // can run resumed calls; bounded by their startup timeouts (ToolRegistry.loadingUntil).
-    await env.registry.ready(env.signal);
+    // Without any, resumed calls start synchronously: a re-asked question is pending as soon as
+    // the thread is open (Q11).
+    if (env.registry.loadingTools) await env.registry.ready(env.signal);
     if (env.resumed?.length) {
       await runCalls(
         env,

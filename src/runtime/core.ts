@@ -394,19 +394,22 @@ export class Runtime {
     for (const h of this.hooks) registry.addHooks(h);
     // MCP servers start now, all at once; a turn's first request waits for them (bounded by their
     // startup timeouts). A client's ephemeral helper thread gets none.
-    const mcp = (record.settings as { ephemeral?: boolean }).ephemeral
-      ? undefined
-      : startMcpServers({
-          threadId: record.id,
-          servers: { ...this.settings.mcp_servers, ...mcpServers },
-          register: (tool) => registry.register(tool),
-          emit: (e) => this.bus.publish(e),
-          elicitation: elicitHandler,
-          roots: () => {
-            const t = this.threads.get(record.id);
-            return [...new Set([record.cwd, ...(t?.sandbox().writableRoots ?? [])])];
-          },
-        });
+    const servers = { ...this.settings.mcp_servers, ...mcpServers };
+    const anyServer = Object.values(servers).some((c) => c.enabled);
+    const mcp =
+      (record.settings as { ephemeral?: boolean }).ephemeral || !anyServer
+        ? undefined
+        : startMcpServers({
+            threadId: record.id,
+            servers,
+            register: (tool) => registry.register(tool),
+            emit: (e) => this.bus.publish(e),
+            elicitation: elicitHandler,
+            roots: () => {
+              const t = this.threads.get(record.id);
+              return [...new Set([record.cwd, ...(t?.sandbox().writableRoots ?? [])])];
+            },
+          });
     if (mcp) registry.loadingUntil(mcp.ready);
     const thread = new Thread(this, record, history, registry, async () => {
       await Promise.all([sessions.closeAll(), mcp?.close()]);

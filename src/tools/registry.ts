@@ -65,6 +65,11 @@ export class ToolRegistry {
     this.loading.push(p.catch(() => {}));
   }
 
+  /** Whether tools may still arrive (callers skip `ready`, and its tick, when nothing loads). */
+  get loadingTools(): boolean {
+    return this.loading.length > 0;
+  }
+
   /** Resolves once every `loadingUntil` promise has settled, or when `signal` aborts. Never rejects. */
   async ready(signal: AbortSignal): Promise<void> {
     if (!this.loading.length) return;
