@@ -13,6 +13,7 @@ import { inProcessStdio, RpcFailure, type Served, type TestClient } from "./app-
 import { modelRequests, questionScript, serverEnv, startPlanTurn } from "./app-server-helpers.js";
 import { type MockProcess, runTandem, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
+import { EVERYTHING } from "./mcp-helpers.js";
 import { missing, sandboxFallback } from "./system-tools.js";
 
 const SHELL = process.env.SHELL || "/bin/bash";
@@ -267,6 +268,34 @@ describe("tandem app-server: what a Codex client needs", () => {
     const asc = await client.request("thread/turns/list", { threadId, sortDirection: "asc" });
     expect(asc.data.map((t: any) => t.itemsView)).toEqual(["notLoaded", "notLoaded"]);
     expect(asc.data[0].id).not.toBe(page.data[0].id);
+  });
+
+  // Fails if the configured MCP servers are not reported, or their live status and tools are made up.
+  it("mcpServerStatus/list reports configured servers, how they started and their tools", async () => {
+    const config = [
+      "[mcp_servers.everything]",
+      'command = "node"',
+      `args = [${JSON.stringify(EVERYTHING)}]`,
+      "[mcp_servers.off]",
+      'command = "node"',
+      "enabled = false",
+      "",
+    ].join("\n");
+    const { client } = await start({ steps: [] }, { config });
+    const before = await client.request("mcpServerStatus/list", {});
+    expect(before.data.map((s: any) => [s.name, s.runtimeStatus])).toEqual([
+      ["everything", "notStarted"],
+      ["off", "disabled"],
+    ]);
+    await client.request("thread/start", { cwd: tempDir("tandem-cwd-") });
+    let everything: any;
+    for (let i = 0; i < 200 && everything?.runtimeStatus !== "connected"; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      everything = (await client.request("mcpServerStatus/list", {})).data[0];
+    }
+    expect(everything.runtimeStatus).toBe("connected");
+    expect(everything.authStatus).toBe("unsupported");
+    expect(everything.tools.mcp__everything__echo.inputSchema).toMatchObject({ type: "object" });
   });
 
   // Fails if commands reach a Codex client as the raw script (it re-splits it: 'a' '&&' 'b').

@@ -133,7 +133,6 @@ const UNSUPPORTED: Record<string, string> = {
   fuzzyFileSearch: "Tandem has no file search over the app server",
   "plugin/list": "Tandem has no plugins",
   "app/list": "Tandem has no apps",
-  "mcpServerStatus/list": "Tandem has no MCP servers",
   "experimentalFeature/list": "Tandem has no experimental feature flags",
   "feedback/upload": "Tandem does not upload feedback",
 };

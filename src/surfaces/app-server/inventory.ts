@@ -7,6 +7,7 @@
  * - Tandem has no skills, Codex hooks, plugins, Bedrock account or thread goals: those answer the
  *   valid empty shape (one entry per requested cwd where the method is per-cwd), never an error, so
  *   a Codex UI shows nothing rather than a red error line.
+ * - `mcpServerStatus/list` reports the configured MCP servers (see below).
  * - `thread/backgroundTerminals/list` is empty: Tandem's background commands are exec sessions the
  *   model polls with write_stdin, not terminals a client manages.
  * - `thread/turns/list` pages the thread's stored turns (newest first unless `sortDirection: "asc"`),
@@ -20,6 +21,7 @@ import {
   ThreadIdOnly,
   ThreadTurnsListParams,
 } from "../../protocol/app-server-settings.js";
+import { sanitizeName } from "../../tools/mcp/names.js";
 import { codexTurns } from "./history.js";
 import { type Ctx, type Method, method, pageOf } from "./method.js";
 import { requireThread } from "./threads.js";
@@ -49,6 +51,46 @@ const backgroundTerminals = method(ThreadIdOnly.extend(PageParams.shape), ({ ser
   return { data: [], nextCursor: null };
 });
 
+/**
+ * `mcpServerStatus/list`: the configured `[mcp_servers]`, each with how it last started in this
+ * process (`connected` / `failed`, from `mcp.status`; `notStarted` before any thread started it;
+ * `disabled` when `enabled = false`) and, from a loaded thread, the tools it offers the model
+ * (keyed by the model-facing `mcp__server__tool` name).
+ */
+const mcpServers = method(PageParams.passthrough(), ({ server }: Ctx, p) => {
+  const configured = Object.entries(server.runtime.settings.mcp_servers ?? {});
+  const wire = server.runtime.loadedThreads().flatMap((t) => t.registry.wire());
+  const data = configured.map(([name, config]) => {
+    const seen = server.mcpStatus.get(name);
+    const prefix = `mcp__${sanitizeName(name)}__`;
+    const tools = Object.fromEntries(
+      wire
+        .filter((t) => t.name.startsWith(prefix))
+        .map((t) => [
+          t.name,
+          { name: t.name, description: t.description ?? null, inputSchema: t.parameters ?? {} },
+        ]),
+    );
+    return {
+      name,
+      authStatus: config.url ? (config.bearer_token_env_var ? "bearerToken" : "unknown") : "unsupported",
+      runtimeStatus: !config.enabled
+        ? "disabled"
+        : seen?.status === "ready"
+          ? "connected"
+          : seen?.status === "failed"
+            ? "failed"
+            : "notStarted",
+      toolsError: seen?.status === "failed" ? (seen.error ?? "failed to start") : null,
+      httpOrigin: config.url ? new URL(config.url).origin : null,
+      tools,
+      resources: [],
+      resourceTemplates: [],
+    };
+  });
+  return pageOf("mcpServerStatus/list", data, p);
+});
+
 const turnsList = method(ThreadTurnsListParams, ({ server }: Ctx, p) => {
   const record = requireThread(server, p.threadId);
   const full = p.itemsView === "full";
@@ -70,4 +112,5 @@ export const INVENTORY_METHODS: Record<string, Method<any>> = {
   "thread/goal/get": goal,
   "thread/backgroundTerminals/list": backgroundTerminals,
   "thread/turns/list": turnsList,
+  "mcpServerStatus/list": mcpServers,
 };

@@ -128,7 +128,12 @@ export class AppServer {
     await Promise.all([...this.sessions].map((s) => s.rpc.close()));
   }
 
+  /** The last `mcp.status` of each MCP server, whichever thread started it (mcpServerStatus/list). */
+  readonly mcpStatus = new Map<string, { status: "ready" | "failed"; error?: string }>();
+
   private onEvent({ event, time }: Stamped): void {
+    if (event.type === "mcp.status")
+      this.mcpStatus.set(event.server, { status: event.status, error: event.error });
     let notes: ReturnType<EventMapper["map"]>;
     try {
       notes = this.mapper.map(event, time);
