@@ -10,7 +10,8 @@
  *   they are stored with the thread (safety.ts) before the turn starts.
  * - Starting a turn attaches the connection to the thread (a stored thread is opened first).
  *   A thread that already runs a turn refuses with -32003: steer it or interrupt it.
- * - `turn/steer` and `turn/interrupt` name the turn they expect; any other turn → -32003.
+ * - `turn/steer` and `turn/interrupt` name the turn they expect; any other turn → -32003, except
+ *   that interrupting a turn of the thread that already ended answers `{}` (nothing left to stop).
  *   The interrupted turn ends `interrupted` (its pending questions are cancelled by the core).
  */
 import { readFileSync } from "node:fs";
@@ -134,7 +135,16 @@ const steer = method(TurnSteerParams, ({ server }: Ctx, p) => {
   return { turnId: thread.steer(text).turnId };
 });
 
+/** Whether `turnId` is a turn of the thread that already ended (stored, not running). */
+function endedTurn(server: AppServer, threadId: string, turnId: string): boolean {
+  if (server.runtime.thread(threadId)?.active?.id === turnId) return false;
+  return server.runtime.store.listTurns(threadId).some((t) => t.id === turnId && t.status !== "running");
+}
+
 const interrupt = method(TurnInterruptParams, ({ server }: Ctx, p) => {
+  requireThread(server, p.threadId);
+  // Interrupting a turn that just ended (a Ctrl+C racing turn/completed) is done already.
+  if (endedTurn(server, p.threadId, p.turnId)) return {};
   const thread = loadedThread(server, p.threadId);
   expectTurn(thread, p.turnId);
   thread.interrupt("interrupted by client");
