@@ -67,6 +67,7 @@ const SUBCOMMANDS: Array<[string[], string]> = [
   [["rules"], "remove"],
   [["acp"], "--config"],
   [["mcp-server"], "--config"],
+  [["mcp"], "--url"],
   [[], "--resume"],
 ];
 
