@@ -1,8 +1,11 @@
 // Bundles the CLI into dist/ so `tandem --version` starts without loading sources through tsx.
 // Code splitting keeps each surface in its own chunk: `import()` in cli.ts loads only what a
 // subcommand needs. Dependencies stay external (node_modules), loaded lazily by those chunks.
+// The web app (web/, React + TypeScript) is built by Vite into dist/web/, which `tandem serve`
+// serves as static files: the package needs no network and no build step at run time.
 import { readFileSync, renameSync, rmSync } from "node:fs";
 import { build } from "esbuild";
+import { build as viteBuild } from "vite";
 
 const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 
@@ -25,6 +28,25 @@ await build({
   logLevel: "warning",
   // The version is inlined so `tandem --version` reads no file.
   define: { __TANDEM_VERSION__: JSON.stringify(version) },
+});
+
+// Vite 8 transforms TSX itself (oxc), so no framework plugin is needed.
+await viteBuild({
+  configFile: false,
+  root: new URL("../web", import.meta.url).pathname,
+  base: "/",
+  logLevel: "warn",
+  oxc: { jsx: { runtime: "automatic" } },
+  build: {
+    outDir: new URL("web", `${tmp.href}/`).pathname,
+    emptyOutDir: true,
+    target: "es2022",
+    // No data: URLs for assets and no preload polyfill: every byte comes from a file the
+    // strict CSP allows (script-src 'self').
+    assetsInlineLimit: 0,
+    modulePreload: { polyfill: false },
+    reportCompressedSize: false,
+  },
 });
 
 const old = new URL(`../dist.old-${process.pid}`, import.meta.url);

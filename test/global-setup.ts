@@ -1,8 +1,8 @@
 /**
  * Vitest global setup: tests that run `./bin/tandem` (which imports dist/cli.js) must test the
  * current sources. `npm test` builds first; a plain `vitest run` gets the same guarantee here:
- * when dist/cli.js is missing or older than any source file (or package.json / the build
- * script), dist/ is rebuilt once with `node scripts/build.mjs` before any test file loads. A
+ * when dist/cli.js or the web app (dist/web/index.html) is missing or older than any source file
+ * (src/, the web app's web/, package.json, the build script), dist/ is rebuilt once with `node scripts/build.mjs` before any test file loads. A
  * failed build fails the run with the reason, instead of silently testing an old bundle.
  */
 import { spawnSync } from "node:child_process";
@@ -26,14 +26,19 @@ function newestInput(): { path: string; mtimeMs: number } {
     }
   };
   walk(join(ROOT, "src"));
+  walk(join(ROOT, "web"));
   consider(join(ROOT, "package.json"));
   consider(join(ROOT, "scripts/build.mjs"));
   return newest;
 }
 
+/** When dist/ was last built: the older of the CLI bundle and the web app; 0 when either is missing. */
 function builtAt(): number {
   try {
-    return statSync(join(ROOT, "dist/cli.js")).mtimeMs;
+    return Math.min(
+      statSync(join(ROOT, "dist/cli.js")).mtimeMs,
+      statSync(join(ROOT, "dist/web/index.html")).mtimeMs,
+    );
   } catch {
     return 0;
   }
@@ -44,7 +49,9 @@ export default function setup(): void {
   const built = builtAt();
   if (built >= input.mtimeMs) return;
   const why =
-    built === 0 ? "dist/cli.js is missing" : `${input.path.slice(ROOT.length + 1)} is newer than dist/`;
+    built === 0
+      ? "dist/cli.js or dist/web/ is missing"
+      : `${input.path.slice(ROOT.length + 1)} is newer than dist/`;
   process.stderr.write(`tandem tests: ${why}; building (node scripts/build.mjs)\n`);
   const r = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: ROOT, encoding: "utf8" });
   if (r.status !== 0 || builtAt() === 0) {

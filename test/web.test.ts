@@ -1,27 +1,14 @@
 /**
  * The web page in a real browser (Debian chromium through playwright-core) against a real
  * `tandem serve` stack: the question arrives live, is answered by mouse, touch or keyboard, and
- * the turn completes on the server. Screenshots go to $TMPDIR/tandem-test-artifacts (never into
- * the repository). Skipped, with the install command in the run's summary, without chromium.
+ * the turn completes on the server. Screenshots go to test-artifacts/ (test/web-helpers.ts).
+ * Skipped, with the install command in the run's summary, without chromium.
  */
-import { mkdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Script, Scripts } from "../src/mock-model/index.js";
-import { type Served, serve, TOKEN, until } from "./http-helpers.js";
-import { missing } from "./system-tools.js";
-
-const ARTIFACTS = process.env.TANDEM_TEST_ARTIFACTS ?? join(tmpdir(), "tandem-test-artifacts");
-const noBrowser = missing("chromium").length > 0;
-const PHONE = {
-  viewport: { width: 390, height: 844 },
-  isMobile: true,
-  hasTouch: true,
-  deviceScaleFactor: 2,
-  colorScheme: "dark" as const,
-};
+import { type Served, serve, until } from "./http-helpers.js";
+import { DESKTOP, launch, noBrowser, openApp, PHONE, shot } from "./web-helpers.js";
 
 function demo(expectAfterQuestion: string[] = []): Script {
   const s = Scripts.questionDemo({ tokenDelayMs: 2 });
@@ -34,20 +21,7 @@ let sv: Served | undefined;
 let context: BrowserContext | undefined;
 
 beforeAll(async () => {
-  if (noBrowser) return;
-  mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--headless",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
+  if (!noBrowser) browser = await launch();
 });
 afterAll(async () => {
   await browser?.close();
@@ -61,24 +35,12 @@ afterEach(async () => {
 
 /** Opens the page with the token in the fragment and waits until its event stream is live. */
 async function openPage(
-  opts: Parameters<Browser["newContext"]>[0] = { viewport: { width: 1280, height: 800 } },
-) {
-  context = await browser.newContext(opts);
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  await page.goto(`${sv!.url}/#token=${TOKEN}`);
-  await page.locator("#conn[data-state=live]").waitFor();
-  await until(() => sv!.h.runtime.responders.size > 0);
-  // The token left the address bar as soon as it was read.
-  expect(page.url()).not.toContain(TOKEN);
-  return { page, errors };
+  opts: Parameters<Browser["newContext"]>[0] = DESKTOP,
+): Promise<{ page: Page; errors: string[] }> {
+  const o = await openApp(browser, sv!, opts);
+  context = o.context;
+  return o;
 }
-
-const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, name), fullPage: false });
 const turnDone = () => sv!.h.waitFor((e) => e.type === "turn.completed");
 
 describe.skipIf(noBrowser)("web page", () => {
@@ -138,6 +100,8 @@ describe.skipIf(noBrowser)("web page", () => {
 
     expect(await turnDone()).toMatchObject({ status: "completed" });
     await page.locator("#sheet").waitFor({ state: "hidden" });
+    // On a phone the thread list is a drawer behind the menu button.
+    await page.locator("#threads-button").tap();
     await page.locator("#threads li").first().tap();
     await page.getByText(Scripts.QUESTION_DEMO_FINAL).waitFor();
     await shot(page, "web-phone-done.png");
@@ -228,6 +192,8 @@ describe.skipIf(noBrowser)("web page", () => {
     expect(await countdown.textContent()).toMatch(/^(2:00|1:5\d) left, then declines$/);
     const input = page.locator("input.other");
     expect(await input.getAttribute("type")).toBe("password");
+    // A secret question has no note field: a note is shown to the model, the secret never is.
+    expect(await page.locator("input.note").count()).toBe(0);
     await input.fill("sk-very-secret-value");
     await until(() => sv!.h.events.some((s) => s.event.type === "question.deadline_changed"));
     await page.keyboard.press("Enter");

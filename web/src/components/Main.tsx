@@ -1,0 +1,214 @@
+/**
+ * The thread pane: its head (title ellipsised, status badge), the transcript, and the composer
+ * (Enter sends, Shift+Enter is a newline; while a turn runs the same box steers it, and
+ * Interrupt stops it). With no thread selected, a new-thread form: working directory (from the
+ * recent ones), model and mode; the first message then starts the thread.
+ */
+import { useRef, useState } from "react";
+import { printable } from "../../../src/util/printable.js";
+import { app, basename, changed, createThread, interrupt, send, shortId } from "../state.js";
+import { statusText } from "./Side.js";
+import { Transcript } from "./Transcript.js";
+
+function NewThread() {
+  const recentCwds = [...new Set([...app.threads.values()].map((t) => t.cwd))];
+  const recentModels = [...new Set([...app.threads.values()].map((t) => t.model))];
+  const [cwd, setCwd] = useState(recentCwds[0] ?? "");
+  const [model, setModel] = useState("");
+  const [mode, setMode] = useState<"plan" | "default">("plan");
+  const [error, setError] = useState("");
+  return (
+    <form
+      id="new-thread-form"
+      className="new-thread"
+      aria-labelledby="new-thread-h"
+      onSubmit={(ev) => {
+        ev.preventDefault();
+        setError("");
+        createThread({
+          mode,
+          ...(cwd.trim() ? { cwd: cwd.trim() } : {}),
+          ...(model.trim() ? { model: model.trim() } : {}),
+        }).then(
+          () => document.getElementById("composer-text")?.focus(),
+          (e) => setError((e as Error).message),
+        );
+      }}
+    >
+      <h2 id="new-thread-h">New thread</h2>
+      <label className="field">
+        Working directory
+        <input
+          id="nt-cwd"
+          list="nt-cwds"
+          value={cwd}
+          onChange={(e) => setCwd(e.currentTarget.value)}
+          placeholder="the server's directory"
+        />
+        <datalist id="nt-cwds">
+          {recentCwds.map((c) => (
+            <option key={c} value={c} />
+          ))}
+        </datalist>
+      </label>
+      <label className="field">
+        Model
+        <input
+          id="nt-model"
+          list="nt-models"
+          value={model}
+          onChange={(e) => setModel(e.currentTarget.value)}
+          placeholder="the configured model"
+        />
+        <datalist id="nt-models">
+          {recentModels.map((m) => (
+            <option key={m} value={m} />
+          ))}
+        </datalist>
+      </label>
+      <label className="field">
+        Mode
+        <select
+          id="nt-mode"
+          value={mode}
+          onChange={(e) => setMode(e.currentTarget.value as "plan" | "default")}
+        >
+          <option value="plan">Plan mode</option>
+          <option value="default">Default mode</option>
+        </select>
+      </label>
+      <div className="row">
+        <button type="submit">Create thread</button>
+        <span className="muted">or just write a message below</span>
+      </div>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function Composer() {
+  const t = app.current ? app.threads.get(app.current) : undefined;
+  const running = Boolean(t?.active_turn_id);
+  const [mode, setMode] = useState<"plan" | "default">(t?.mode ?? "plan");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState("");
+  const box = useRef<HTMLTextAreaElement>(null);
+  const go = async () => {
+    const el = box.current;
+    const text = el?.value.trim() ?? "";
+    if (!el || !text || busy) return;
+    setBusy(true);
+    setError("");
+    try {
+      await send(text, mode);
+      el.value = "";
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form
+      id="composer"
+      className="composer"
+      onSubmit={(ev) => {
+        ev.preventDefault();
+        void go();
+      }}
+    >
+      <textarea
+        id="composer-text"
+        ref={box}
+        rows={2}
+        placeholder={
+          running
+            ? "Steer the running turn (Enter to send)"
+            : "Message (Enter to send, Shift+Enter for a new line)"
+        }
+        aria-label="Message"
+        enterKeyHint="send"
+        onKeyDown={(ev) => {
+          if (ev.key === "Enter" && !ev.shiftKey && !ev.nativeEvent.isComposing) {
+            ev.preventDefault();
+            void go();
+          }
+        }}
+      />
+      <div className="row">
+        <select
+          id="composer-mode"
+          aria-label="Mode"
+          value={mode}
+          onChange={(e) => setMode(e.currentTarget.value as "plan" | "default")}
+        >
+          <option value="plan">Plan mode</option>
+          <option value="default">Default mode</option>
+        </select>
+        <span className="grow" />
+        {running && app.current && (
+          <button
+            id="interrupt"
+            type="button"
+            className="secondary danger"
+            onClick={() => interrupt(app.current!).catch((e) => setError((e as Error).message))}
+          >
+            Interrupt
+          </button>
+        )}
+        <button id="send" type="submit" disabled={busy}>
+          {running ? "Steer" : "Send"}
+        </button>
+      </div>
+      {error && (
+        <p id="composer-error" className="error" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+export function Main() {
+  const t = app.current ? app.threads.get(app.current) : undefined;
+  const label = t ? `${printable(t.title || basename(t.cwd))} · ${shortId(t.id)}` : "New thread";
+  return (
+    <section className="thread" aria-labelledby="thread-title">
+      <div className="thread-head">
+        <button
+          id="threads-button"
+          type="button"
+          className="icon secondary only-phone"
+          aria-label="Threads"
+          aria-expanded={app.drawer === "threads"}
+          onClick={() => {
+            app.drawer = app.drawer === "threads" ? null : "threads";
+            changed();
+          }}
+        >
+          ☰
+        </button>
+        <h2 id="thread-title" className="ellipsis" title={t ? t.cwd : undefined}>
+          {label}
+        </h2>
+        {t && (
+          <span id="thread-status" className="status" data-s={t.status}>
+            {statusText(t)}
+          </span>
+        )}
+      </div>
+      {app.loadError && (
+        <p className="error" role="alert">
+          {app.loadError}
+        </p>
+      )}
+      {!t && app.newThread ? <NewThread /> : null}
+      <Transcript entries={app.transcript.entries} version={app.transcript.version} />
+      <Composer key={app.current ?? "new"} />
+    </section>
+  );
+}

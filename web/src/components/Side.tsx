@@ -1,0 +1,121 @@
+/**
+ * The side panel: the inbox of pending questions across threads (approvals first, Q16) with
+ * their countdowns, and the thread list with status badges (a failed turn reads "failed").
+ * On a desktop it is the left pane; on a phone it is a drawer over the transcript.
+ */
+import type { ThreadSummary } from "../../../src/protocol/http.js";
+import { printable } from "../../../src/util/printable.js";
+import {
+  app,
+  basename,
+  changed,
+  openQuestion,
+  queue,
+  selectThread,
+  serverNow,
+  shortId,
+  threadName,
+  waitingIn,
+} from "../state.js";
+
+const STATUS_TEXT: Record<string, string> = {
+  idle: "idle",
+  running: "running",
+  waiting_on_user: "waiting",
+  failed: "failed",
+  closed: "closed",
+};
+export function statusText(t: ThreadSummary): string {
+  const n = waitingIn(t.id);
+  if (n) return `${n} waiting`;
+  return STATUS_TEXT[t.status] ?? t.status;
+}
+const left = (deadline: number | null) => {
+  if (deadline === null) return "";
+  const s = Math.max(0, Math.ceil((deadline - serverNow()) / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+};
+
+export function Inbox() {
+  const list = queue();
+  return (
+    <section className="panel inbox" aria-labelledby="inbox-h">
+      <h2 id="inbox-h">
+        Questions{" "}
+        <span id="inbox-count" className="count" data-n={list.length}>
+          {list.length}
+        </span>
+      </h2>
+      <ul id="inbox" className="list">
+        {list.map((r) => (
+          <li key={r.request_id} data-id={r.request_id}>
+            <button type="button" className="item" onClick={() => openQuestion(r.request_id)}>
+              <span className="title">
+                <span className="ellipsis">
+                  {r.approval ? "Approval" : printable(r.questions.map((q) => q.header || q.id).join(" · "))}
+                </span>
+                <span className="countdown left">{left(r.deadline)}</span>
+              </span>
+              <span className="sub">{printable(r.questions[0].prompt)}</span>
+              <span className="sub">
+                {printable(threadName(r.thread_id))} · {shortId(r.thread_id)}
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      {list.length === 0 && (
+        <p id="inbox-empty" className="empty">
+          No questions waiting.
+        </p>
+      )}
+    </section>
+  );
+}
+
+export function Threads() {
+  const list = [...app.threads.values()].sort((a, b) => b.created_at - a.created_at);
+  return (
+    <section className="panel threads" aria-labelledby="threads-h">
+      <h2 id="threads-h">
+        Threads
+        <button
+          id="new-thread"
+          type="button"
+          className="small secondary"
+          onClick={() => {
+            selectThread(null);
+            app.newThread = true;
+            changed();
+          }}
+        >
+          New
+        </button>
+      </h2>
+      <ul id="threads" className="list">
+        {list.map((t) => (
+          <li key={t.id} data-id={t.id} aria-current={t.id === app.current ? "true" : undefined}>
+            <button type="button" className="item" onClick={() => selectThread(t.id)}>
+              <span className="title">
+                <span className="ellipsis" title={t.title || t.cwd}>
+                  {printable(t.title || basename(t.cwd))}
+                </span>
+                <span className="status" data-s={t.status}>
+                  {statusText(t)}
+                </span>
+              </span>
+              <span className="sub">
+                {shortId(t.id)} · {t.model} · {t.mode} mode
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      {list.length === 0 && (
+        <p id="threads-empty" className="empty">
+          No threads yet. Write a message to start one.
+        </p>
+      )}
+    </section>
+  );
+}

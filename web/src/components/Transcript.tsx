@@ -1,0 +1,148 @@
+/**
+ * The selected thread's transcript: one list item per entry (lib/transcript.ts), memoised by
+ * entry identity so a streamed delta re-renders only its own cell. Sticks to the bottom while
+ * the reader is there, and leaves the scroll alone when they scrolled up to read.
+ */
+import { memo, useLayoutEffect, useRef } from "react";
+import { printable } from "../../../src/util/printable.js";
+import type { Entry } from "../lib/transcript.js";
+import { DiffView, ExitBadge, Images, PlanView, TermOutput } from "./Cells.js";
+import { Markdown } from "./Markdown.js";
+
+const Cell = memo(function Cell({ e }: { e: Entry }) {
+  switch (e.kind) {
+    case "user":
+      return (
+        <li className="entry user" data-id={e.id}>
+          <div className="who">{e.queued ? "you (queued)" : "you"}</div>
+          <div className="bubble">{printable(e.text)}</div>
+          <Images urls={e.images} />
+        </li>
+      );
+    case "agent":
+      return (
+        <li className="entry agent" data-id={e.id}>
+          <Markdown text={e.text} />
+        </li>
+      );
+    case "reasoning":
+      return (
+        <li className="entry reasoning" data-id={e.id}>
+          <details>
+            <summary>Thinking</summary>
+            <div className="thinking">{printable(e.text)}</div>
+          </details>
+        </li>
+      );
+    case "command":
+      return (
+        <li className="entry command" data-id={e.id} data-status={e.status}>
+          <div className="cell-head">
+            <code className="cmd">$ {printable(e.command)}</code>
+            <ExitBadge status={e.status} exit={e.exit} />
+          </div>
+          {e.output !== "" && <TermOutput text={e.output} />}
+        </li>
+      );
+    case "tool":
+      return (
+        <li className="entry tool" data-id={e.id}>
+          <details>
+            <summary>
+              <span className="tool-name">{printable(e.tool)}</span>
+              <span className="status" data-s={e.status}>
+                {e.status === "in_progress" ? "running…" : e.status}
+              </span>
+            </summary>
+            <pre className="args">
+              {printable(e.args.length > 2000 ? `${e.args.slice(0, 2000)}…` : e.args)}
+            </pre>
+            {e.output !== undefined && <pre className="out">{printable(e.output)}</pre>}
+          </details>
+          <Images urls={e.images} />
+        </li>
+      );
+    case "question":
+      return (
+        <li className="entry question" data-id={e.id}>
+          <div className="who">question</div>
+          <div>{printable(e.asked)}</div>
+          {e.result && <div className="muted">{printable(e.result)}</div>}
+        </li>
+      );
+    case "patch":
+      return (
+        <li className={`entry patch${e.status === "failed" ? " failed" : ""}`} data-id={e.id}>
+          <div className="cell-head">
+            <span className="who">apply_patch</span>
+            <span className="status" data-s={e.status}>
+              {e.status === "in_progress" ? "applying…" : e.status}
+            </span>
+          </div>
+          {e.error && <p className="error-text">{printable(e.error)}</p>}
+          <DiffView files={e.files} />
+        </li>
+      );
+    case "plan":
+      return (
+        <li className="entry plan-entry" data-id={e.id}>
+          <PlanView explanation={e.explanation} steps={e.steps} />
+        </li>
+      );
+    case "diff":
+      return (
+        <li className="entry turn-diff" data-id={e.id}>
+          <div className="who">Changes in this turn</div>
+          <DiffView files={e.files} />
+        </li>
+      );
+    case "turn":
+      return e.status === "started" ? (
+        <li className="entry turn" data-id={e.id}>
+          {e.text}
+        </li>
+      ) : (
+        <li className={`entry turn end${e.status === "failed" ? " failed" : ""}`} data-id={e.id}>
+          <span className="status" data-s={e.status}>
+            {e.status}
+          </span>
+          {e.error ? ` ${printable(e.error)}` : ""}
+          {e.status === "failed" && !e.error ? ` ${e.text}` : ""}
+        </li>
+      );
+    case "error":
+      return (
+        <li className="entry error" data-id={e.id} role="alert">
+          {printable(e.text)}
+        </li>
+      );
+  }
+});
+
+export function Transcript({ entries, version }: { entries: Entry[]; version: number }) {
+  const ref = useRef<HTMLOListElement>(null);
+  const atBottom = useRef(true);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs after every transcript change
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (el && atBottom.current) el.scrollTop = el.scrollHeight;
+  }, [version]);
+  return (
+    <ol
+      id="transcript"
+      className="transcript"
+      ref={ref}
+      aria-label="Transcript"
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (axe scrollable-region-focusable)
+      tabIndex={0}
+      onScroll={(ev) => {
+        const t = ev.currentTarget;
+        atBottom.current = t.scrollHeight - t.scrollTop - t.clientHeight < 80;
+      }}
+    >
+      {entries.map((e) => (
+        <Cell key={e.id} e={e} />
+      ))}
+    </ol>
+  );
+}

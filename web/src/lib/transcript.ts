@@ -1,0 +1,369 @@
+/**
+ * The transcript of one thread as display entries, built from its stored history
+ * (`GET /thread/:id` items) and then kept current from live events. Pure (no DOM): the view
+ * renders `entries`; `version` moves on every change.
+ *
+ * Contract:
+ * - Entries are keyed: an item id (a call id for tool calls), `plan_<turn>` for the turn's
+ *   checklist (every update of the plan redraws the same list), `diff_<turn>` for the turn diff,
+ *   `start_`/`end_<turn>` for turn markers. A live event for a key the history drew updates
+ *   that entry in place, so a reload followed by live events never shows anything twice.
+ * - A changed entry is a new object (views can memoise by identity); unchanged ones are kept.
+ * - Model text is kept as is; views decide how to show it (Markdown, printable()).
+ */
+import type { Event, TurnItem } from "../../../src/protocol/events.js";
+import type { ResponseItem } from "../../../src/protocol/items.js";
+import { type DiffFile, parseCodexPatch, parseUnifiedDiff } from "./diff.js";
+
+export interface PlanStep {
+  step: string;
+  status: "pending" | "in_progress" | "completed";
+}
+export type Entry =
+  | { kind: "user"; id: string; text: string; images: string[]; queued?: boolean }
+  | { kind: "agent"; id: string; text: string }
+  | { kind: "reasoning"; id: string; text: string }
+  | { kind: "command"; id: string; command: string; output: string; exit: number | null; status: string }
+  | {
+      kind: "tool";
+      id: string;
+      tool: string;
+      args: string;
+      output?: string;
+      images: string[];
+      status: string;
+    }
+  | { kind: "question"; id: string; asked: string; result?: string }
+  | { kind: "patch"; id: string; files: DiffFile[]; status: string; error?: string }
+  | { kind: "plan"; id: string; explanation: string | null; steps: PlanStep[] }
+  | { kind: "diff"; id: string; files: DiffFile[] }
+  | { kind: "turn"; id: string; text: string; status: string; error?: string }
+  | { kind: "error"; id: string; text: string };
+
+const HIDDEN_USER = ["<environment_context>", "# AGENTS.md instructions", "<user_instructions>"];
+
+function parseJson(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+function outputText(o: unknown): string {
+  if (typeof o === "string") return o;
+  if (Array.isArray(o)) return o.map((c) => (c && typeof c.text === "string" ? c.text : "")).join("");
+  return JSON.stringify(o);
+}
+function outputImages(o: unknown): string[] {
+  return Array.isArray(o) ? o.filter((c) => c?.type === "input_image").map((c) => String(c.image_url)) : [];
+}
+/** The command's output from an exec_command result text (after `Output:`). */
+export function execOutput(text: string): string {
+  const m = /(?:^|\n)Output:\n?/.exec(text);
+  return m ? text.slice(m.index + m[0].length) : text;
+}
+export function execExit(text: string): number | null {
+  const m = /Process exited with code (-?\d+)/.exec(text);
+  return m ? Number(m[1]) : null;
+}
+/** "stack: Rust (note: …) · name: my-app" for answers keyed by question id. */
+export function describeAnswers(
+  answers: Record<string, { selected?: string[]; other?: string; note?: string }>,
+) {
+  return Object.keys(answers || {})
+    .map((id) => {
+      const a = answers[id];
+      const parts = [...(a.selected ?? [])];
+      if (a.other !== undefined) parts.push(a.other);
+      return `${id}: ${parts.join(", ")}${a.note ? ` (note: ${a.note})` : ""}`;
+    })
+    .join(" · ");
+}
+/** The model-facing result of request_user_input as one readable line. */
+export function questionResult(text: string): string {
+  const r = parseJson(text);
+  if (!r || typeof r.status !== "string") return text;
+  const rest = r.unanswered?.length ? ` · unanswered: ${r.unanswered.join(", ")}` : "";
+  const answers = describeAnswers(r.answers);
+  return r.status + (answers ? ` · ${answers}` : "") + rest;
+}
+function askedOf(args: string): string {
+  const a = parseJson(args);
+  return a && Array.isArray(a.questions)
+    ? `Asked: ${a.questions.map((q: any) => q.header || q.question || q.id).join(", ")}`
+    : args;
+}
+function planOf(args: string): { explanation: string | null; steps: PlanStep[] } | undefined {
+  const a = parseJson(args);
+  if (!a || !Array.isArray(a.plan)) return undefined;
+  return { explanation: typeof a.explanation === "string" ? a.explanation : null, steps: a.plan };
+}
+function patchText(tool: string, args: string): string {
+  if (tool === "apply_patch") {
+    const a = parseJson(args);
+    if (a && typeof a.input === "string") return a.input;
+  }
+  return args;
+}
+
+export class Transcript {
+  entries: Entry[] = [];
+  version = 0;
+  private index = new Map<string, number>();
+
+  get(id: string): Entry | undefined {
+    const i = this.index.get(id);
+    return i === undefined ? undefined : this.entries[i];
+  }
+  /** Inserts `e` or replaces the entry with its id (keeping its place). */
+  put(e: Entry): void {
+    const i = this.index.get(e.id);
+    if (i === undefined) {
+      this.index.set(e.id, this.entries.length);
+      this.entries.push(e);
+    } else this.entries[i] = e;
+    this.version++;
+  }
+  private moveToEnd(id: string): void {
+    const i = this.index.get(id);
+    if (i === undefined || i === this.entries.length - 1) return;
+    const [e] = this.entries.splice(i, 1);
+    this.entries.push(e);
+    this.index = new Map(this.entries.map((x, k) => [x.id, k]));
+    this.version++;
+  }
+
+  /** Replaces everything with the stored history `items` (oldest first). */
+  load(items: ResponseItem[], thread?: { status: string }): void {
+    this.entries = [];
+    this.index.clear();
+    const outputs = new Map<string, unknown>();
+    for (const it of items)
+      if (it.type === "function_call_output" || it.type === "custom_tool_call_output")
+        outputs.set(it.call_id, it.output);
+    let turn = 0;
+    let n = 0;
+    for (const it of items) {
+      n++;
+      if (it.type === "message") {
+        const text = it.content.map((c) => (c.type === "input_image" ? "" : c.text)).join("");
+        if (it.role === "user") {
+          if (HIDDEN_USER.some((p) => text.startsWith(p))) continue;
+          turn++;
+          const images = it.content.filter((c) => c.type === "input_image").map((c: any) => c.image_url);
+          this.put({ kind: "user", id: it.id || `h_${n}`, text, images });
+        } else if (it.role === "assistant") this.put({ kind: "agent", id: it.id || `h_${n}`, text });
+      } else if (it.type === "reasoning") {
+        const text = it.summary.map((s) => s.text).join("\n\n");
+        if (text) this.put({ kind: "reasoning", id: it.id || `h_${n}`, text });
+      } else if (it.type === "function_call" || it.type === "custom_tool_call") {
+        const args = it.type === "function_call" ? it.arguments : it.input;
+        const out = outputs.has(it.call_id) ? outputs.get(it.call_id) : undefined;
+        const done = outputs.has(it.call_id);
+        this.toolEntry(
+          it.call_id,
+          it.name,
+          args,
+          done ? outputText(out) : undefined,
+          outputImages(out),
+          `h${turn}`,
+        );
+      }
+    }
+    if (thread?.status === "failed")
+      this.put({ kind: "turn", id: "end_last", text: "The last turn failed", status: "failed" });
+  }
+
+  /** One tool call from history: command, plan, patch, question or a generic tool cell. */
+  private toolEntry(
+    id: string,
+    tool: string,
+    args: string,
+    output: string | undefined,
+    images: string[],
+    turn: string,
+  ) {
+    if (tool === "exec_command") {
+      const a = parseJson(args);
+      this.put({
+        kind: "command",
+        id,
+        command: a && typeof a.cmd === "string" ? a.cmd : args,
+        output: output === undefined ? "" : execOutput(output),
+        exit: output === undefined ? null : execExit(output),
+        status: output === undefined ? "in_progress" : "completed",
+      });
+    } else if (tool === "update_plan" && planOf(args)) {
+      const p = planOf(args)!;
+      this.put({ kind: "plan", id: `plan_${turn}`, ...p, steps: p.steps });
+    } else if (tool === "apply_patch") {
+      const ok = output === undefined || output.startsWith("Success.");
+      this.put({
+        kind: "patch",
+        id,
+        files: parseCodexPatch(patchText(tool, args)),
+        status: output === undefined ? "in_progress" : ok ? "completed" : "failed",
+        ...(ok ? {} : { error: output }),
+      });
+    } else if (tool === "request_user_input") {
+      this.put({
+        kind: "question",
+        id,
+        asked: askedOf(args),
+        ...(output === undefined ? {} : { result: questionResult(output) }),
+      });
+    } else
+      this.put({
+        kind: "tool",
+        id,
+        tool,
+        args,
+        output,
+        images,
+        status: output === undefined ? "in_progress" : "completed",
+      });
+  }
+
+  /** A live display item (item.started / updated / completed). */
+  private item(item: TurnItem, turnId: string): void {
+    switch (item.type) {
+      case "user_message":
+        this.put({ kind: "user", id: item.id, text: item.text, images: [] });
+        break;
+      case "agent_message":
+      case "reasoning":
+        this.put({
+          kind: item.type === "agent_message" ? "agent" : "reasoning",
+          id: item.id,
+          text: item.text,
+        });
+        break;
+      case "command_execution":
+        this.put({
+          kind: "command",
+          id: item.id,
+          command: item.command,
+          output: item.aggregated_output,
+          exit: item.exit_code,
+          status: item.status,
+        });
+        break;
+      case "tool_call":
+        if (item.tool === "update_plan" && planOf(item.arguments)) break; // the todo_list follows
+        if (item.output === undefined || item.tool === "apply_patch" || item.tool === "request_user_input")
+          this.toolEntry(
+            item.id,
+            item.tool,
+            item.arguments,
+            item.status === "in_progress" ? undefined : (item.output ?? ""),
+            [],
+            turnId,
+          );
+        else
+          this.put({
+            kind: "tool",
+            id: item.id,
+            tool: item.tool,
+            args: item.arguments,
+            output: item.output,
+            images: [],
+            status: item.status,
+          });
+        break;
+      case "file_change": {
+        const files: DiffFile[] = item.changes.map((c) => {
+          const parsed = parseUnifiedDiff(c.diff);
+          return {
+            path: c.path,
+            kind: c.kind,
+            ...(c.move_path ? { move_path: c.move_path } : {}),
+            lines: parsed.flatMap((f) => f.lines),
+          };
+        });
+        const prev = this.get(item.id);
+        // A failed patch changed nothing: keep the proposed patch on screen beside the reason.
+        this.put({
+          kind: "patch",
+          id: item.id,
+          files: files.length || !prev || prev.kind !== "patch" ? files : prev.files,
+          status: item.status,
+          ...(item.error ? { error: item.error } : {}),
+        });
+        break;
+      }
+      case "todo_list":
+        this.put({ kind: "plan", id: `plan_${turnId}`, explanation: item.explanation, steps: item.plan });
+        break;
+      case "error":
+        this.put({ kind: "error", id: item.id, text: item.message });
+        break;
+    }
+  }
+
+  /** Applies one live event of this thread. */
+  apply(e: Event): void {
+    switch (e.type) {
+      case "item.started":
+      case "item.updated":
+      case "item.completed":
+        this.item(e.item, e.turn_id);
+        break;
+      case "agent_message.delta":
+      case "reasoning.delta": {
+        const kind = e.type === "agent_message.delta" ? "agent" : "reasoning";
+        const prev = this.get(e.item_id);
+        this.put({ kind, id: e.item_id, text: (prev && "text" in prev ? prev.text : "") + e.delta });
+        break;
+      }
+      case "exec.output_delta": {
+        const prev = this.get(e.item_id);
+        const base =
+          prev?.kind === "command"
+            ? prev
+            : {
+                kind: "command" as const,
+                id: e.item_id,
+                command: "",
+                output: "",
+                exit: null,
+                status: "in_progress",
+              };
+        this.put({ ...base, output: base.output + e.chunk });
+        break;
+      }
+      case "plan.updated":
+        this.put({ kind: "plan", id: `plan_${e.turn_id}`, explanation: e.explanation, steps: e.plan });
+        break;
+      case "turn.diff":
+        if (e.diff.trim())
+          this.put({ kind: "diff", id: `diff_${e.turn_id}`, files: parseUnifiedDiff(e.diff) });
+        break;
+      case "input.queued":
+        this.put({ kind: "user", id: e.input_id, text: e.text, images: [], queued: true });
+        break;
+      case "turn.started":
+        this.put({
+          kind: "turn",
+          id: `start_${e.turn_id}`,
+          text: `turn started · ${e.mode} mode`,
+          status: "started",
+        });
+        break;
+      case "turn.completed":
+        // The turn's net diff goes last, after the answer that describes it.
+        this.moveToEnd(`diff_${e.turn_id}`);
+        this.put({
+          kind: "turn",
+          id: `end_${e.turn_id}`,
+          text: `turn ${e.status}`,
+          status: e.status,
+          ...(e.error ? { error: e.error.message } : {}),
+        });
+        break;
+      case "error":
+        if (!e.will_retry)
+          this.put({ kind: "error", id: `err_${e.turn_id ?? ""}_${this.version}`, text: e.error.message });
+        break;
+    }
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The web app of `tandem serve` (SPEC S4, Q13, Q16, A3): asks for the token when it has none,
+ * then lays out the side panel (inbox, threads), the thread pane and the question sheet. On a
+ * phone (narrow screens) the side panel is a drawer, the transcript owns the screen and the
+ * inbox is one tap away in the top bar. While the sheet is open the rest of the page is inert,
+ * so keyboard and screen-reader focus stays in the dialog.
+ */
+import { useEffect, useRef } from "react";
+import { createRoot } from "react-dom/client";
+import { readToken, setToken, whenUnauthorized } from "./api.js";
+import { Main } from "./components/Main.js";
+import { SheetHost } from "./components/Sheet.js";
+import { Inbox, Threads } from "./components/Side.js";
+import { app, changed, connect, disconnect, queue, setNotify, useApp } from "./state.js";
+import "./styles/base.css";
+import "./styles/layout.css";
+import "./styles/transcript.css";
+import "./styles/markdown.css";
+import "./styles/diff.css";
+import "./styles/sheet.css";
+import "./styles/phone.css";
+
+function Auth() {
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => input.current?.focus(), []);
+  return (
+    <form
+      id="auth"
+      className="auth"
+      onSubmit={(ev) => {
+        ev.preventDefault();
+        const t = input.current?.value.trim() ?? "";
+        if (!t) return;
+        setToken(t);
+        app.authed = true;
+        app.authError = "";
+        changed();
+        connect();
+      }}
+    >
+      <label htmlFor="auth-token">
+        Paste the token <code>tandem serve</code> printed at start
+      </label>
+      <div className="row">
+        <input id="auth-token" ref={input} type="password" autoComplete="off" spellCheck={false} required />
+        <button type="submit">Connect</button>
+      </div>
+      {app.authError && (
+        <p id="auth-error" className="error" role="alert">
+          {app.authError}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function NotifyToggle() {
+  if (typeof Notification === "undefined") return null;
+  return (
+    <button
+      type="button"
+      id="notify"
+      className="small secondary"
+      aria-pressed={app.notify}
+      title="Notify me when a question arrives while this tab is hidden"
+      onClick={async () => {
+        if (app.notify) return setNotify(false);
+        const p =
+          Notification.permission === "default"
+            ? await Notification.requestPermission()
+            : Notification.permission;
+        setNotify(p === "granted");
+      }}
+    >
+      {app.notify ? "Notifications on" : "Notify me"}
+    </button>
+  );
+}
+
+function App() {
+  useApp();
+  const pending = queue().length;
+  const toggle = (d: "threads" | "inbox") => {
+    app.drawer = app.drawer === d ? null : d;
+    changed();
+  };
+  return (
+    <>
+      <header className="bar" inert={app.sheet !== null}>
+        <h1>Tandem</h1>
+        <span className="grow" />
+        {app.authed && <NotifyToggle />}
+        {app.authed && (
+          <button
+            type="button"
+            id="inbox-button"
+            className="small only-phone"
+            aria-expanded={app.drawer === "inbox"}
+            data-n={pending}
+            onClick={() => toggle("inbox")}
+          >
+            Questions{" "}
+            <span className="count" data-n={pending}>
+              {pending}
+            </span>
+          </button>
+        )}
+        <span id="conn" className="conn" data-state={app.conn} role="status">
+          {app.connText}
+        </span>
+      </header>
+      {!app.authed ? (
+        <main>
+          <Auth />
+        </main>
+      ) : (
+        <main id="app" className="layout" data-drawer={app.drawer ?? undefined} inert={app.sheet !== null}>
+          <aside className="side" aria-label="Questions and threads">
+            <Inbox />
+            <Threads />
+          </aside>
+          {app.drawer && (
+            <button
+              type="button"
+              className="scrim only-phone"
+              aria-label="Close the panel"
+              onClick={() => toggle(app.drawer!)}
+            />
+          )}
+          <Main />
+        </main>
+      )}
+      <SheetHost />
+    </>
+  );
+}
+
+whenUnauthorized((message) => {
+  disconnect();
+  app.authed = false;
+  app.authError = message;
+  app.conn = "offline";
+  app.connText = "not connected";
+  changed();
+});
+if (readToken()) {
+  app.authed = true;
+  connect();
+} else {
+  app.conn = "offline";
+  app.connText = "not connected";
+}
+createRoot(document.getElementById("root")!).render(<App />);

@@ -1,0 +1,384 @@
+/**
+ * The page's state and everything that changes it: the event stream, threads, the inbox of
+ * pending questions across threads, the selected thread's transcript. Components read `app`
+ * through `useApp()` (re-rendered on every `changed()`) and call the actions here.
+ *
+ * Stream contract (SPEC S4):
+ * - `GET /event?responder=web` makes this page a responder for every thread while it is open;
+ * - the browser's own reconnects resume with Last-Event-ID and need nothing; a new EventSource
+ *   (first load, after a failed one) and a `gap` refetch threads and questions;
+ * - events of the selected thread that arrive while its history loads are held and applied
+ *   after it, so nothing is lost or drawn twice.
+ */
+import { useSyncExternalStore } from "react";
+import type { Event, Stamped } from "../../src/protocol/events.js";
+import type { ThreadDetail, ThreadSummary } from "../../src/protocol/http.js";
+import type { QuestionOutcome, QuestionRequest, Responder } from "../../src/protocol/questions.js";
+import { ApiError, api, enc, getToken } from "./api.js";
+import { Transcript } from "./lib/transcript.js";
+
+export type Conn = "connecting" | "live" | "offline";
+/** How the open request settled without this page: shown instead of the form's buttons. */
+export interface Settled {
+  type: string;
+  outcome?: QuestionOutcome;
+  by?: Responder;
+}
+
+export const app = {
+  clientId: `web-${Math.random().toString(36).slice(2, 10)}`,
+  authed: false,
+  authError: "",
+  conn: "connecting" as Conn,
+  connText: "connecting…",
+  threads: new Map<string, ThreadSummary>(),
+  current: sessionStorage.getItem("tandem.thread") as string | null,
+  questions: new Map<string, QuestionRequest>(),
+  settled: new Set<string>(),
+  skew: 0,
+  transcript: new Transcript(),
+  loadError: "",
+  /** The request shown in the sheet, and how it settled elsewhere (if it did). */
+  sheet: null as null | { req: QuestionRequest; elsewhere: Settled | null },
+  later: new Set<string>(),
+  drawer: null as null | "threads" | "inbox",
+  newThread: false,
+  notify: localStorage.getItem("tandem.notify") === "1",
+};
+
+let version = 0;
+const listeners = new Set<() => void>();
+export function changed(): void {
+  version++;
+  for (const l of listeners) l();
+}
+export function useApp(): number {
+  return useSyncExternalStore(
+    (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    () => version,
+  );
+}
+
+export const serverNow = () => Date.now() + app.skew;
+export const responder = () => ({ kind: "web" as const, id: app.clientId });
+export function basename(p: string): string {
+  const parts = String(p).split(/[\\/]/).filter(Boolean);
+  return parts[parts.length - 1] || p;
+}
+export const shortId = (id: string) => (id.length > 8 ? id.slice(-6) : id);
+export function threadName(id: string): string {
+  const t = app.threads.get(id);
+  return t ? t.title || basename(t.cwd) : "thread";
+}
+/** Pending requests in the one queue order (Q16): approvals first, then oldest first. */
+export function queue(): QuestionRequest[] {
+  return [...app.questions.values()].sort(
+    (a, b) => Number(!!b.approval) - Number(!!a.approval) || a.created_at - b.created_at,
+  );
+}
+export function waitingIn(threadId: string): number {
+  let n = 0;
+  for (const r of app.questions.values()) if (r.thread_id === threadId) n++;
+  return n;
+}
+
+// ---- event stream ----------------------------------------------------------------------------
+let es: EventSource | null = null;
+let lastSeq: number | null = null;
+let loading: string | null = null;
+let buffered: Event[] = [];
+
+function setConn(state: Conn, text: string) {
+  app.conn = state;
+  app.connText = text;
+  changed();
+}
+
+export function connect(): void {
+  es?.close();
+  setConn("connecting", "connecting…");
+  let url = `/event?responder=web&token=${enc(getToken() ?? "")}`;
+  if (lastSeq !== null) url += `&since=${lastSeq}`;
+  const source = new EventSource(url);
+  es = source;
+  let fresh = true;
+  source.addEventListener("ready", (m) => {
+    const d = JSON.parse((m as MessageEvent).data);
+    app.skew = d.server_time - Date.now();
+    setConn("live", "live");
+    if (fresh) {
+      fresh = false;
+      void refetch();
+    }
+  });
+  source.addEventListener("gap", () => void refetch());
+  source.onmessage = (m) => {
+    let s: Stamped;
+    try {
+      s = JSON.parse(m.data);
+    } catch {
+      return;
+    }
+    lastSeq = s.seq;
+    onEvent(s.event);
+  };
+  source.onerror = () => {
+    if (source.readyState !== EventSource.CLOSED) return setConn("connecting", "reconnecting…");
+    setConn("offline", "disconnected");
+    if (es !== source) return;
+    es = null;
+    api("GET", "/thread?limit=1").then(
+      () => setTimeout(connect, 1000),
+      (e) => {
+        if (!(e instanceof ApiError && e.status === 401)) setTimeout(connect, 3000);
+      },
+    );
+  };
+}
+export function disconnect(): void {
+  es?.close();
+  es = null;
+}
+
+export async function refetch(): Promise<void> {
+  try {
+    const [t, q] = await Promise.all([
+      api<{ threads: ThreadSummary[] }>("GET", "/thread"),
+      api<{ questions: QuestionRequest[]; server_time: number }>("GET", "/question"),
+    ]);
+    app.skew = q.server_time - Date.now();
+    app.threads = new Map(t.threads.map((x) => [x.id, x]));
+    app.questions = new Map();
+    for (const r of q.questions) if (!app.settled.has(r.request_id)) app.questions.set(r.request_id, r);
+    if (app.current && !app.threads.has(app.current)) selectThread(null);
+    else if (app.current) void loadThread(app.current);
+    changed();
+    autoOpen();
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 401))
+      setConn("offline", `could not load: ${(e as Error).message}`);
+  }
+}
+
+function patchThread(id: string, patch: Partial<ThreadSummary>) {
+  const t = app.threads.get(id);
+  if (t) app.threads.set(id, { ...t, ...patch });
+}
+
+function onEvent(e: Event): void {
+  switch (e.type) {
+    case "thread.started":
+      if (!app.threads.has(e.thread_id))
+        app.threads.set(e.thread_id, {
+          id: e.thread_id,
+          parent_id: null,
+          cwd: e.cwd,
+          model: e.model,
+          mode: e.mode,
+          title: "",
+          status: "idle",
+          loaded: true,
+          active_turn_id: null,
+          pending_questions: 0,
+          created_at: Date.now(),
+          updated_at: Date.now(),
+          usage: null,
+        });
+      break;
+    case "thread.status_changed":
+      patchThread(e.thread_id, { status: e.status });
+      break;
+    case "turn.started":
+      patchThread(e.thread_id, { active_turn_id: e.turn_id, updated_at: Date.now() });
+      break;
+    case "turn.completed":
+      patchThread(e.thread_id, { active_turn_id: null });
+      break;
+    case "question.requested":
+      addQuestion(e.request);
+      break;
+    case "question.deadline_changed": {
+      const r = app.questions.get(e.request_id);
+      if (r) app.questions.set(r.request_id, { ...r, deadline: e.deadline });
+      if (app.sheet?.req.request_id === e.request_id)
+        app.sheet = { ...app.sheet, req: { ...app.sheet.req, deadline: e.deadline } };
+      break;
+    }
+    case "question.answered":
+    case "question.declined":
+    case "question.timed_out":
+    case "question.cancelled":
+      questionSettled(e.request_id, {
+        type: e.type,
+        outcome: e.outcome,
+        by: "responder" in e ? e.responder : undefined,
+      });
+      break;
+  }
+  if ("thread_id" in e && e.thread_id && e.thread_id === app.current) {
+    if (loading === e.thread_id) buffered.push(e);
+    else app.transcript.apply(e);
+  }
+  changed();
+}
+
+// ---- threads ---------------------------------------------------------------------------------
+export function selectThread(id: string | null): void {
+  app.current = id;
+  if (id) sessionStorage.setItem("tandem.thread", id);
+  else sessionStorage.removeItem("tandem.thread");
+  app.transcript = new Transcript();
+  app.loadError = "";
+  app.drawer = null;
+  app.newThread = false;
+  changed();
+  if (id) void loadThread(id);
+}
+
+async function loadThread(id: string): Promise<void> {
+  loading = id;
+  buffered = [];
+  try {
+    const d = await api<ThreadDetail>("GET", `/thread/${enc(id)}`);
+    if (app.current !== id) return;
+    app.threads.set(id, d.thread);
+    for (const r of d.questions) if (!app.settled.has(r.request_id)) app.questions.set(r.request_id, r);
+    const t = new Transcript();
+    t.load(d.items, d.thread);
+    app.transcript = t;
+  } catch (e) {
+    if (app.current === id) app.loadError = `Could not load the thread: ${(e as Error).message}`;
+  } finally {
+    if (loading === id) {
+      loading = null;
+      for (const e of buffered.splice(0)) app.transcript.apply(e);
+    }
+    changed();
+  }
+}
+
+/** Sends `text`: a new turn, or steering input while a turn runs; creates a thread if none. */
+export async function send(text: string, mode: "plan" | "default", images: string[] = []): Promise<void> {
+  let id = app.current;
+  if (!id) {
+    const t = await api<ThreadSummary>("POST", "/thread", { mode });
+    app.threads.set(t.id, t);
+    selectThread(t.id);
+    id = t.id;
+  }
+  const t = app.threads.get(id);
+  if (t?.active_turn_id) await api("POST", `/thread/${enc(id)}/steer`, { text });
+  else
+    await api("POST", `/thread/${enc(id)}/turn`, {
+      text,
+      ...(images.length ? { images } : {}),
+      options: { mode },
+    });
+}
+
+export async function createThread(body: { cwd?: string; model?: string; mode: string }): Promise<void> {
+  const t = await api<ThreadSummary>("POST", "/thread", body);
+  app.threads.set(t.id, t);
+  selectThread(t.id);
+}
+
+export const interrupt = (id: string) => api("POST", `/thread/${enc(id)}/interrupt`);
+
+// ---- questions -------------------------------------------------------------------------------
+function addQuestion(r: QuestionRequest): void {
+  if (app.settled.has(r.request_id)) return;
+  app.questions.set(r.request_id, r);
+  if (
+    app.notify &&
+    document.hidden &&
+    typeof Notification !== "undefined" &&
+    Notification.permission === "granted"
+  )
+    try {
+      const n = new Notification(r.approval ? "Tandem: approval needed" : "Tandem: a question is waiting", {
+        body: `${threadName(r.thread_id)}: ${r.questions[0].prompt}`,
+        tag: r.request_id,
+      });
+      n.onclick = () => {
+        window.focus();
+        openQuestion(r.request_id);
+      };
+    } catch {
+      /* notifications unavailable here */
+    }
+  autoOpen();
+}
+
+function questionSettled(id: string, how: Settled): void {
+  app.settled.add(id);
+  app.questions.delete(id);
+  if (app.sheet?.req.request_id !== id) return;
+  if (how.by && how.by.id === app.clientId) {
+    closeQuestion();
+    autoOpen();
+  } else app.sheet = { ...app.sheet, elsewhere: how };
+}
+
+/** Opens the first pending request unless one is open, it was put off, or the user is typing. */
+export function autoOpen(): void {
+  if (app.sheet) return;
+  const box = document.getElementById("composer-text") as HTMLTextAreaElement | null;
+  if (box && document.activeElement === box && box.value !== "") return;
+  const next = queue().find((r) => !app.later.has(r.request_id));
+  if (next) openQuestion(next.request_id);
+}
+
+export function openQuestion(id: string): void {
+  const r = app.questions.get(id);
+  if (!r) return;
+  app.later.delete(id);
+  app.sheet = { req: r, elsewhere: null };
+  app.drawer = null;
+  // With no thread on screen, show the one that asks, so its transcript follows the answer.
+  if (!app.current) selectThread(r.thread_id);
+  changed();
+}
+
+export function closeQuestion(putOff = false): void {
+  if (putOff && app.sheet && !app.sheet.elsewhere) app.later.add(app.sheet.req.request_id);
+  app.sheet = null;
+  changed();
+}
+
+/** Replies or declines the open request; a request already settled shows "elsewhere". */
+export async function settle(action: "reply" | "reject", body: Record<string, unknown>): Promise<void> {
+  const r = app.sheet?.req;
+  if (!r) return;
+  try {
+    await api("POST", `/question/${enc(r.request_id)}/${action}`, {
+      thread_id: r.thread_id,
+      ...body,
+      responder: responder(),
+    });
+    app.settled.add(r.request_id);
+    app.questions.delete(r.request_id);
+    if (app.sheet?.req === r) app.sheet = null;
+    changed();
+    autoOpen();
+  } catch (e) {
+    if (app.sheet?.req.request_id !== r.request_id) return;
+    if (e instanceof ApiError && (e.status === 409 || e.status === 404)) {
+      app.sheet = {
+        ...app.sheet,
+        elsewhere: { type: "question.cancelled", outcome: { status: "cancelled", reason: e.message } },
+      };
+      changed();
+      return;
+    }
+    throw e;
+  }
+}
+
+export function setNotify(on: boolean): void {
+  app.notify = on;
+  localStorage.setItem("tandem.notify", on ? "1" : "0");
+  changed();
+}
