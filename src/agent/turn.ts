@@ -25,6 +25,7 @@ import {
 import type { DispatchResult, ToolRegistry } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
 import { AbortError, sleep } from "../util/abort.js";
+import type { Compactor } from "./compaction-run.js";
 import { ABORTED_OUTPUT } from "./history.js";
 
 export interface PendingInput {
@@ -57,6 +58,10 @@ export interface TurnEnv {
   emit(event: Event): void;
   onUsage?(last: Usage): void;
   resumed?: ResumedCall[];
+  /** Compacts before a request when due, and once after a context_length error (L14). */
+  compactor?: Compactor;
+  /** The turn only compacts (on-demand compaction of an idle thread). */
+  compactOnly?: boolean;
 }
 
 export interface TurnOutcome {
@@ -75,6 +80,12 @@ export async function runTurn(env: TurnEnv): Promise<TurnOutcome> {
   const interrupted = (): TurnOutcome => ({ status: "interrupted", usage, lastMessage });
 
   try {
+    if (env.compactOnly && env.compactor) {
+      const c = await env.compactor.compact("manual", env.turnId, env.signal);
+      if (c.ok) return { status: "completed", usage };
+      if (c.error.kind === "interrupted" || env.signal.aborted) return interrupted();
+      return { status: "failed", usage, error: { kind: c.error.kind, message: c.error.message } };
+    }
     // Tools that connect at thread start (MCP servers) are offered from the first request and
     // can run resumed calls; bounded by their startup timeouts (ToolRegistry.loadingUntil).
     // Without any, resumed calls start synchronously: a re-asked question is pending as soon as
@@ -89,6 +100,14 @@ export async function runTurn(env: TurnEnv): Promise<TurnOutcome> {
       if (env.signal.aborted) return interrupted();
     }
     while (true) {
+      if (env.compactor) {
+        const c = await env.compactor.beforeSample(env.turnId, env.signal);
+        if (!c.ok) {
+          if (c.error.kind === "interrupted" || env.signal.aborted) return interrupted();
+          const error: ErrorInfo = { kind: c.error.kind, message: c.error.message };
+          return { status: "failed", usage, error, lastMessage };
+        }
+      }
       for (const p of env.takePendingInput()) {
         env.record(p.item);
         env.emit({
@@ -99,7 +118,12 @@ export async function runTurn(env: TurnEnv): Promise<TurnOutcome> {
       }
       if (env.signal.aborted) return interrupted();
 
-      const sampled = await sampleWithRetry(env);
+      let sampled = await sampleWithRetry(env);
+      if (!sampled.ok && sampled.error.kind === "context_length" && env.compactor && !env.signal.aborted) {
+        // The window was exceeded: compact once and retry; a second overflow fails the turn.
+        const c = await env.compactor.compact("context_length", env.turnId, env.signal);
+        if (c.ok && c.compacted) sampled = await sampleWithRetry(env);
+      }
       if (!sampled.ok) {
         if (sampled.error.kind === "interrupted" || env.signal.aborted) return interrupted();
         const error: ErrorInfo = { kind: sampled.error.kind, message: sampled.error.message };
@@ -116,6 +140,7 @@ export async function runTurn(env: TurnEnv): Promise<TurnOutcome> {
         if (isToolCall(item)) calls.push(item);
         else if (item.type === "message" && item.role === "assistant") lastMessage = messageText(item);
       }
+      env.compactor?.observe(sampled.usage);
       if (calls.length) {
         await runCalls(
           env,

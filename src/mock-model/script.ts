@@ -98,6 +98,10 @@ export type Fault = z.infer<typeof Fault>;
 
 export const Step = z.strictObject({
   note: z.string().optional().describe("Free text for the script's reader; ignored"),
+  compaction: z
+    .boolean()
+    .optional()
+    .describe("Answers the next compaction request instead of a step of the sequence (used once)"),
   output: z.array(StepOutput).default([]),
   usage: UsageOverride.optional(),
   delay_ms: Count.optional().describe("Wait before the first byte of the answer"),

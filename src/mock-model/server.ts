@@ -27,6 +27,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { chatWire } from "./chat-wire.js";
+import { generatedCompactionStep, isCompactionRequest } from "./compaction.js";
 import { errorBody, failedMessage, httpErrorDefaults } from "./errors.js";
 import { type AnswerContext, planStep, type Wire } from "./output.js";
 import { responsesWire } from "./responses-wire.js";
@@ -75,6 +76,9 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
   const host = opts.host ?? "127.0.0.1";
   const requests: unknown[] = [];
   let served = 0;
+  // Steps marked `compaction` answer compaction requests (./compaction.ts), outside the sequence.
+  const compactionSteps = script.steps.filter((st) => st.compaction);
+  const sequence = compactionSteps.length ? script.steps.filter((st) => !st.compaction) : script.steps;
 
   const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
@@ -133,7 +137,18 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
       };
       return play(res, wire, script.side_steps[side], `side step ${side + 1}`, ctx, fields, raw);
     }
-    const steps = script.steps;
+    if (isCompactionRequest(fields)) {
+      const model = script.model ?? (typeof fields.model === "string" ? fields.model : "mock-model");
+      const ctx: AnswerContext = {
+        ordinal: `c${requests.length}`,
+        model,
+        createdAt: Math.floor(Date.now() / 1000),
+      };
+      const step = compactionSteps.shift();
+      if (step) return play(res, wire, step, "compaction step", ctx, fields, raw);
+      return play(res, wire, generatedCompactionStep(fields), "compaction", ctx, fields, raw);
+    }
+    const steps = sequence;
     if (served >= steps.length && !(script.loop && steps.length > 0)) {
       if (script.ended_message !== undefined) {
         served += 1;

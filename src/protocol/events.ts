@@ -161,6 +161,27 @@ export const Event = z.discriminatedUnion("type", [
   z.object({ type: z.literal("input.queued"), ...turnIds, input_id: z.string(), text: z.string() }),
   z.object({ type: z.literal("token.usage"), ...turnIds, last: Usage, total: Usage }),
   z.object({
+    type: z.literal("context.compacting"),
+    ...turnIds,
+    item_id: z.string().describe("Names the compaction on surfaces that show it as an item"),
+    reason: z.enum(["auto", "manual", "context_length"]),
+  }),
+  z.object({
+    type: z.literal("context.compacted"),
+    ...turnIds,
+    item_id: z.string(),
+    reason: z.enum(["auto", "manual", "context_length"]),
+    before_tokens: z.number().describe("Estimated prompt size before (tokens)"),
+    after_tokens: z.number().describe("Estimated prompt size of the compacted view (tokens)"),
+    summary: z.string().describe("The handoff summary that replaces older history in the prompt"),
+  }),
+  z.object({
+    type: z.literal("context.compaction_failed"),
+    ...turnIds,
+    item_id: z.string(),
+    message: z.string(),
+  }),
+  z.object({
     type: z.literal("error"),
     thread_id: z.string().optional(),
     turn_id: z.string().optional(),

@@ -165,6 +165,17 @@ export type ThreadDetail = z.infer<typeof ThreadDetail>;
 
 export const TurnStarted = z.object({ thread_id: z.string(), turn_id: z.string() });
 export const Steered = z.object({ thread_id: z.string(), turn_id: z.string(), input_id: z.string() });
+export const CompactStarted = z.object({
+  thread_id: z.string(),
+  turn_id: z
+    .string()
+    .describe("The turn that compacts: a new one when the thread was idle, else the running one"),
+  when: z
+    .enum(["now", "before_next_request"])
+    .describe(
+      "now: compacting (idle thread, or a turn waiting on a question); else before the turn's next request",
+    ),
+});
 export const Interrupted = z.object({
   thread_id: z.string(),
   interrupted: z.boolean().describe("False when no turn was running"),

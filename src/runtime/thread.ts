@@ -12,8 +12,11 @@
  */
 
 import { setMaxListeners } from "node:events";
+import { autoCompactLimit, compactedView } from "../agent/compaction.js";
+import { Compactor } from "../agent/compaction-run.js";
 import { normalizeForPrompt } from "../agent/history.js";
 import { type PendingInput, type ResumedCall, runTurn, type TurnOutcome } from "../agent/turn.js";
+import { contextWindow } from "../model/context-window.js";
 import type { Prompt } from "../model/types.js";
 import type { CollaborationMode, Event, ThreadStatus, Usage } from "../protocol/events.js";
 import { addUsage, emptyUsage } from "../protocol/events.js";
@@ -67,6 +70,8 @@ export class Thread {
   private unsaved: Array<{ item: ResponseItem; turnId: string | null }> = [];
   /** Set by Runtime.suspend(): the process is going away; nothing more is written (see there). */
   suspended = false;
+  /** Keeps the prompt within the model's window (agent/compaction-run.ts). */
+  readonly compactor: Compactor;
 
   constructor(
     readonly core: Runtime,
@@ -76,6 +81,7 @@ export class Thread {
     readonly disposeTools: () => Promise<void>,
   ) {
     this.history = history;
+    this.compactor = this.createCompactor();
     this.totalUsage = record.usage ? { ...record.usage } : emptyUsage();
   }
 
@@ -174,6 +180,20 @@ export class Thread {
     return { inputId, turnId: turn.id };
   }
 
+  /**
+   * On-demand compaction (L14). Idle: runs now as its own turn (returned). A turn running:
+   * compacts at once when the turn waits on a question (the call stays whole), else before the
+   * turn's next request; returns that turn.
+   */
+  compact(): ActiveTurn {
+    if (this.closed) throw new Error(`thread ${this.id} is closed`);
+    const turn = this.active;
+    if (!turn) return this.launch(this.core.ids.turn(), {}, [], [], true);
+    if (this.status === "waiting_on_user") void this.compactor.compact("manual", turn.id, turn.ctrl.signal);
+    else this.compactor.request();
+    return turn;
+  }
+
   interrupt(reason = "interrupted"): boolean {
     if (!this.active) return false;
     this.active.ctrl.abort(reason);
@@ -197,6 +217,7 @@ export class Thread {
     options: TurnOptions,
     pending: PendingInput[],
     resumed: ResumedCall[],
+    compactOnly = false,
   ): ActiveTurn {
     const ctrl = new AbortController();
     // Every parallel tool call and pending question listens on this one signal.
@@ -221,11 +242,11 @@ export class Thread {
     this.diffs.reset();
     this.workspace.start(options.cwd ?? this.record.cwd);
     this.emit({ type: "turn.started", thread_id: this.id, turn_id: turnId, mode });
-    turn.done = this.run(turn, resumed);
+    turn.done = this.run(turn, resumed, compactOnly);
     return turn;
   }
 
-  private async run(turn: ActiveTurn, resumed: ResumedCall[]): Promise<TurnOutcome> {
+  private async run(turn: ActiveTurn, resumed: ResumedCall[], compactOnly = false): Promise<TurnOutcome> {
     const s = this.core.settings;
     const outcome = await runTurn({
       threadId: this.id,
@@ -256,6 +277,8 @@ export class Thread {
         });
       },
       resumed,
+      compactor: this.compactor,
+      compactOnly,
     });
     // Commands' changes are compared in the background: the turn's diff is complete first.
     await this.workspace.settled();
@@ -308,7 +331,7 @@ export class Thread {
     };
     return {
       model: turn.options.model ?? this.record.model,
-      input: normalizeForPrompt(history),
+      input: normalizeForPrompt(compactedView(history)),
       tools: this.core.toolsFor(this, turn.mode),
       parallelToolCalls: s.parallel_tool_calls,
       baseInstructions: { text: this.core.baseInstructions, id: settings.base_id },
@@ -329,6 +352,31 @@ export class Thread {
       },
       lite: this.core.provider.lite,
     };
+  }
+
+  private createCompactor(): Compactor {
+    const s = this.core.settings;
+    const turnFor = (turnId: string): ActiveTurn =>
+      this.active?.id === turnId
+        ? this.active
+        : ({ id: turnId, options: {}, mode: this.record.mode } as unknown as ActiveTurn);
+    return new Compactor({
+      threadId: this.id,
+      model: this.core.model,
+      items: () => this.history,
+      record: (item, turnId) => this.recordItem(item, turnId),
+      emit: (e) => this.emit(e),
+      prompt: (input, turnId) => ({ ...this.prompt([], turnFor(turnId)), input }),
+      limit: () =>
+        autoCompactLimit(
+          contextWindow(this.record.model, s.model_context_window),
+          s.model_auto_compact_token_limit,
+        ),
+      extraChars: () => this.core.baseInstructions.length,
+      newItemId: () => this.core.ids.item("compaction"),
+      maxRetries: s.stream_max_retries,
+      retryBaseMs: s.retry_base_ms,
+    });
   }
 
   /** Sandbox in force: turn ← thread ← config (SPEC A1). */

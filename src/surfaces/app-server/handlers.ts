@@ -19,6 +19,7 @@ import {
   QuestionReplyParams,
   QuestionTouchParams,
 } from "../../protocol/app-server.js";
+import { COMPACT_METHODS } from "./compact.js";
 import { INFO_METHODS } from "./info.js";
 import { INVENTORY_METHODS } from "./inventory.js";
 import { MANAGE_METHODS } from "./manage.js";
@@ -108,6 +109,7 @@ const METHODS: Record<string, Method<any>> = {
   ...SETTINGS_METHODS,
   ...INVENTORY_METHODS,
   ...QUESTION_METHODS,
+  ...COMPACT_METHODS,
 };
 
 /**
@@ -125,7 +127,6 @@ const UNSUPPORTED: Record<string, string> = {
   "modelProvider/list": "Tandem serves one provider per process; config/read names it",
   "thread/fork": "Tandem cannot fork threads over the app server",
   "thread/delete": "Tandem keeps every thread; thread/archive hides one from thread/list",
-  "thread/compact/start": "Tandem does not compact threads on request",
   "thread/rollback": "Tandem cannot roll back turns",
   "thread/revert": "Tandem cannot revert turns",
   "review/start": "Tandem has no review mode",

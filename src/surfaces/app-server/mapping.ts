@@ -300,6 +300,19 @@ export class EventMapper {
       }
       case "exec.output_delta":
         return [{ method: "item/commandExecution/outputDelta", params: deltaParams(event, event.chunk) }];
+      // A compaction is Codex's `contextCompaction` item, plus the older `thread/compacted`.
+      case "context.compacting":
+      case "context.compacted":
+      case "context.compaction_failed": {
+        const ids = { threadId: event.thread_id, turnId: event.turn_id };
+        const item = { type: "contextCompaction", id: event.item_id };
+        if (event.type === "context.compacting")
+          return [{ method: "item/started", params: { ...ids, item, startedAtMs: time } }];
+        const done = { method: "item/completed", params: { ...ids, item, completedAtMs: time } };
+        return event.type === "context.compacted"
+          ? [done, { method: "thread/compacted", params: ids }]
+          : [done];
+      }
       case "token.usage":
         return [
           {

@@ -6,6 +6,7 @@
  * a short summary per file (`M src/a.ts (+3 -1)`), plan updates as a checklist (`[x] step`).
  */
 
+import { compactionLine } from "../../agent/compaction-prompt.js";
 import type { Event, TurnItem } from "../../protocol/events.js";
 import type { QuestionRequest } from "../../protocol/questions.js";
 import { expectedInput } from "../../questions/text-reply.js";
@@ -56,6 +57,9 @@ export class HumanPrinter {
         break;
       case "plan.updated":
         this.err.write(planChecklist(event.plan, event.explanation));
+        break;
+      case "context.compacted":
+        this.err.write(dim(`${compactionLine(event)}\n`, this.color));
         break;
       case "exec.output_delta":
         this.err.write(dim(event.chunk, this.color));

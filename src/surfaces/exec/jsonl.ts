@@ -98,6 +98,25 @@ export class JsonlMapper {
       case "error":
         this.write({ type: "error", message: event.error.message });
         break;
+      // Tandem addition: a compaction is a `context_compaction` item (Codex clients ignore it).
+      case "context.compacting":
+        this.write({
+          type: "item.started",
+          item: { id: this.itemId(event.item_id), type: "context_compaction", reason: event.reason },
+        });
+        break;
+      case "context.compacted":
+        this.write({
+          type: "item.completed",
+          item: {
+            id: this.itemId(event.item_id),
+            type: "context_compaction",
+            reason: event.reason,
+            before_tokens: event.before_tokens,
+            after_tokens: event.after_tokens,
+          },
+        });
+        break;
       case "plan.updated": {
         const items = event.plan.map((p) => ({ text: p.step, completed: p.status === "completed" }));
         const first = !this.todo;

@@ -26,6 +26,7 @@ const responseSchemas = {
   TurnStarted: Http.TurnStarted,
   Steered: Http.Steered,
   Interrupted: Http.Interrupted,
+  CompactStarted: Http.CompactStarted,
   QuestionRequest,
   QuestionList: Http.QuestionList,
   ReplyResponse: Http.ReplyResponse,
@@ -126,6 +127,19 @@ export function openApiDocument(version: string): Json {
           ...common,
           "404": error("No such thread"),
           "409": error("No turn is running"),
+        },
+      },
+    },
+    "/thread/{id}/compact": {
+      post: {
+        summary:
+          "Compact the thread's context: the model writes a handoff summary that replaces older history in the prompt (stored history keeps everything); events context.compacting / context.compacted follow",
+        parameters: [pathId(THREAD_ID)],
+        responses: {
+          "202": json("CompactStarted", "Compaction started or scheduled"),
+          "401": common["401"],
+          "404": error("No such thread"),
+          "409": error("Another process drives the thread"),
         },
       },
     },

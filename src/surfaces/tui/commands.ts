@@ -14,6 +14,7 @@ export const COMMANDS = {
   approvals: "choose the approval policy and sandbox (/approvals POLICY|SANDBOX …)",
   status: "show model, provider, directory, sandbox, approvals and token use",
   diff: "show the files the current or last turn changed",
+  compact: "summarise the conversation so far to free context (the stored thread keeps everything)",
   init: "write an AGENTS.md skeleton into the directory (never overwrites one)",
   plan: "switch to plan mode (the model plans and may ask you questions before acting)",
   default: "switch to default mode",

@@ -288,6 +288,18 @@ export class TuiController {
         );
         return "command";
       }
+      case "compact": {
+        const thread = this.thread;
+        if (!thread) return "command";
+        if (!thread.items().some((it) => it.type !== "message" || it.role !== "user")) {
+          this.store.notice("nothing to compact yet", "dim");
+          return "command";
+        }
+        const wasRunning = this.running;
+        thread.compact();
+        if (wasRunning) this.store.notice("context will be compacted before the next request", "dim");
+        return "command";
+      }
       case "init": {
         const r = initAgentsMd(this.thread?.record.cwd ?? this.opts.cwd);
         this.store.notice(r.message, r.ok ? "ok" : "warn");

@@ -11,6 +11,7 @@
  * - A changed entry is a new object (views can memoise by identity); unchanged ones are kept.
  * - Model text is kept as is; views decide how to show it (Markdown, printable()).
  */
+import { compactionLine, SUMMARY_MARKER } from "../../../src/agent/compaction-prompt.js";
 import type { Event, TurnItem } from "../../../src/protocol/events.js";
 import type { ResponseItem } from "../../../src/protocol/items.js";
 import { type DiffFile, parseCodexPatch, parseUnifiedDiff } from "./diff.js";
@@ -149,6 +150,11 @@ export class Transcript {
         const text = it.content.map((c) => (c.type === "input_image" ? "" : c.text)).join("");
         if (it.role === "user") {
           if (HIDDEN_USER.some((p) => text.startsWith(p))) continue;
+          // A compaction's summary item: a marker line, not something the user said.
+          if (text.startsWith(SUMMARY_MARKER)) {
+            this.put({ kind: "turn", id: `h_${n}`, text: "context compacted", status: "started" });
+            continue;
+          }
           turn++;
           const images = it.content.filter((c) => c.type === "input_image").map((c: any) => c.image_url);
           this.put({ kind: "user", id: it.id || `h_${n}`, text, images });
@@ -331,6 +337,9 @@ export class Transcript {
         this.put({ ...base, output: base.output + e.chunk });
         break;
       }
+      case "context.compacted":
+        this.put({ kind: "turn", id: `compact_${e.item_id}`, text: compactionLine(e), status: "started" });
+        break;
       case "plan.updated":
         this.put({ kind: "plan", id: `plan_${e.turn_id}`, explanation: e.explanation, steps: e.plan });
         break;

@@ -1,5 +1,5 @@
 /**
- * Thread routes: create, list, read, start turn, steer, interrupt.
+ * Thread routes: create, list, read, start turn, steer, compact, interrupt.
  *
  * Reads never change state: `GET /thread/:id` of a thread this process has not opened reads the
  * store. Writes to such a thread open it first with `runtime.openThread`, which repairs orphan
@@ -166,6 +166,18 @@ export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono 
       if (err instanceof TurnBusyError) return fail(c, 409, "no_running_turn", err.message);
       throw err;
     }
+  });
+
+  app.post("/:id/compact", async (c) => {
+    const param = threadParam(runtime, c);
+    if ("response" in param) return param.response;
+    const { id } = param;
+    const thread = liveThread(runtime, id);
+    if (!thread) return fail(c, 404, "not_found", noThread(id));
+    const running = thread.active;
+    const now = !running || thread.status === "waiting_on_user";
+    const turn = thread.compact();
+    return c.json({ thread_id: id, turn_id: turn.id, when: now ? "now" : "before_next_request" }, 202);
   });
 
   app.post("/:id/interrupt", async (c) => {
