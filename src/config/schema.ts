@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { QuestionPolicy } from "../protocol/questions.js";
+import { AgentsConfig } from "./agents.js";
 
 export const ProviderConfig = z.strictObject({
   name: z.string().optional(),
@@ -143,6 +144,8 @@ export const Settings = z.strictObject({
           });
     })
     .default({}),
+  /** Sub-agents: limits and roles (config/agents.ts). */
+  agents: AgentsConfig.default({ max_depth: 2, max_threads: 6, roles: {} }),
   questions: QuestionsConfig.default({
     enabled: true,
     default_mode: false,

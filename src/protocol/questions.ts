@@ -126,6 +126,21 @@ export type ElicitationInfo = z.infer<typeof ElicitationInfo>;
 
 export const ELICITATION_URL_LABELS = { done: "Done", decline: "Decline" } as const;
 
+/**
+ * Present when a sub-agent asks (SPEC Q14): who asks, so the root thread's surfaces can say so.
+ * The request still belongs to the child (`thread_id`), and the answer goes back to it.
+ */
+export const AgentInfo = z.object({
+  thread_id: z.string().describe("The sub-agent's thread (the one that asks)"),
+  parent_thread_id: z.string().describe("The thread that spawned it"),
+  root_thread_id: z.string().describe("The root thread whose surfaces are asked"),
+  nickname: z.string().describe("The sub-agent's short name, e.g. Ada"),
+  role: z.string().describe("Its role (`default` or an [agents.NAME] / .tandem/agents role)"),
+  depth: z.number().int().positive().describe("1 for a child of the root, 2 for a grandchild…"),
+  task: z.string().describe("The task message it was given (spawn_agent's message)"),
+});
+export type AgentInfo = z.infer<typeof AgentInfo>;
+
 export const APPROVAL_LABELS = {
   accept: "Accept",
   accept_for_session: "Accept for session",
@@ -148,6 +163,7 @@ export const QuestionRequest = z.object({
   created_at: z.number(),
   approval: ApprovalInfo.optional(),
   elicitation: ElicitationInfo.optional(),
+  agent: AgentInfo.optional().describe("Set when a sub-agent asks: who asks, relayed to the root thread"),
 });
 export type QuestionRequest = z.infer<typeof QuestionRequest>;
 

@@ -16,6 +16,9 @@
  *   store row and reply result, and secret values typed into other answers are masked (reply.ts).
  *   Only the promise returned by `ask` carries the real value.
  * - Nothing is retained per request after settling except the LRU entry (no timers, no listeners).
+ * - Sub-agents (Q14, with `lineage`): a request stays its own thread's (the answer goes back to the
+ *   asker), but it is listed under every ancestor thread too, and a reply naming an ancestor is
+ *   the asker's reply; `attribute` stamps who asks (`request.agent`) before it is stored.
  */
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import type { Event } from "../protocol/events.js";
@@ -55,6 +58,10 @@ export interface BrokerDeps {
    * an outcome before it is published or stored (Q10). The reply's own secrets are always masked.
    */
   maskSecrets?: (threadId: string, text: string) => string;
+  /** The thread and its ancestors, itself first (sub-agents); default: the thread alone. */
+  lineage?: (threadId: string) => string[];
+  /** Attribution of a sub-agent thread's requests (`request.agent`); undefined for a root thread. */
+  attribute?: (threadId: string) => QuestionRequest["agent"];
 }
 
 export type ReplyErrorCode =
@@ -85,7 +92,10 @@ export interface Broker {
   decline(threadId: string, requestId: string, responder: Responder, reason?: string): ReplyResult;
   /** Any interaction on a surface: a `timeout` request's deadline becomes now + policy.ms (Q7). */
   touch(requestId: string, responder?: Responder): TouchResult;
-  /** Pending requests, FIFO by created_at. Requests never carry answers, so they are secret-free. */
+  /**
+   * Pending requests, FIFO by created_at. Requests never carry answers, so they are secret-free.
+   * `threadId` lists that thread's requests and its sub-agents' (relayed, Q14).
+   */
   list(filter?: { threadId?: string }): QuestionRequest[];
   /**
    * Settles every pending request in scope as `cancelled` (Q8); `{}` matches all. Returns how many.
@@ -142,6 +152,9 @@ export function createBroker(deps: BrokerDeps): Broker {
   const settled = new Map<string, Settled>();
   /** Keys accepted replies so duplicates can be recognised without keeping secret values. */
   const keySalt = randomBytes(32);
+  /** Whether `threadId` may act for requests of `owner`: the same thread or one of its ancestors. */
+  const owns = (owner: string, threadId: string) =>
+    owner === threadId || (deps.lineage?.(owner).includes(threadId) ?? false);
 
   const attempt = <T>(fn: () => T): T | undefined => {
     try {
@@ -227,7 +240,7 @@ export function createBroker(deps: BrokerDeps): Broker {
         `no question with request id ${id} is pending; list pending questions for current ids`,
       );
     }
-    if (threadId !== undefined && prior.threadId !== threadId) return wrongThread(id, threadId);
+    if (threadId !== undefined && !owns(prior.threadId, threadId)) return wrongThread(id, threadId);
     if (prior.outcome.status === "cancelled")
       return fail(
         "cancelled",
@@ -263,7 +276,8 @@ export function createBroker(deps: BrokerDeps): Broker {
         const created_at = stored?.created_at ?? request.created_at;
         const policy = request.policy;
         const deadline = policy.type === "timeout" ? (stored?.deadline ?? created_at + policy.ms) : null;
-        const live: QuestionRequest = { ...request, created_at, deadline };
+        const agent = request.agent ?? stored?.agent ?? attempt(() => deps.attribute?.(request.thread_id));
+        const live: QuestionRequest = { ...request, created_at, deadline, ...(agent ? { agent } : {}) };
 
         if (signal.aborted) {
           const outcome: QuestionOutcome = { status: "cancelled", reason: "interrupted" };
@@ -302,14 +316,19 @@ export function createBroker(deps: BrokerDeps): Broker {
       const w = waiters.get(requestId);
       if (!w) {
         const prior = recall(requestId);
-        if (prior?.threadId === threadId && prior.outcome.status === "answered" && prior.replyKey) {
+        if (
+          prior &&
+          owns(prior.threadId, threadId) &&
+          prior.outcome.status === "answered" &&
+          prior.replyKey
+        ) {
           const parsed = QuestionReply.safeParse(reply);
           if (parsed.success && replyKey(normalizeAnswers(parsed.data.answers)) === prior.replyKey)
             return { ok: true, outcome: prior.outcome, duplicate: true };
         }
         return refuse(threadId, requestId, prior);
       }
-      if (w.request.thread_id !== threadId) return wrongThread(requestId, threadId);
+      if (!owns(w.request.thread_id, threadId)) return wrongThread(requestId, threadId);
       const checked = validateReply(w.request.questions, reply);
       if (!checked.ok) return fail("invalid_reply", checked.message);
       const outcome: QuestionOutcome = {
@@ -325,11 +344,11 @@ export function createBroker(deps: BrokerDeps): Broker {
       const w = waiters.get(requestId);
       if (!w) {
         const prior = recall(requestId);
-        if (prior?.threadId === threadId && prior.outcome.status === "declined")
+        if (prior && owns(prior.threadId, threadId) && prior.outcome.status === "declined")
           return { ok: true, outcome: prior.outcome, duplicate: true };
         return refuse(threadId, requestId, prior);
       }
-      if (w.request.thread_id !== threadId) return wrongThread(requestId, threadId);
+      if (!owns(w.request.thread_id, threadId)) return wrongThread(requestId, threadId);
       const outcome: QuestionOutcome =
         reason === undefined ? { status: "declined", responder } : { status: "declined", responder, reason };
       return { ok: true, outcome: settle(w, outcome)! };
@@ -352,7 +371,7 @@ export function createBroker(deps: BrokerDeps): Broker {
     list(filter = {}) {
       return (
         [...waiters.values()]
-          .filter((w) => filter.threadId === undefined || w.request.thread_id === filter.threadId)
+          .filter((w) => filter.threadId === undefined || owns(w.request.thread_id, filter.threadId))
           .map((w) => ({ ...w.request }))
           // One FIFO queue, approvals first (Q16).
           .sort(queueOrder)

@@ -9,6 +9,9 @@
  * - `attach` returns its own `detach`; calling it twice is harmless. Attaching the same responder
  *   twice yields two registrations, each removed by its own `detach`.
  * - `list(thread)` is in attach order, global and thread-scoped responders interleaved.
+ * - Sub-agents (Q14): with `lineage`, a responder attached to a thread also answers for its
+ *   descendants (a child's question is relayed to the root thread's surfaces), so `has(child)` is
+ *   true when anyone can answer the child's root.
  */
 import type { Responder } from "../protocol/questions.js";
 
@@ -28,9 +31,16 @@ interface Registration {
   responder: Responder;
 }
 
-export function createResponders(): Responders {
+export interface RespondersDeps {
+  /** The thread and its ancestors, itself first (sub-agents); default: the thread alone. */
+  lineage?: (threadId: string) => string[];
+}
+
+export function createResponders(deps: RespondersDeps = {}): Responders {
   const registrations = new Set<Registration>();
-  const applies = (r: Registration, threadId: string) => r.threadId === null || r.threadId === threadId;
+  const lineage = deps.lineage ?? ((id: string) => [id]);
+  const applies = (r: Registration, threadId: string) =>
+    r.threadId === null || r.threadId === threadId || lineage(threadId).includes(r.threadId);
 
   return {
     get size() {

@@ -42,6 +42,7 @@ import { createRequestUserInputTool } from "../tools/request-user-input.js";
 import type { ToolContext } from "../tools/types.js";
 import { type Bus, createBus } from "../util/bus.js";
 import { type IdSource, randomIds, shortId } from "../util/ids.js";
+import { Agents } from "./agents/index.js";
 import { Approvals } from "./approvals.js";
 import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from "./context.js";
 import { patchApprovalHook } from "./patch-approval.js";
@@ -90,6 +91,8 @@ export interface StartThreadOptions {
    * stored — a client that brings its own servers (ACP's session/new, session/load) names them again.
    */
   mcpServers?: Record<string, McpServerConfig>;
+  /** More settings stored with the thread (a sub-agent's `agent`, sandbox, `allowed_tools`…). */
+  extraSettings?: Record<string, unknown>;
 }
 
 /** Tandem's home and the store's files (with their directory), as absolute paths. */
@@ -116,6 +119,8 @@ export class Runtime {
   readonly ids: IdSource;
   readonly broker: Broker;
   readonly responders: Responders;
+  /** Sub-agents: spawning, children, relay attribution (./agents). */
+  readonly agents: Agents;
   readonly secrets = createSecretStore();
   readonly approvals: Approvals = new Approvals(this);
   readonly windowId: string;
@@ -135,13 +140,24 @@ export class Runtime {
     this.model = opts.model;
     this.provider = opts.provider;
     this.ids = opts.ids ?? randomIds;
-    this.bus = opts.bus ?? createBus();
+    // A sub-agent's question events also reach its ancestors' subscribers (Q14).
+    this.bus =
+      opts.bus ??
+      createBus({
+        related: (e) =>
+          e.type.startsWith("question.") && "thread_id" in e && e.thread_id
+            ? this.agents.lineage(e.thread_id)
+            : undefined,
+      });
     this.windowId = opts.windowId ?? shortId("window", 4);
     this.installationId = opts.installationId ?? this.ensureInstallationId();
     this.baseInstructions = opts.settings.base_instructions ?? DEFAULT_BASE_INSTRUCTIONS;
     this.protectedPaths = protectedPathsFor(opts.home, opts.store.path);
-    this.responders = createResponders();
+    this.agents = new Agents(this);
+    this.responders = createResponders({ lineage: (id) => this.agents.lineage(id) });
     this.broker = createBroker({
+      lineage: (id) => this.agents.lineage(id),
+      attribute: (id) => this.agents.info(id),
       bus: this.bus,
       store: this.questionStore(),
       onPendingChange: (threadId, count) => this.threads.get(threadId)?.onPendingQuestions(count),
@@ -224,6 +240,7 @@ export class Runtime {
         ...(opts.writableRoots?.length ? { writable_roots: opts.writableRoots } : {}),
         ...(opts.ephemeral ? { ephemeral: true } : {}),
         ...(opts.disabledTools?.length ? { disabled_tools: opts.disabledTools } : {}),
+        ...opts.extraSettings,
       },
     };
     // Stored with its first turn (persistThread): a thread that never gets input leaves nothing.
@@ -275,6 +292,13 @@ export class Runtime {
     if (existing) return existing;
     const record = this.store.getThread(id);
     if (!record) throw new Error(`no thread with id ${id}; run \`tandem threads\` to list threads`);
+    // A sub-agent opens through its working ancestor, which reopens its working children (issue 14).
+    const ancestor = this.agents.workingAncestor(id);
+    if (ancestor) {
+      this.openThread(ancestor);
+      const opened = this.threads.get(id);
+      if (opened) return opened;
+    }
     // Before anything is written: a thread another process drives is refused untouched.
     this.takeLease(id);
     const settings = { ...record.settings };
@@ -293,10 +317,18 @@ export class Runtime {
 
     const pending = this.store.pendingQuestions(id);
     const pendingCalls = new Set(pending.map((q) => q.call_id));
+    // Sub-agents that were working open again (their questions re-asked); a call that waited on
+    // them (wait_agent) runs again instead of being marked aborted (issue 14).
+    this.agents.reopen(id);
+    const rerun = orphanCalls(history).filter(
+      (c) => !pendingCalls.has(c.call_id) && this.agents.rerunsOnResume(c),
+    );
+    const rerunIds = new Set(rerun.map((c) => c.call_id));
     for (const call of orphanCalls(history)) {
-      if (!pendingCalls.has(call.call_id)) thread.recordItem(outputFor(call, ABORTED_OUTPUT), null);
+      if (!pendingCalls.has(call.call_id) && !rerunIds.has(call.call_id))
+        thread.recordItem(outputFor(call, ABORTED_OUTPUT), null);
     }
-    if (pending.length) {
+    if (pending.length || rerun.length) {
       const calls = new Map(history.filter(isToolCall).map((c) => [c.call_id, c]));
       const seen = new Set<string>();
       const resumed = pending
@@ -311,7 +343,12 @@ export class Runtime {
               ? this.redispatch(thread, calls.get(q.call_id)!, signal)
               : this.reask(thread, q, signal),
         }));
-      if (resumed.length) thread.resumeTurn(pending[0].turn_id, resumed);
+      for (const call of rerun)
+        resumed.push({ call, run: (signal) => this.redispatch(thread, call, signal) });
+      const turnId =
+        pending[0]?.turn_id ??
+        stored.find((s) => "call_id" in s.item && s.item.call_id === rerun[0]?.call_id)?.turn_id;
+      if (resumed.length && turnId) thread.resumeTurn(turnId, resumed);
     }
     return thread;
   }
@@ -343,9 +380,12 @@ export class Runtime {
     // Tools the thread switched off (a client's per-thread config) are never registered: a call
     // to one is an unknown tool, like any name the model makes up.
     const off = new Set((record.settings as { disabled_tools?: string[] }).disabled_tools ?? []);
+    // A sub-agent role may allow only some tools (runtime/agents/roles.ts).
+    const allowedList = (record.settings as { allowed_tools?: string[] }).allowed_tools;
+    const allowed = allowedList ? new Set(allowedList) : undefined;
     const register = registry.register.bind(registry);
     registry.register = (tool) => {
-      if (!off.has(tool.name)) register(tool);
+      if (!off.has(tool.name) && (!allowed || allowed.has(tool.name))) register(tool);
     };
     const exec = createExecTools({
       sessions,
@@ -389,6 +429,8 @@ export class Runtime {
           }),
       }),
     );
+    if (!(record.settings as { ephemeral?: boolean }).ephemeral)
+      for (const tool of this.agents.tools(record.cwd)) registry.register(tool);
     registry.addHooks(patchApprovalHook);
     registry.addHooks(workspaceDiffHooks((id) => this.threads.get(id)));
     for (const h of this.hooks) registry.addHooks(h);

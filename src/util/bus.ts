@@ -5,6 +5,8 @@
  *   never reaches the publisher or other subscribers.
  * - The last `replay` events are kept so a reconnecting client can resume after a `seq`
  *   (`since`) without losing events; `since` older than the buffer reports `gap: true`.
+ * - A subscriber for one thread gets that thread's events, and those `related` says also belong
+ *   to it (a sub-agent's question events reach its root thread's subscribers, Q14).
  */
 import type { Event, Stamped } from "../protocol/events.js";
 
@@ -23,7 +25,14 @@ export interface Bus {
   readonly listenerCount: number;
 }
 
-export function createBus(opts: { replay?: number; onSubscriberError?: (err: unknown) => void } = {}): Bus {
+export interface BusOptions {
+  replay?: number;
+  onSubscriberError?: (err: unknown) => void;
+  /** Other thread ids an event belongs to, besides its own `thread_id` (must not throw). */
+  related?: (event: Event) => readonly string[] | undefined;
+}
+
+export function createBus(opts: BusOptions = {}): Bus {
   const capacity = opts.replay ?? 10_000;
   const ring: Stamped[] = [];
   const listeners = new Set<{ fn: Listener; threadId?: string }>();
@@ -32,7 +41,9 @@ export function createBus(opts: { replay?: number; onSubscriberError?: (err: unk
     opts.onSubscriberError ?? ((err) => process.emitWarning(`event subscriber failed: ${String(err)}`));
 
   const matches = (threadId: string | undefined, s: Stamped) =>
-    !threadId || ("thread_id" in s.event && s.event.thread_id === threadId);
+    !threadId ||
+    ("thread_id" in s.event && s.event.thread_id === threadId) ||
+    (opts.related?.(s.event)?.includes(threadId) ?? false);
 
   return {
     get lastSeq() {
