@@ -48,6 +48,17 @@ await questionRoundTripStdio();
   await mcpStartup();
 }
 {
+  const { webBundleSize } = await import("../src/surfaces/http/web/size.js");
+  const { line } = await import("./stats.js");
+  const w = webBundleSize();
+  const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+  line(
+    "web app: first load, gzipped (index.html, script, styles)",
+    w.firstLoad ? `${kb(w.firstLoad)}; lazy chunks ${kb(w.lazy)}` : "not built (npm run build)",
+    "< 150 KB",
+  );
+}
+{
   const { benchRender, benchOpen } = await import("../src/surfaces/tui/bench.js");
   const { fmt, line } = await import("./stats.js");
   const fast = await benchRender(5000);
@@ -59,4 +70,9 @@ await questionRoundTripStdio();
   );
   const open = await benchOpen(2000);
   line("TUI: open a resumed thread of 2,000 items", fmt(open.ms));
+}
+{
+  const { longSession, resumeCompacted } = await import("./compaction.js");
+  await longSession();
+  await resumeCompacted();
 }

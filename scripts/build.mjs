@@ -30,11 +30,16 @@ await build({
   define: { __TANDEM_VERSION__: JSON.stringify(version) },
 });
 
-// Vite 8 transforms TSX itself (oxc), so no framework plugin is needed.
+// Vite 8 transforms TSX itself (oxc), so no framework plugin is needed. Always the production
+// build of React and friends, also when the caller's NODE_ENV says otherwise (vitest's global
+// setup runs this script with NODE_ENV=test): the same bytes whoever builds.
+process.env.NODE_ENV = "production";
 await viteBuild({
   configFile: false,
   root: new URL("../web", import.meta.url).pathname,
   base: "/",
+  mode: "production",
+  define: { "process.env.NODE_ENV": JSON.stringify("production") },
   logLevel: "warn",
   oxc: { jsx: { runtime: "automatic" } },
   build: {

@@ -221,6 +221,15 @@ function onEvent(e: Event): void {
   if ("thread_id" in e && e.thread_id && e.thread_id === app.current) {
     if (loading === e.thread_id) buffered.push(e);
     else app.transcript.apply(e);
+    if (
+      e.type === "item.completed" &&
+      e.item.type === "user_message" &&
+      sentImages?.threadId === e.thread_id
+    ) {
+      const entry = app.transcript.get(e.item.id);
+      if (entry?.kind === "user") app.transcript.put({ ...entry, images: sentImages.images });
+      sentImages = null;
+    }
   }
   changed();
 }
@@ -261,6 +270,9 @@ async function loadThread(id: string): Promise<void> {
 }
 
 /** Sends `text`: a new turn, or steering input while a turn runs; creates a thread if none. */
+/** Images of the message being sent: its `user_message` item carries text only. */
+let sentImages: { threadId: string; images: string[] } | null = null;
+
 export async function send(text: string, mode: "plan" | "default", images: string[] = []): Promise<void> {
   let id = app.current;
   if (!id) {
@@ -270,13 +282,16 @@ export async function send(text: string, mode: "plan" | "default", images: strin
     id = t.id;
   }
   const t = app.threads.get(id);
-  if (t?.active_turn_id) await api("POST", `/thread/${enc(id)}/steer`, { text });
-  else
-    await api("POST", `/thread/${enc(id)}/turn`, {
-      text,
-      ...(images.length ? { images } : {}),
-      options: { mode },
-    });
+  if (t?.active_turn_id) {
+    await api("POST", `/thread/${enc(id)}/steer`, { text });
+    return;
+  }
+  sentImages = images.length ? { threadId: id, images } : null;
+  await api("POST", `/thread/${enc(id)}/turn`, {
+    text,
+    ...(images.length ? { images } : {}),
+    options: { mode },
+  });
 }
 
 export async function createThread(body: { cwd?: string; model?: string; mode: string }): Promise<void> {

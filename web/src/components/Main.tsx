@@ -6,6 +6,7 @@
  */
 import { useRef, useState } from "react";
 import { printable } from "../../../src/util/printable.js";
+import { imageDataUrl } from "../lib/image.js";
 import { app, basename, changed, createThread, interrupt, send, shortId } from "../state.js";
 import { statusText } from "./Side.js";
 import { Transcript } from "./Transcript.js";
@@ -96,16 +97,22 @@ function Composer() {
   const [mode, setMode] = useState<"plan" | "default">(t?.mode ?? "plan");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
+  const [images, setImages] = useState<string[]>([]);
   const box = useRef<HTMLTextAreaElement>(null);
   const go = async () => {
     const el = box.current;
     const text = el?.value.trim() ?? "";
     if (!el || !text || busy) return;
+    if (running && images.length) {
+      setError("Images go with a new message: steering input is text only.");
+      return;
+    }
     setBusy(true);
     setError("");
     try {
-      await send(text, mode);
+      await send(text, mode, images);
       el.value = "";
+      setImages([]);
     } catch (e) {
       setError((e as Error).message);
     } finally {
@@ -139,7 +146,45 @@ function Composer() {
           }
         }}
       />
+      {images.length > 0 && (
+        <ul className="attachments" aria-label="Attached images">
+          {images.map((src, i) => (
+            <li key={src}>
+              <img src={src} alt={`attachment ${i + 1}`} />
+              <button
+                type="button"
+                className="small secondary"
+                aria-label={`Remove attachment ${i + 1}`}
+                onClick={() => setImages((all) => all.filter((x) => x !== src))}
+              >
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       <div className="row">
+        <label className="button secondary attach">
+          Image
+          <input
+            id="composer-images"
+            type="file"
+            accept="image/*"
+            multiple
+            className="visually-hidden"
+            onChange={async (ev) => {
+              const input = ev.currentTarget;
+              const files = [...(input.files ?? [])].slice(0, 8 - images.length);
+              input.value = "";
+              try {
+                const urls = await Promise.all(files.map((f) => imageDataUrl(f)));
+                setImages((all) => [...all, ...urls].slice(0, 8));
+              } catch (e) {
+                setError(`Could not read the image: ${(e as Error).message}`);
+              }
+            }}
+          />
+        </label>
         <select
           id="composer-mode"
           aria-label="Mode"

@@ -211,11 +211,15 @@ export function Sheet({ req, elsewhere }: { req: QuestionRequest; elsewhere: Set
     : n > 1
       ? `${n} questions`
       : req.questions[0].header || "Question";
+  // A sub-agent's request names it (SPEC Q14); read loosely, older servers do not send it.
+  const agent = (req as { agent?: { nickname?: string; role?: string } }).agent;
   const asker = req.elicitation
     ? `MCP server "${req.elicitation.server}" asks`
-    : req.source === "internal"
-      ? "Tandem asks"
-      : "The agent asks";
+    : agent?.nickname
+      ? `Sub-agent ${agent.nickname}${agent.role && agent.role !== "default" ? ` (${agent.role})` : ""} asks`
+      : req.source === "internal"
+        ? "Tandem asks"
+        : "The agent asks";
   const left = done ? null : countdownText(req);
   const urgent = left !== null && req.deadline !== null && req.deadline - serverNow() < 10_000;
   return (

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { webAssets, webRoutes } from "./index.js";
+import { webBundleSize } from "./size.js";
 
 const WEB_SRC = join(import.meta.dirname, "../../../../web/src");
 function sources(dir = WEB_SRC): Array<{ path: string; text: string }> {
@@ -69,5 +70,14 @@ describe("web app assets", () => {
     // Nothing outside the built app is reachable.
     expect((await app.request("/../package.json")).status).toBe(404);
     expect((await app.request("/assets/../../package.json")).status).toBe(404);
+  });
+
+  // Fails if the first load grows past the budget (issue 15: < 150 KB gzipped), e.g. highlight.js
+  // loaded eagerly instead of on the first code block, or a development build of React.
+  it("first load stays under 150 KB gzipped, with highlighting loaded on demand", () => {
+    const size = webBundleSize();
+    expect(size.firstLoad).toBeGreaterThan(10_000);
+    expect(size.firstLoad).toBeLessThan(150 * 1024);
+    expect(size.lazy).toBeGreaterThan(5_000);
   });
 });
