@@ -11,7 +11,16 @@
  * The reporter prints one summary line naming each missing tool and the command that installs it.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { delimiter, join } from "node:path";
 
 function onPath(name: string): boolean {
@@ -32,7 +41,25 @@ export const SYSTEM_TOOLS = {
   },
   tmux: { install: "apt-get install tmux", probe: () => spawnSync("tmux", ["-V"]).status === 0 },
   chromium: { install: "apt-get install chromium", probe: () => onPath("chromium") },
+  // Debian keeps postgres off PATH, under /usr/lib/postgresql/<version>/bin (test/infra/postgres.ts).
+  postgres: {
+    install: "apt-get install postgresql",
+    probe: () =>
+      readdirOr("/usr/lib/postgresql").some((v) => existsSync(`/usr/lib/postgresql/${v}/bin/initdb`)),
+  },
+  "nats-server": {
+    install: "apt-get install nats-server",
+    probe: () => spawnSync("nats-server", ["--version"]).status === 0,
+  },
 } as const;
+
+function readdirOr(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
 
 export type SystemTool = keyof typeof SYSTEM_TOOLS;
 

@@ -163,5 +163,11 @@ export const Settings = z.strictObject({
   stream_max_retries: z.number().int().min(0).default(4),
   stream_idle_timeout_ms: z.number().int().positive().default(300_000),
   retry_base_ms: z.number().int().min(0).default(500),
+  /** Where threads are stored: a file path (SQLite) or a postgres:// URL (issue 16, docs/scale-out.md). */
+  store: z
+    .strictObject({
+      url: z.string().min(1).optional().describe("SQLite file path or postgres://user@host/db URL"),
+    })
+    .optional(),
 });
 export type Settings = z.infer<typeof Settings>;

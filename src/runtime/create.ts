@@ -1,6 +1,6 @@
 /**
- * Builds a Runtime from configuration: settings (config.toml ← --config), the SQLite store
- * at `$TANDEM_HOME/state.db`, and the provider's model client. Surfaces call this once.
+ * Builds a Runtime from configuration: settings (config.toml ← --config), the store (`--store`,
+ * else `store.url`, else SQLite at `$TANDEM_HOME/state.db`), and the provider's model client. Surfaces call this once.
  */
 
 import { join } from "node:path";
@@ -21,6 +21,10 @@ export interface CreateRuntimeOptions {
   ids?: IdSource;
   model?: ModelClient;
   env?: NodeJS.ProcessEnv;
+  /** Store target (`--store`): a path or a postgres:// URL; else `store.url`, else the home's state.db. */
+  store?: string;
+  /** This node's id on its thread leases (PostgreSQL store; `tandem serve --node-id`). */
+  node?: string;
 }
 
 export class MissingKeyError extends ConfigError {}
@@ -53,7 +57,7 @@ export function createRuntime(opts: CreateRuntimeOptions = {}): {
           apiKey,
           idleTimeoutMs: settings.stream_idle_timeout_ms,
         }));
-  const store = openStore(join(home, "state.db"));
+  const store = openStore(opts.store ?? settings.store?.url ?? join(home, "state.db"), { node: opts.node });
   const runtime = new Runtime({ settings, store, model, provider, ids: opts.ids, home });
   return { runtime, warnings, settings, provider };
 }

@@ -1,7 +1,8 @@
 /**
  * Durability across real processes: a child appending items is `kill -9`ed mid-loop, and two
  * children append to one thread at once. Children run src/store/testdata/append-child.ts
- * through tsx against a real SQLite file.
+ * through tsx against each store: a real SQLite file and, where postgres is installed, a real
+ * PostgreSQL database (an item is durable once appendItem returned, on both).
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -9,8 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openStore } from "./sqlite.js";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startPostgres, type TestPostgres } from "../../test/infra/postgres.js";
+import { missing } from "../../test/system-tools.js";
+import { openStore } from "./index.js";
 
 const CHILD = fileURLToPath(new URL("./testdata/append-child.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -61,11 +64,18 @@ function runChild(db: string, threadId: string, count: number, killAfter?: numbe
 
 let dir: string;
 let dbPath: string;
+let pg: TestPostgres | undefined;
+let n = 0;
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "tandem-store-crash-"));
-  dbPath = join(dir, "state.db");
-  const store = openStore(dbPath);
+beforeAll(async () => {
+  if (!missing("postgres").length) pg = await startPostgres();
+}, 60_000);
+afterAll(() => pg?.stop());
+
+/** A fresh store target with thread t1: a file, or a new PostgreSQL database. */
+function fresh(kind: "sqlite" | "postgres"): string {
+  const target = kind === "sqlite" ? join(dir, "state.db") : pg!.createDatabase(`crash_${++n}`);
+  const store = openStore(target);
   store.createThread({
     id: "t1",
     session_id: "t1",
@@ -80,6 +90,11 @@ beforeEach(() => {
     settings: {},
   });
   store.close();
+  return target;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "tandem-store-crash-"));
 });
 
 afterEach(() => {
@@ -95,7 +110,16 @@ function integrity(path: string): string {
   }
 }
 
-describe("SQLite store across processes", () => {
+const kinds = [
+  { kind: "sqlite" as const, skip: false },
+  { kind: "postgres" as const, skip: missing("postgres").length > 0 },
+];
+describe.each(kinds)("$kind store across processes", ({ kind, skip }) => {
+  beforeEach((ctx) => {
+    if (skip) ctx.skip();
+    dbPath = fresh(kind);
+  });
+
   it("keeps every committed item, contiguous, after kill -9 (three crashes in a row)", async () => {
     let total = 0;
     for (const killAfter of [250, 400, 300]) {
@@ -106,7 +130,7 @@ describe("SQLite store across processes", () => {
       expect(run.seqs[0]).toBe(total + 1);
       const printedMax = run.seqs[run.seqs.length - 1];
 
-      expect(integrity(dbPath)).toBe("ok");
+      if (kind === "sqlite") expect(integrity(dbPath)).toBe("ok");
       const store = openStore(dbPath);
       try {
         const items = store.loadItems("t1");
@@ -136,7 +160,7 @@ describe("SQLite store across processes", () => {
     // Overlap depends on process start-up timing, so it is reported rather than asserted.
     const interleaved = a.seqs[per - 1] - a.seqs[0] !== per - 1;
     console.log(`[store concurrent] writers interleaved: ${interleaved}`);
-    expect(integrity(dbPath)).toBe("ok");
+    if (kind === "sqlite") expect(integrity(dbPath)).toBe("ok");
     const store = openStore(dbPath);
     try {
       expect(store.countItems("t1")).toBe(2 * per);

@@ -20,6 +20,14 @@ export interface Lease {
   since: number;
   /** Random per-process token: only the holder releases or renews its own lease. */
   token: string;
+  /** PostgreSQL store only: the holder's `--node-id` (where to forward its threads' requests). */
+  node?: string | null;
+  /** PostgreSQL store only: the fencing number, bumped each time another holder takes it. */
+  generation?: number;
+  /** PostgreSQL store only: when the lease lapses unless renewed (database clock, ms). */
+  expires?: number;
+  /** PostgreSQL store only: the lease has lapsed (its holder stopped renewing: dead or cut off). */
+  expired?: boolean;
 }
 
 export type LeaseResult = { ok: true } | { ok: false; holder: Lease };

@@ -5,7 +5,7 @@
  * parent stops reading (EPIPE).
  */
 import { writeSync } from "node:fs";
-import { openStore } from "../sqlite.js";
+import { openStore } from "../index.js";
 
 const [dbPath, threadId, countArg] = process.argv.slice(2);
 const count = Number(countArg ?? "0");

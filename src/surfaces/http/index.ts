@@ -18,6 +18,7 @@ import { networkInterfaces } from "node:os";
 import { parseArgs } from "node:util";
 import { ConfigError } from "../../config/load.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { StoreError } from "../../store/errors.js";
 import { argError } from "../../util/cli-args.js";
 import { isLoopbackHost } from "../../util/loopback.js";
 import { generateToken } from "./auth.js";
@@ -26,13 +27,17 @@ import { startHttpServer } from "./server.js";
 export { createHttpApp, type HttpAppOptions } from "./app.js";
 export { type HttpServer, type HttpServerOptions, startHttpServer } from "./server.js";
 
-export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--token T] [--responder] [-c key=value…] [-m model]
+export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--token T] [--responder] [--store URL] [--node-id ID]
+                   [-c key=value…] [-m model]
 
   --port N     port to listen on (default 0: a free port, printed at start)
   --host H     interface to bind (default 127.0.0.1; anything else exposes the server)
   --token T    bearer token for the API (default: $TANDEM_SERVE_TOKEN, else a random one)
   --responder  questions may wait for API clients that poll GET /question (without it, only
                an open web page or an SSE ?responder= connection counts as someone to answer)
+  --store URL  where threads are stored: a SQLite file path or postgres://user@host/db
+               (default: store.url in config, else $TANDEM_HOME/state.db; see docs/scale-out.md)
+  --node-id ID this node's name on the threads it owns (PostgreSQL store; default: the host name)
   -c key=val   override a config setting (repeatable)
   -m model     model for new threads`;
 
@@ -46,6 +51,8 @@ export async function runServe(argv: string[]): Promise<number> {
     model?: string;
     help?: boolean;
     responder?: boolean;
+    store?: string;
+    "node-id"?: string;
   };
   try {
     v = parseArgs({
@@ -58,6 +65,8 @@ export async function runServe(argv: string[]): Promise<number> {
         model: { type: "string", short: "m" },
         help: { type: "boolean", short: "h" },
         responder: { type: "boolean" },
+        store: { type: "string" },
+        "node-id": { type: "string" },
       },
     }).values;
   } catch (e) {
@@ -84,7 +93,7 @@ export async function runServe(argv: string[]): Promise<number> {
   if (v.model) overrides.push(`model=${JSON.stringify(v.model)}`);
   let runtime: ReturnType<typeof createRuntime>["runtime"];
   try {
-    const created = createRuntime({ overrides });
+    const created = createRuntime({ overrides, store: v.store, node: v["node-id"] });
     runtime = created.runtime;
     for (const w of created.warnings) err(`warning: ${w}`);
   } catch (e) {
@@ -95,6 +104,10 @@ export async function runServe(argv: string[]): Promise<number> {
     if (e instanceof ConfigError) {
       err(e.message);
       return 2;
+    }
+    if (StoreError.isInstance(e)) {
+      err(e.message);
+      return 1;
     }
     throw e;
   }

@@ -16,44 +16,14 @@
  * - Stored JSON is ours and is trusted on read (validated at the boundaries, not here).
  */
 import { closeSync, mkdirSync, openSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import { addUsage, emptyUsage, type Usage } from "../protocol/events.js";
-import type { ResponseItem } from "../protocol/items.js";
-import type { QuestionOutcome, QuestionRequest } from "../protocol/questions.js";
-import { type Lease, type LeaseResult, leaseIsStale } from "./lease.js";
-import type { Store, StoredItem, StoredQuestion, ThreadRecord, TurnRecord } from "./types.js";
-
-/** `$TANDEM_HOME` when set and non-empty, else `~/.tandem`. */
-export function tandemHome(): string {
-  const env = process.env.TANDEM_HOME;
-  return env ? env : join(homedir(), ".tandem");
-}
-
-/** `<home>/state.db`. */
-export function defaultStorePath(home = tandemHome()): string {
-  return join(home, "state.db");
-}
-
-export type StoreErrorCode = "not_found" | "conflict" | "schema" | "open";
-
-const STORE_ERROR = Symbol.for("tandem.store.error");
-
-/** A local (non-wire) store failure. `isInstance` survives duplicate copies of this module. */
-export class StoreError extends Error {
-  readonly [STORE_ERROR] = true;
-  constructor(
-    readonly code: StoreErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = "StoreError";
-  }
-  static isInstance(e: unknown): e is StoreError {
-    return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[STORE_ERROR] === true;
-  }
-}
+import { addUsage, emptyUsage, type Usage } from "../../protocol/events.js";
+import type { ResponseItem } from "../../protocol/items.js";
+import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
+import { StoreError } from "../errors.js";
+import { type Lease, type LeaseResult, leaseIsStale } from "../lease.js";
+import type { Store, StoredItem, StoredQuestion, ThreadRecord, TurnRecord } from "../types.js";
 
 /**
  * Schema migrations; `PRAGMA user_version` = number applied. Append only: never edit a
@@ -151,7 +121,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * `StoreError("open")` if it cannot be opened (a non-directory in the path, no permission, a
  * file that is not an SQLite database).
  */
-export function openStore(path: string): Store {
+export function openSqliteStore(path: string): Store {
   try {
     return openOrThrow(path);
   } catch (e) {

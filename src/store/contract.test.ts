@@ -1,0 +1,32 @@
+/**
+ * The store contract suite (./contract.suite.ts) against both implementations: SQLite files in
+ * a temp dir, and a real PostgreSQL server (test/infra/postgres.ts) with one fresh database per
+ * test. PostgreSQL runs are skipped, with the reason, where postgres is not installed.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe } from "vitest";
+import { startPostgres, type TestPostgres } from "../../test/infra/postgres.js";
+import { missing } from "../../test/system-tools.js";
+import { storeContract } from "./contract.suite.js";
+
+describe("SQLite store", () => {
+  let dir: string;
+  let n = 0;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "tandem-contract-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  storeContract(() => join(dir, `s${++n}`, "state.db"));
+});
+
+describe.skipIf(missing("postgres").length > 0)("PostgreSQL store", () => {
+  let pg: TestPostgres;
+  let n = 0;
+  beforeAll(async () => {
+    pg = await startPostgres();
+  }, 60_000);
+  afterAll(() => pg?.stop());
+  storeContract(() => pg.createDatabase(`contract_${++n}`));
+});

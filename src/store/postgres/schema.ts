@@ -1,0 +1,90 @@
+/**
+ * The PostgreSQL schema: the same tables and meaning as the SQLite store (../sqlite/store.ts),
+ * plus what many nodes need. Migrations are append only (never edit a shipped entry) and run
+ * in one transaction under an advisory lock, so nodes starting together apply each once;
+ * `tandem_schema.version` = number applied.
+ *
+ * Differences from SQLite, all internal:
+ * - `threads.item_count` is the last seq: `appendItem` bumps it and inserts the item in ONE
+ *   statement (the row lock orders concurrent appenders), so seqs stay contiguous 1..N.
+ * - `threads.lease_generation` is the fencing number: taking the lease from another holder bumps
+ *   it under the thread's row lock, and every write for a thread this process leased checks it
+ *   under that same lock, so a node that lost the lease cannot write (../lease.ts, ./worker.ts).
+ * - `thread_leases` holds the live holder with an expiry in the database's clock (renewed by the
+ *   holder); JSON stays TEXT so items read back byte for byte as written.
+ */
+
+export const PG_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE threads (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    parent_id TEXT,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL,
+    cwd TEXT NOT NULL,
+    model TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    title TEXT NOT NULL,
+    status TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    usage TEXT,
+    item_count INTEGER NOT NULL DEFAULT 0,
+    lease_generation BIGINT NOT NULL DEFAULT 0
+  );
+  CREATE INDEX threads_by_updated ON threads (updated_at DESC, id DESC);
+
+  CREATE TABLE items (
+    thread_id TEXT NOT NULL REFERENCES threads (id),
+    seq INTEGER NOT NULL,
+    turn_id TEXT,
+    type TEXT NOT NULL,
+    call_id TEXT,
+    json TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (thread_id, seq)
+  );
+
+  CREATE TABLE turns (
+    ord BIGSERIAL,
+    id TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL REFERENCES threads (id),
+    started_at BIGINT NOT NULL,
+    ended_at BIGINT,
+    status TEXT NOT NULL,
+    usage TEXT,
+    error TEXT
+  );
+  CREATE INDEX turns_by_thread ON turns (thread_id, started_at, ord);
+
+  CREATE TABLE questions (
+    ord BIGSERIAL,
+    request_id TEXT PRIMARY KEY,
+    thread_id TEXT NOT NULL REFERENCES threads (id),
+    turn_id TEXT NOT NULL,
+    call_id TEXT NOT NULL,
+    request TEXT NOT NULL,
+    outcome TEXT,
+    created_at BIGINT NOT NULL,
+    settled_at BIGINT
+  );
+  CREATE INDEX questions_pending ON questions (thread_id, created_at, ord) WHERE outcome IS NULL;
+  CREATE INDEX questions_pending_all ON questions (created_at, ord) WHERE outcome IS NULL;
+
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+  CREATE TABLE thread_leases (
+    thread_id TEXT PRIMARY KEY REFERENCES threads (id),
+    token TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    node TEXT,
+    since BIGINT NOT NULL,
+    generation BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL
+  );
+  CREATE INDEX thread_leases_expiry ON thread_leases (expires_at);
+  `,
+];
+
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

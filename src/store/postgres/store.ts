@@ -1,0 +1,159 @@
+/**
+ * The PostgreSQL store (issue 16): the same `Store` contract as SQLite, for many `tandem serve`
+ * nodes sharing one database. Every method is synchronous (./bridge.ts) and returns only after
+ * its statement or transaction committed, so an item is durable once `appendItem` returns.
+ *
+ * Leases (beyond the SQLite contract): a lease lapses `ttlMs` after its last renewal (the
+ * worker renews every lease this process holds every ttl/3); a lapsed lease, or one whose
+ * holder is a dead pid on this host, may be taken. Taking it from another holder bumps the
+ * thread's generation, and every later write this process makes for a thread it leased is
+ * checked against that generation: after losing the lease, writes throw
+ * `StoreError("fenced")` and write nothing.
+ */
+import { hostname } from "node:os";
+import type { Usage } from "../../protocol/events.js";
+import type { ResponseItem } from "../../protocol/items.js";
+import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
+import { StoreError } from "../errors.js";
+import { type Lease, type LeaseResult, leaseIsStale } from "../lease.js";
+import type { Store, StoredItem, StoredQuestion, ThreadRecord, TurnRecord } from "../types.js";
+import { SyncBridge } from "./bridge.js";
+import { PG_MIGRATIONS } from "./schema.js";
+
+export interface PostgresStoreOptions {
+  /** This node's id, recorded on its leases (routing). Default: the host name. */
+  node?: string;
+  /** Lease lifetime without renewal (default 5000 ms, or $TANDEM_LEASE_TTL_MS). */
+  leaseTtlMs?: number;
+  /** How long one call may wait for the database (default 30 s). */
+  timeoutMs?: number;
+}
+
+/** The URL with its password replaced by `***`. */
+function redact(url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*:)[^@]*@/i, "$1***@");
+}
+
+export function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Store {
+  const ttl = opts.leaseTtlMs ?? (Number(process.env.TANDEM_LEASE_TTL_MS) || 5000);
+  const bridge = new SyncBridge({
+    url,
+    migrations: PG_MIGRATIONS,
+    ttlMs: ttl,
+    node: opts.node ?? hostname(),
+    timeoutMs: opts.timeoutMs ?? 30_000,
+  });
+  try {
+    bridge.call("init");
+  } catch (e) {
+    bridge.close();
+    if (StoreError.isInstance(e) && e.code === "schema") throw e;
+    throw new StoreError(
+      "open",
+      `cannot open the Tandem store ${redact(url)}: ${(e as Error).message}; check the URL and that the database accepts connections`,
+    );
+  }
+  return new PostgresStore(bridge, redact(url), opts.node ?? hostname());
+}
+
+export class PostgresStore implements Store {
+  constructor(
+    private readonly bridge: SyncBridge,
+    readonly path: string,
+    /** The node id written on this store's leases. */
+    readonly node: string,
+  ) {}
+
+  createThread(thread: ThreadRecord): void {
+    this.bridge.call("createThread", thread);
+  }
+  updateThread(id: string, patch: Partial<Omit<ThreadRecord, "id">>): void {
+    this.bridge.call("updateThread", id, patch);
+  }
+  getThread(id: string): ThreadRecord | undefined {
+    return this.bridge.call("getThread", id);
+  }
+  listThreads(opts: { limit?: number } = {}): ThreadRecord[] {
+    return this.bridge.call("listThreads", opts.limit === undefined || opts.limit < 0 ? null : opts.limit);
+  }
+  matchThreadIds(prefix: string, opts: { suffix?: boolean; limit?: number } = {}): string[] {
+    return this.bridge.call("matchThreadIds", prefix, opts.suffix === true, opts.limit ?? 20);
+  }
+  appendItem(threadId: string, turnId: string | null, item: ResponseItem): number {
+    const callId = "call_id" in item ? item.call_id : null;
+    return this.bridge.call("appendItem", threadId, turnId, item.type, callId, JSON.stringify(item));
+  }
+  loadItems(threadId: string): StoredItem[] {
+    return this.bridge.call("loadItems", threadId);
+  }
+  countItems(threadId: string): number {
+    return this.bridge.call("countItems", threadId);
+  }
+  putTurn(turn: TurnRecord): void {
+    this.bridge.call("putTurn", turn);
+  }
+  updateTurn(id: string, patch: Partial<Omit<TurnRecord, "id" | "thread_id">>): void {
+    this.bridge.call("updateTurn", id, patch);
+  }
+  listTurns(threadId: string): TurnRecord[] {
+    return this.bridge.call("listTurns", threadId);
+  }
+  addUsage(threadId: string, turnId: string | null, usage: Usage): Usage {
+    return this.bridge.call("addUsage", threadId, turnId, usage);
+  }
+  saveQuestion(request: QuestionRequest): void {
+    this.bridge.call("saveQuestion", request);
+  }
+  settleQuestion(requestId: string, outcome: QuestionOutcome): void {
+    this.bridge.call("settleQuestion", requestId, outcome);
+  }
+  updateQuestionDeadline(requestId: string, deadline: number | null): void {
+    this.bridge.call("updateQuestionDeadline", requestId, deadline);
+  }
+  getQuestion(requestId: string): StoredQuestion | undefined {
+    return this.bridge.call("getQuestion", requestId);
+  }
+  pendingQuestions(threadId?: string): QuestionRequest[] {
+    return this.bridge.call("pendingQuestions", threadId ?? null);
+  }
+  acquireLease(threadId: string, owner: Lease): LeaseResult {
+    const first = this.bridge.call<LeaseResult>("acquireLease", threadId, owner, null);
+    if (first.ok || !leaseIsStale(first.holder)) return first;
+    // A dead pid on this host: take it over now rather than after its lease lapses.
+    return this.bridge.call<LeaseResult>("acquireLease", threadId, owner, first.holder.token);
+  }
+  releaseLease(threadId: string, token: string): void {
+    this.bridge.call("releaseLease", threadId, token);
+  }
+  getLease(threadId: string): Lease | undefined {
+    return this.bridge.call("getLease", threadId);
+  }
+  getMeta(key: string): string | undefined {
+    return this.bridge.call("getMeta", key);
+  }
+  setMeta(key: string, value: string): void {
+    this.bridge.call("setMeta", key, value);
+  }
+
+  /** Threads this process leased and lost to another node since (their writes are fenced). */
+  lostLeases(): string[] {
+    return this.bridge.call("lostLeases");
+  }
+  /** Threads with a pending question and no live lease (a dead or drained node's), oldest first. */
+  orphanedThreads(limit = 50): string[] {
+    return this.bridge.call("orphanedThreads", limit);
+  }
+  /** Renews every held lease now (also done every ttl/3 in the background). */
+  renewLeases(): void {
+    this.bridge.call("renewNow");
+  }
+
+  close(): void {
+    this.bridge.close();
+  }
+}
+
+/** The PostgreSQL store behind `store`, if it is one. */
+export function asPostgresStore(store: Store): PostgresStore | undefined {
+  return store instanceof PostgresStore ? store : undefined;
+}

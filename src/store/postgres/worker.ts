@@ -1,0 +1,568 @@
+/**
+ * The PostgreSQL side of the sync bridge (./bridge.ts): runs in a worker thread, holds two `pg`
+ * clients (one for the store's operations, one for lease renewal so a renewal never waits
+ * behind, or lands inside, an operation's transaction) and answers one request at a time.
+ *
+ * `pgWorkerMain` is shipped to the worker as source text (`Function.prototype.toString`), so
+ * it must not reference anything outside its own body: it gets `require` and the worker data
+ * as arguments. Ops take and return plain JSON; rows are mapped to records here.
+ *
+ * Fencing: `held` maps each thread this process leased to the generation it got. Every write
+ * for such a thread checks `threads.lease_generation` under the thread's row lock (the lock a
+ * takeover needs to bump it), so once another node has taken the lease the write is refused
+ * with `fenced`. Renewal pushes `expires_at` of every held lease; a lease the renewal no longer
+ * finds is marked lost (the refusal then says so).
+ */
+
+export interface PgWorkerData {
+  url: string;
+  pgPath: string;
+  migrations: readonly string[];
+  ttlMs: number;
+  node: string | null;
+  flag: SharedArrayBuffer;
+  port: import("node:worker_threads").MessagePort;
+}
+
+export function pgWorkerMain(require: NodeRequire, data: PgWorkerData): void {
+  const pg = require(data.pgPath);
+  pg.types.setTypeParser(20, (v: string) => Number(v)); // int8 → number (ms timestamps)
+  const flag = new Int32Array(data.flag);
+  const NOW = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+  const USAGE_KEYS = [
+    "input_tokens",
+    "cached_input_tokens",
+    "output_tokens",
+    "reasoning_output_tokens",
+    "total_tokens",
+  ];
+  type Row = Record<string, any>;
+  const held = new Map<string, { generation: number; token: string; lost: boolean }>();
+  const db = new pg.Client({ connectionString: data.url, application_name: "tandem" });
+  const renewer = new pg.Client({ connectionString: data.url, application_name: "tandem-lease" });
+  let ready: Promise<void> | undefined;
+  let dead: string | undefined;
+
+  class OpError extends Error {
+    constructor(
+      readonly code: string,
+      message: string,
+    ) {
+      super(message);
+    }
+  }
+
+  const q = async (sql: string, params: unknown[] = []): Promise<Row[]> => (await db.query(sql, params)).rows;
+  async function tx<T>(fn: () => Promise<T>): Promise<T> {
+    await db.query("BEGIN");
+    try {
+      const out = await fn();
+      await db.query("COMMIT");
+      return out;
+    } catch (e) {
+      await db.query("ROLLBACK").catch(() => {});
+      throw e;
+    }
+  }
+  const gen = (threadId: string) => held.get(threadId)?.generation ?? null;
+  function fencedError(what: string, threadId: string): OpError {
+    const h = held.get(threadId);
+    return new OpError(
+      "fenced",
+      `${what}: this node lost the lease on thread ${threadId} (generation ${h?.generation}) to another node; ` +
+        "the write was refused and nothing was written",
+    );
+  }
+  /** After a fenced statement touched no row: unknown thread, or the fence refused it. */
+  async function whyNoRow(what: string, threadId: string): Promise<never> {
+    const rows = await q("SELECT lease_generation FROM threads WHERE id = $1", [threadId]);
+    if (!rows.length)
+      throw new OpError(
+        "not_found",
+        `${what}: thread ${threadId} does not exist; create it with createThread first`,
+      );
+    const h = held.get(threadId);
+    if (h) h.lost = true;
+    throw fencedError(what, threadId);
+  }
+  /** Locks the thread row (shared) and checks the fence, inside a transaction. */
+  async function checkFence(what: string, threadId: string): Promise<void> {
+    const g = gen(threadId);
+    if (g === null) return;
+    const rows = await q("SELECT lease_generation FROM threads WHERE id = $1 FOR SHARE", [threadId]);
+    if (rows.length && Number(rows[0].lease_generation) !== g) {
+      held.get(threadId)!.lost = true;
+      throw fencedError(what, threadId);
+    }
+  }
+  const threadCols =
+    "id, session_id, parent_id, created_at, updated_at, cwd, model, mode, title, status, settings";
+  const toThread = (r: Row): Row => {
+    const { usage, ...rest } = r;
+    return { ...rest, settings: JSON.parse(r.settings), ...(usage ? { usage: JSON.parse(usage) } : {}) };
+  };
+  const toTurn = (r: Row) => ({
+    id: r.id,
+    thread_id: r.thread_id,
+    started_at: r.started_at,
+    ended_at: r.ended_at,
+    status: r.status,
+    usage: r.usage === null ? null : JSON.parse(r.usage),
+    error: r.error,
+  });
+  const merge = (base: Row, patch: Row) => {
+    const out = { ...base };
+    for (const [k, v] of Object.entries(patch)) if (v !== undefined) out[k] = v;
+    return out;
+  };
+  const sumUsage = (total: Row | null, u: Row) => {
+    const out: Row = {};
+    for (const k of USAGE_KEYS) out[k] = (total?.[k] ?? 0) + (u[k] ?? 0);
+    return out;
+  };
+  const isUnique = (e: unknown) => (e as { code?: string }).code === "23505";
+  const isForeignKey = (e: unknown) => (e as { code?: string }).code === "23503";
+
+  async function migrate(): Promise<void> {
+    await tx(async () => {
+      await q("SELECT pg_advisory_xact_lock(7270160)");
+      await q("CREATE TABLE IF NOT EXISTS tandem_schema (version INTEGER NOT NULL)");
+      const rows = await q("SELECT version FROM tandem_schema");
+      const version = rows.length ? Number(rows[0].version) : 0;
+      if (!rows.length) await q("INSERT INTO tandem_schema (version) VALUES (0)");
+      if (version > data.migrations.length)
+        throw new OpError(
+          "schema",
+          `the PostgreSQL store is at schema version ${version} but this Tandem supports up to ` +
+            `${data.migrations.length}; upgrade Tandem or use another database`,
+        );
+      for (let v = version; v < data.migrations.length; v++) await q(data.migrations[v]);
+      await q("UPDATE tandem_schema SET version = $1", [data.migrations.length]);
+    });
+  }
+
+  const ops: Record<string, (...args: any[]) => Promise<unknown>> = {
+    async init() {},
+    async createThread(t: Row) {
+      try {
+        await q(`INSERT INTO threads (${threadCols}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, [
+          t.id,
+          t.session_id,
+          t.parent_id,
+          t.created_at,
+          t.updated_at,
+          t.cwd,
+          t.model,
+          t.mode,
+          t.title,
+          t.status,
+          JSON.stringify(t.settings),
+        ]);
+      } catch (e) {
+        if (isUnique(e))
+          throw new OpError(
+            "conflict",
+            `createThread: ${t.id} already exists; use the update method instead`,
+          );
+        throw e;
+      }
+    },
+    async updateThread(id: string, patch: Row) {
+      await tx(async () => {
+        const rows = await q(`SELECT ${threadCols}, lease_generation FROM threads WHERE id = $1 FOR UPDATE`, [
+          id,
+        ]);
+        if (!rows.length) throw new OpError("not_found", `updateThread: thread ${id} does not exist`);
+        const { lease_generation, ...row } = rows[0];
+        const g = gen(id);
+        if (g !== null && Number(lease_generation) !== g) {
+          held.get(id)!.lost = true;
+          throw fencedError("updateThread", id);
+        }
+        const current = toThread(row);
+        const { usage: _u, ...next } = merge(current, patch);
+        if (patch.updated_at === undefined) next.updated_at = Math.max(current.updated_at, Date.now());
+        await q(
+          "UPDATE threads SET session_id = $2, parent_id = $3, created_at = $4, updated_at = $5, cwd = $6, " +
+            "model = $7, mode = $8, title = $9, status = $10, settings = $11 WHERE id = $1",
+          [
+            id,
+            next.session_id,
+            next.parent_id,
+            next.created_at,
+            next.updated_at,
+            next.cwd,
+            next.model,
+            next.mode,
+            next.title,
+            next.status,
+            JSON.stringify(next.settings),
+          ],
+        );
+      });
+    },
+    async getThread(id: string) {
+      const rows = await q(`SELECT ${threadCols}, usage FROM threads WHERE id = $1`, [id]);
+      return rows.length ? toThread(rows[0]) : undefined;
+    },
+    async listThreads(limit: number | null) {
+      const rows = await q(
+        `SELECT ${threadCols}, usage FROM threads ORDER BY updated_at DESC, id DESC LIMIT $1`,
+        [limit],
+      );
+      return rows.map(toThread);
+    },
+    async matchThreadIds(p: string, suffix: boolean, limit: number) {
+      // left/right, not LIKE: an id fragment is compared literally (no % or _ wildcards).
+      const part = suffix ? "right(id, length($1))" : "left(id, length($1))";
+      const rows = await q(
+        `SELECT id FROM threads WHERE ${part} = $1 ORDER BY updated_at DESC, id DESC LIMIT $2`,
+        [p, limit],
+      );
+      return rows.map((r) => r.id);
+    },
+    async appendItem(
+      threadId: string,
+      turnId: string | null,
+      type: string,
+      callId: string | null,
+      json: string,
+    ) {
+      // One statement: the UPDATE takes the thread's row lock (ordering appenders and checking
+      // the fence on the newest row version) and gives the seq the INSERT uses.
+      const rows = await q(
+        `WITH t AS (UPDATE threads SET item_count = item_count + 1, updated_at = GREATEST(updated_at, $6) ` +
+          "WHERE id = $1 AND ($7::bigint IS NULL OR lease_generation = $7) RETURNING item_count) " +
+          "INSERT INTO items (thread_id, seq, turn_id, type, call_id, json, created_at) " +
+          "SELECT $1, t.item_count, $2, $3, $4, $5, $6 FROM t RETURNING seq",
+        [threadId, turnId, type, callId, json, Date.now(), gen(threadId)],
+      );
+      if (!rows.length) return whyNoRow("appendItem", threadId);
+      return rows[0].seq;
+    },
+    async loadItems(threadId: string) {
+      const rows = await q(
+        "SELECT seq, turn_id, json, created_at FROM items WHERE thread_id = $1 ORDER BY seq",
+        [threadId],
+      );
+      return rows.map((r) => ({
+        seq: r.seq,
+        thread_id: threadId,
+        turn_id: r.turn_id,
+        item: JSON.parse(r.json),
+        created_at: r.created_at,
+      }));
+    },
+    async countItems(threadId: string) {
+      const rows = await q("SELECT item_count FROM threads WHERE id = $1", [threadId]);
+      return rows.length ? rows[0].item_count : 0;
+    },
+    async putTurn(t: Row) {
+      const rows = await q(
+        "WITH t AS (SELECT id FROM threads WHERE id = $2 AND ($8::bigint IS NULL OR lease_generation = $8) FOR SHARE) " +
+          "INSERT INTO turns (id, thread_id, started_at, ended_at, status, usage, error) " +
+          "SELECT $1, t.id, $3, $4, $5, $6, $7 FROM t ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, " +
+          "ended_at = excluded.ended_at, status = excluded.status, usage = excluded.usage, error = excluded.error RETURNING id",
+        [
+          t.id,
+          t.thread_id,
+          t.started_at,
+          t.ended_at,
+          t.status,
+          t.usage ? JSON.stringify(t.usage) : null,
+          t.error,
+          gen(t.thread_id),
+        ],
+      );
+      if (!rows.length) await whyNoRow("putTurn", t.thread_id);
+    },
+    async updateTurn(id: string, patch: Row) {
+      await tx(async () => {
+        const rows = await q("SELECT * FROM turns WHERE id = $1 FOR UPDATE", [id]);
+        if (!rows.length)
+          throw new OpError("not_found", `updateTurn: turn ${id} does not exist; call putTurn first`);
+        await checkFence("updateTurn", rows[0].thread_id);
+        const next = merge(toTurn(rows[0]), patch);
+        await q(
+          "UPDATE turns SET started_at = $2, ended_at = $3, status = $4, usage = $5, error = $6 WHERE id = $1",
+          [
+            id,
+            next.started_at,
+            next.ended_at,
+            next.status,
+            next.usage ? JSON.stringify(next.usage) : null,
+            next.error,
+          ],
+        );
+      });
+    },
+    async listTurns(threadId: string) {
+      return (await q("SELECT * FROM turns WHERE thread_id = $1 ORDER BY started_at, ord", [threadId])).map(
+        toTurn,
+      );
+    },
+    async addUsage(threadId: string, turnId: string | null, u: Row) {
+      return tx(async () => {
+        const rows = await q("SELECT usage, lease_generation FROM threads WHERE id = $1 FOR UPDATE", [
+          threadId,
+        ]);
+        if (!rows.length) throw new OpError("not_found", `addUsage: thread ${threadId} does not exist`);
+        const g = gen(threadId);
+        if (g !== null && Number(rows[0].lease_generation) !== g) {
+          held.get(threadId)!.lost = true;
+          throw fencedError("addUsage", threadId);
+        }
+        const total = sumUsage(rows[0].usage ? JSON.parse(rows[0].usage) : null, u);
+        await q("UPDATE threads SET usage = $2 WHERE id = $1", [threadId, JSON.stringify(total)]);
+        if (turnId !== null) {
+          const turn = await q("SELECT usage FROM turns WHERE id = $1 AND thread_id = $2 FOR UPDATE", [
+            turnId,
+            threadId,
+          ]);
+          if (turn.length) {
+            const sum = sumUsage(turn[0].usage ? JSON.parse(turn[0].usage) : null, u);
+            await q("UPDATE turns SET usage = $2 WHERE id = $1", [turnId, JSON.stringify(sum)]);
+          }
+        }
+        return total;
+      });
+    },
+    async saveQuestion(r: Row) {
+      try {
+        const rows = await q(
+          "WITH t AS (SELECT id FROM threads WHERE id = $2 AND ($7::bigint IS NULL OR lease_generation = $7) FOR SHARE) " +
+            "INSERT INTO questions (request_id, thread_id, turn_id, call_id, request, created_at) " +
+            "SELECT $1, t.id, $3, $4, $5, $6 FROM t ON CONFLICT (request_id) DO NOTHING RETURNING request_id",
+          [
+            r.request_id,
+            r.thread_id,
+            r.turn_id,
+            r.call_id,
+            JSON.stringify(r),
+            r.created_at,
+            gen(r.thread_id),
+          ],
+        );
+        if (rows.length) return;
+        const known = await q("SELECT 1 FROM questions WHERE request_id = $1", [r.request_id]);
+        if (!known.length) await whyNoRow("saveQuestion", r.thread_id);
+        else await checkFence("saveQuestion", r.thread_id);
+      } catch (e) {
+        if (isForeignKey(e)) await whyNoRow("saveQuestion", r.thread_id);
+        throw e;
+      }
+    },
+    async settleQuestion(requestId: string, outcome: Row) {
+      await tx(async () => {
+        const rows = await q("SELECT thread_id FROM questions WHERE request_id = $1", [requestId]);
+        if (!rows.length) return;
+        await checkFence("settleQuestion", rows[0].thread_id);
+        await q(
+          `UPDATE questions SET outcome = $2, settled_at = $3 WHERE request_id = $1 AND outcome IS NULL`,
+          [requestId, JSON.stringify(outcome), Date.now()],
+        );
+      });
+    },
+    async updateQuestionDeadline(requestId: string, deadline: number | null) {
+      await tx(async () => {
+        const rows = await q(
+          "SELECT thread_id, request FROM questions WHERE request_id = $1 AND outcome IS NULL FOR UPDATE",
+          [requestId],
+        );
+        if (!rows.length) return;
+        await checkFence("updateQuestionDeadline", rows[0].thread_id);
+        const request = JSON.parse(rows[0].request);
+        request.deadline = deadline;
+        await q("UPDATE questions SET request = $2 WHERE request_id = $1", [
+          requestId,
+          JSON.stringify(request),
+        ]);
+      });
+    },
+    async getQuestion(requestId: string) {
+      const rows = await q("SELECT request, outcome FROM questions WHERE request_id = $1", [requestId]);
+      if (!rows.length) return undefined;
+      return {
+        request: JSON.parse(rows[0].request),
+        outcome: rows[0].outcome === null ? null : JSON.parse(rows[0].outcome),
+      };
+    },
+    async pendingQuestions(threadId: string | null) {
+      const rows =
+        threadId === null
+          ? await q("SELECT request FROM questions WHERE outcome IS NULL ORDER BY created_at, ord")
+          : await q(
+              "SELECT request FROM questions WHERE thread_id = $1 AND outcome IS NULL ORDER BY created_at, ord",
+              [threadId],
+            );
+      return rows.map((r) => JSON.parse(r.request));
+    },
+    /**
+     * Granted when free, already `owner`'s, expired, or held by `takeOver` (a holder the caller
+     * judged dead); taking it from another holder bumps the generation.
+     */
+    async acquireLease(threadId: string, owner: Row, takeOver: string | null) {
+      return tx(async () => {
+        const t = await q("SELECT lease_generation FROM threads WHERE id = $1 FOR UPDATE", [threadId]);
+        if (!t.length)
+          throw new OpError(
+            "not_found",
+            `acquireLease: thread ${threadId} does not exist; create it with createThread first`,
+          );
+        const l = await q(
+          `SELECT *, expires_at < ${NOW} AS expired FROM thread_leases WHERE thread_id = $1 FOR UPDATE`,
+          [threadId],
+        );
+        const holder = l[0];
+        const mine =
+          holder &&
+          holder.token === owner.token &&
+          Number(holder.generation) === Number(t[0].lease_generation);
+        if (holder && !mine && !holder.expired && holder.token !== takeOver)
+          return { ok: false, holder: toLease(holder) };
+        const generation = mine ? Number(holder.generation) : Number(t[0].lease_generation) + 1;
+        if (!mine) await q("UPDATE threads SET lease_generation = $2 WHERE id = $1", [threadId, generation]);
+        await q(
+          "INSERT INTO thread_leases (thread_id, token, pid, host, node, since, generation, expires_at) " +
+            `VALUES ($1, $2, $3, $4, $5, $6, $7, ${NOW} + $8) ON CONFLICT (thread_id) DO UPDATE SET token = excluded.token, ` +
+            "pid = excluded.pid, host = excluded.host, node = excluded.node, since = excluded.since, " +
+            "generation = excluded.generation, expires_at = excluded.expires_at",
+          [
+            threadId,
+            owner.token,
+            owner.pid,
+            owner.host,
+            data.node,
+            mine ? holder.since : owner.since,
+            generation,
+            data.ttlMs,
+          ],
+        );
+        held.set(threadId, { generation, token: owner.token, lost: false });
+        return { ok: true };
+      });
+    },
+    async releaseLease(threadId: string, token: string) {
+      await q("DELETE FROM thread_leases WHERE thread_id = $1 AND token = $2", [threadId, token]);
+      if (held.get(threadId)?.token === token) held.delete(threadId);
+    },
+    async getLease(threadId: string) {
+      const rows = await q(
+        `SELECT *, expires_at < ${NOW} AS expired FROM thread_leases WHERE thread_id = $1`,
+        [threadId],
+      );
+      return rows.length ? toLease(rows[0]) : undefined;
+    },
+    async getMeta(key: string) {
+      const rows = await q("SELECT value FROM meta WHERE key = $1", [key]);
+      return rows[0]?.value;
+    },
+    async setMeta(key: string, value: string) {
+      await q(
+        "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [key, value],
+      );
+    },
+    /** Threads this process leased and has since lost (renewal found another holder). */
+    async lostLeases() {
+      return [...held].filter(([, h]) => h.lost).map(([id]) => id);
+    },
+    async heldLeases() {
+      return [...held]
+        .filter(([, h]) => !h.lost)
+        .map(([id, h]) => ({ thread_id: id, generation: h.generation }));
+    },
+    /** Threads with a pending question and no live lease: a dead or drained node's work. */
+    async orphanedThreads(limit: number) {
+      const rows = await q(
+        "SELECT q.thread_id, MIN(q.created_at) AS first FROM questions q LEFT JOIN thread_leases l ON l.thread_id = q.thread_id " +
+          `WHERE q.outcome IS NULL AND (l.thread_id IS NULL OR l.expires_at < ${NOW}) GROUP BY q.thread_id ORDER BY first LIMIT $1`,
+        [limit],
+      );
+      return rows.map((r) => r.thread_id);
+    },
+    async renewNow() {
+      await renew();
+    },
+  };
+
+  function toLease(r: Row) {
+    return {
+      pid: r.pid,
+      host: r.host,
+      since: Number(r.since),
+      token: r.token,
+      node: r.node,
+      generation: Number(r.generation),
+      expires: Number(r.expires_at),
+      expired: r.expired === true,
+    };
+  }
+
+  async function renew(): Promise<void> {
+    const live = [...held].filter(([, h]) => !h.lost);
+    if (!live.length) return;
+    const rows = (
+      await renewer.query(
+        `UPDATE thread_leases l SET expires_at = ${NOW} + $1 FROM unnest($2::text[], $3::bigint[], $4::text[]) AS h(id, g, tok) ` +
+          "WHERE l.thread_id = h.id AND l.generation = h.g AND l.token = h.tok RETURNING l.thread_id",
+        [data.ttlMs, live.map(([id]) => id), live.map(([, h]) => h.generation), live.map(([, h]) => h.token)],
+      )
+    ).rows as Row[];
+    const renewed = new Set(rows.map((r) => r.thread_id));
+    for (const [id, h] of live) if (!renewed.has(id) && held.get(id) === h) h.lost = true;
+  }
+
+  let renewing = false;
+  const timer = setInterval(
+    () => {
+      if (renewing || dead) return;
+      renewing = true;
+      renew()
+        .catch(() => {}) // a failed renewal is retried; expiry then fences us out
+        .finally(() => {
+          renewing = false;
+        });
+    },
+    Math.max(50, Math.floor(data.ttlMs / 3)),
+  );
+
+  function reply(id: number, msg: Row): void {
+    data.port.postMessage({ id, ...msg });
+    Atomics.store(flag, 0, 1);
+    Atomics.notify(flag, 0);
+  }
+
+  let chain: Promise<void> = Promise.resolve();
+  data.port.on("message", (m: { id: number; op: string; args: unknown[] }) => {
+    chain = chain.then(async () => {
+      if (m.op === "close") {
+        clearInterval(timer);
+        await Promise.allSettled([db.end(), renewer.end()]);
+        reply(m.id, { ok: true });
+        data.port.close();
+        return;
+      }
+      try {
+        ready ??= (async () => {
+          await db.connect();
+          await renewer.connect();
+          db.on("error", (e: Error) => {
+            dead = e.message;
+          });
+          renewer.on("error", () => {});
+          await migrate();
+        })();
+        await ready;
+        if (dead) throw new OpError("unavailable", `the PostgreSQL connection was lost: ${dead}`);
+        const fn = ops[m.op];
+        if (!fn) throw new Error(`unknown store op ${m.op}`);
+        reply(m.id, { ok: true, value: await fn(...m.args) });
+      } catch (e) {
+        const err = e as { code?: string; message?: string };
+        const code = e instanceof OpError ? e.code : m.op === "init" ? "open" : undefined;
+        reply(m.id, { ok: false, code, pgCode: err.code, message: err.message ?? String(e) });
+      }
+    });
+  });
+}

@@ -1,0 +1,116 @@
+/**
+ * What only the SQLite store does (files, modes, pragmas, schema refusal, :memory:). The shared
+ * behaviour of every store is the contract suite (../contract.suite.ts).
+ */
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ResponseItem } from "../../protocol/items.js";
+import { defaultStorePath, openStore, SCHEMA_VERSION, type Store, StoreError, tandemHome } from "../index.js";
+import type { ThreadRecord } from "../types.js";
+
+let dir: string;
+let dbPath: string;
+const open: Store[] = [];
+
+function store(path = dbPath): Store {
+  const s = openStore(path);
+  open.push(s);
+  return s;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "tandem-store-"));
+  dbPath = join(dir, "nested", "home", "state.db");
+});
+
+afterEach(() => {
+  for (const s of open.splice(0)) s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function thread(id: string, over: Partial<ThreadRecord> = {}): ThreadRecord {
+  return {
+    id,
+    session_id: id,
+    parent_id: null,
+    created_at: 1000,
+    updated_at: 1000,
+    cwd: "/work",
+    model: "gpt-test",
+    mode: "default",
+    title: `thread ${id}`,
+    status: "idle",
+    settings: { effort: "high", nested: { policies: ["a", "b"] } },
+    ...over,
+  };
+}
+
+const msg = (text: string): ResponseItem => ({
+  type: "message",
+  role: "user",
+  content: [{ type: "input_text", text }],
+});
+
+describe("paths", () => {
+  it("uses $TANDEM_HOME, else ~/.tandem", () => {
+    const saved = process.env.TANDEM_HOME;
+    try {
+      process.env.TANDEM_HOME = "/tmp/th";
+      expect(tandemHome()).toBe("/tmp/th");
+      expect(defaultStorePath()).toBe("/tmp/th/state.db");
+      process.env.TANDEM_HOME = "";
+      expect(tandemHome()).toBe(join(homedir(), ".tandem"));
+      expect(defaultStorePath("/x")).toBe("/x/state.db");
+    } finally {
+      if (saved === undefined) delete process.env.TANDEM_HOME;
+      else process.env.TANDEM_HOME = saved;
+    }
+  });
+});
+
+describe("openStore", () => {
+  it("creates private dirs and file, WAL, foreign keys and the current schema version", () => {
+    store();
+    expect(statSync(join(dir, "nested")).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, "nested", "home")).mode & 0o777).toBe(0o700);
+    expect(statSync(dbPath).mode & 0o777).toBe(0o600);
+    const db = new Database(dbPath);
+    try {
+      expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+      expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+      const tables = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .pluck()
+        .all();
+      expect(tables).toEqual(["items", "meta", "questions", "thread_leases", "threads", "turns"]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("refuses a file written by a newer schema", () => {
+    store().close();
+    const db = new Database(dbPath);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    let caught: unknown;
+    try {
+      openStore(dbPath);
+    } catch (e) {
+      caught = e;
+    }
+    expect(StoreError.isInstance(caught) && caught.code).toBe("schema");
+    expect(String(caught)).toMatch(/upgrade Tandem/);
+  });
+
+  it("supports :memory: and an idempotent close", () => {
+    const s = openStore(":memory:");
+    s.createThread(thread("m"));
+    expect(s.appendItem("m", null, msg("hi"))).toBe(1);
+    s.close();
+    s.close();
+  });
+});
