@@ -143,10 +143,12 @@ export class AppServer {
     }
     if (!("thread_id" in event) || event.thread_id === undefined) return;
     const threadId = event.thread_id;
+    // A sub-agent's questions and approvals go to the sessions of its ancestors too (Q14).
+    const owners = event.type.startsWith("question.") ? this.runtime.agents.lineage(threadId) : [threadId];
     for (const s of this.sessions) {
       try {
         if (SETTLED.has(event.type) && "request_id" in event) s.onSettled(threadId, event.request_id);
-        if (!s.isAttached(threadId)) continue;
+        if (!owners.some((id) => s.isAttached(id))) continue;
         for (const n of notes) s.notify(n.method, n.params);
         this.questionEvent(s, event);
       } catch (err) {

@@ -28,6 +28,9 @@ import { EXEC_USAGE, type ExecArgs, parseExecArgs, UsageError } from "./args.js"
 import { formatQuestion, HumanPrinter } from "./human.js";
 import { inputNeededLine, JsonlMapper, questionLine } from "./jsonl.js";
 
+/** A sub-agent's events that `--json` prints (wrapped as `subagent.event`); deltas are left out. */
+const SUBAGENT_EVENTS = new Set(["thread.started", "turn.started", "item.completed", "turn.completed"]);
+
 export const EXIT = { ok: 0, failed: 1, usage: 2, needsInput: 3 } as const;
 
 async function readStdin(): Promise<string> {
@@ -202,7 +205,16 @@ export async function runExec(argv: string[]): Promise<number> {
   // questions that remain (or arrive later) are deferred.
   let ready = !args.resumeId;
   const onEvent = (event: Event) => {
-    if ("thread_id" in event && threadId && event.thread_id !== threadId) return;
+    if ("thread_id" in event && threadId && event.thread_id !== threadId) {
+      // A sub-agent's events (issue 14): its questions are ours to show and answer; with --json
+      // its turns and items are printed too, wrapped with who it is (Codex clients ignore them).
+      const agent = event.thread_id ? runtime.agents.info(event.thread_id) : undefined;
+      if (!agent || !runtime.agents.lineage(agent.thread_id).includes(threadId)) return;
+      if (!event.type.startsWith("question.")) {
+        if (args.json && SUBAGENT_EVENTS.has(event.type)) write({ type: "subagent.event", agent, event });
+        return;
+      }
+    }
     if (args.resumeId) announce(args.resumeId);
     if (event.type === "question.requested" && questions === "defer") {
       if (ready && !deferred) {

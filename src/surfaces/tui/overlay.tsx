@@ -169,6 +169,11 @@ export function QuestionOverlay(
         ) : null}
         {props.queued ? <Text dimColor>{`  (${props.queued} more waiting)`}</Text> : null}
       </Text>
+      {request.agent ? (
+        <Text wrap="truncate-end" dimColor>
+          {`asked by sub-agent ${printable(request.agent.nickname)} (${printable(request.agent.role)}, depth ${request.agent.depth}) · task: ${printable(request.agent.task.replace(/\s+/g, " "))}`}
+        </Text>
+      ) : null}
       {details.map((l, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: fixed lines of the approval
         <LineText key={`d${i}`} line={l} />

@@ -143,14 +143,23 @@ export class ViewStore {
 
   /** Seeds a pending question known from `broker.list` (e.g. re-asked on resume). */
   addPending(request: QuestionRequest): void {
-    if (request.thread_id !== this.status.id || this.known.has(request.request_id)) return;
+    // A sub-agent's request is shown on its root thread (Q14).
+    const mine = request.thread_id === this.status.id || request.agent?.root_thread_id === this.status.id;
+    if (!mine || this.known.has(request.request_id)) return;
     this.known.set(request.request_id, request);
     this.pending = enqueue(this.pending, pendingOf(request));
     this.schedule();
   }
 
   handle(e: Event): void {
-    if (!("thread_id" in e) || e.thread_id !== this.status.id) return;
+    if (!("thread_id" in e)) return;
+    // A sub-agent's question events are shown on its root thread (Q14): a request names its root,
+    // the events that settle it name a request already shown.
+    const relayed =
+      e.type === "question.requested"
+        ? e.request.agent?.root_thread_id === this.status.id
+        : e.type.startsWith("question.") && "request_id" in e && this.known.has(e.request_id);
+    if (e.thread_id !== this.status.id && !relayed) return;
     switch (e.type) {
       case "agent_message.delta": {
         const m = this.message(e.item_id);

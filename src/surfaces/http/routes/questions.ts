@@ -115,10 +115,13 @@ async function ensureAsked(
   if (runtime.thread(threadId)) return "ok";
   if (!runtime.store.getThread(threadId)) return "no_thread";
   const stored = runtime.store.getQuestion(requestId);
-  const waiting = stored && !stored.outcome && stored.request.thread_id === threadId;
-  if (!waiting) return "ok";
-  liveThread(runtime, threadId);
-  await runtime.reasked(threadId, REASK_WAIT_MS);
+  // A sub-agent's request may be answered naming its root thread (Q14): its own thread opens.
+  const asker = stored?.request.thread_id;
+  const waiting =
+    stored && !stored.outcome && (asker === threadId || stored.request.agent?.root_thread_id === threadId);
+  if (!waiting || !asker) return "ok";
+  liveThread(runtime, asker);
+  await runtime.reasked(asker, REASK_WAIT_MS);
   return "ok";
 }
 
