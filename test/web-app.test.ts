@@ -7,7 +7,7 @@
  * - a three-question form is answered on a phone with Submit on screen without scrolling;
  * - a question answered in another surface (the TUI, through the runtime) says so on the page;
  * - an approval shows a bidi override in its command as a visible symbol.
- * Screenshots of each state go to test-artifacts/.
+ * Screenshots of each state go to $TANDEM_TEST_ARTIFACTS (test/web-helpers.ts).
  */
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

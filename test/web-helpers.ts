@@ -3,21 +3,21 @@
  * real `tandem serve` stack, test/http-helpers.ts): one browser per file, pages opened with the
  * token in the fragment, screenshots, and an axe-core accessibility check run inside the page.
  *
- * Screenshots go to `test-artifacts/` in the checkout (git- and biome-ignored), or to
- * $TANDEM_TEST_ARTIFACTS. Suites skip, with the install command in the run's summary, without
+ * Screenshots go to $TANDEM_TEST_ARTIFACTS (e.g. `test-artifacts/` in the checkout), by default
+ * $TMPDIR/tandem-test-artifacts: tests never write into the repository unless asked to. Suites skip, with the install command in the run's summary, without
  * chromium (test/system-tools.ts).
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
 import { type Served, TOKEN, until } from "./http-helpers.js";
 import { missing } from "./system-tools.js";
 
 export const noBrowser = missing("chromium").length > 0;
-export const ARTIFACTS =
-  process.env.TANDEM_TEST_ARTIFACTS ?? resolve(import.meta.dirname, "../test-artifacts");
+export const ARTIFACTS = process.env.TANDEM_TEST_ARTIFACTS ?? join(tmpdir(), "tandem-test-artifacts");
 export const DESKTOP = { viewport: { width: 1280, height: 800 } };
 export const PHONE = {
   viewport: { width: 390, height: 844 },

@@ -1,7 +1,7 @@
 /**
  * The web page in a real browser (Debian chromium through playwright-core) against a real
  * `tandem serve` stack: the question arrives live, is answered by mouse, touch or keyboard, and
- * the turn completes on the server. Screenshots go to test-artifacts/ (test/web-helpers.ts).
+ * the turn completes on the server. Screenshots go to $TANDEM_TEST_ARTIFACTS (test/web-helpers.ts).
  * Skipped, with the install command in the run's summary, without chromium.
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
