@@ -76,3 +76,7 @@ await questionRoundTripStdio();
   await longSession();
   await resumeCompacted();
 }
+{
+  const { agentFigures } = await import("./agents.js");
+  await agentFigures();
+}
