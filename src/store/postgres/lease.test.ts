@@ -1,0 +1,158 @@
+/**
+ * PostgreSQL leases with fencing (issue 16 item 3): generations, expiry, and a paused holder
+ * (SIGSTOP) that comes back after another node took its thread and cannot write. Real postgres
+ * in a temp dir (test/infra/postgres.ts); skipped with the reason where it is absent.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { hostname } from "node:os";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startPostgres, type TestPostgres } from "../../../test/infra/postgres.js";
+import { missing } from "../../../test/system-tools.js";
+import { openStore, type Store, StoreError } from "../index.js";
+import type { Lease } from "../lease.js";
+import type { ThreadRecord } from "../types.js";
+import { asPostgresStore } from "./store.js";
+
+const CHILD = fileURLToPath(new URL("../testdata/lease-child.ts", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+
+const record = (id: string): ThreadRecord => ({
+  id,
+  session_id: id,
+  parent_id: null,
+  created_at: 1,
+  updated_at: 1,
+  cwd: "/w",
+  model: "m",
+  mode: "default",
+  title: "",
+  status: "idle",
+  settings: {},
+});
+const msg = (text: string) => ({
+  type: "message" as const,
+  role: "user" as const,
+  content: [{ type: "input_text" as const, text }],
+});
+const owner = (token: string, pid = process.pid): Lease => ({
+  pid,
+  host: hostname(),
+  since: Date.now(),
+  token,
+});
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    return StoreError.isInstance(e) ? e.code : String(e);
+  }
+  return undefined;
+}
+
+describe.skipIf(missing("postgres").length > 0)("PostgreSQL leases and fencing", () => {
+  let pg: TestPostgres;
+  let n = 0;
+  const open: Store[] = [];
+  const store = (url: string, node: string, ttl = 5000) => {
+    const s = openStore(url, { node, leaseTtlMs: ttl });
+    open.push(s);
+    return s;
+  };
+  beforeAll(async () => {
+    pg = await startPostgres();
+  }, 60_000);
+  afterAll(() => pg?.stop());
+  afterEach(() => {
+    for (const s of open.splice(0)) s.close();
+  });
+
+  // fails if a takeover does not bump the generation, or a write by the old holder is not
+  // checked against it (the old holder would keep appending after losing the thread).
+  it("refuses every write of a holder that lost the lease, and says so", () => {
+    const url = pg.createDatabase(`fence_${++n}`);
+    const a = store(url, "node-a");
+    const b = store(url, "node-b");
+    a.createThread(record("t1"));
+    // A holds the lease under a pid that is gone, so B may take it over at once.
+    expect(a.acquireLease("t1", owner("tok-a", spawnSync("true").pid!))).toEqual({ ok: true });
+    const genA = a.getLease("t1")!.generation!;
+    expect(a.appendItem("t1", null, msg("a1"))).toBe(1);
+    expect(b.acquireLease("t1", owner("tok-b"))).toEqual({ ok: true });
+    expect(b.getLease("t1")).toMatchObject({ node: "node-b", generation: genA + 1 });
+    expect(codeOf(() => a.appendItem("t1", null, msg("a2")))).toBe("fenced");
+    expect(codeOf(() => a.updateThread("t1", { title: "a" }))).toBe("fenced");
+    expect(
+      codeOf(() =>
+        a.putTurn({
+          id: "u",
+          thread_id: "t1",
+          started_at: 1,
+          ended_at: null,
+          status: "running",
+          usage: null,
+          error: null,
+        }),
+      ),
+    ).toBe("fenced");
+    expect(() => a.appendItem("t1", null, msg("a3"))).toThrow(/lost the lease on thread t1/);
+    // B writes; nothing of A's refused writes reached the store.
+    expect(b.appendItem("t1", null, msg("b1"))).toBe(2);
+    expect(b.loadItems("t1").map((i) => (i.item as { content: { text: string }[] }).content[0].text)).toEqual(
+      ["a1", "b1"],
+    );
+    expect(b.getThread("t1")!.title).toBe("");
+  });
+
+  // fails if a lease never lapses (a dead node on another host would hold its threads
+  // forever) or lapses while its holder renews it.
+  it("lapses when not renewed and holds while renewed", async () => {
+    const url = pg.createDatabase(`expiry_${++n}`);
+    const a = store(url, "node-a", 300);
+    const b = store(url, "node-b", 300);
+    a.createThread(record("t1"));
+    // Another host's holder: its pid means nothing here, only expiry frees it.
+    expect(a.acquireLease("t1", { ...owner("tok-a"), host: "elsewhere" })).toEqual({ ok: true });
+    await new Promise((r) => setTimeout(r, 900)); // three TTLs: renewed meanwhile by A's worker
+    expect(b.acquireLease("t1", owner("tok-b")).ok).toBe(false);
+    a.close(); // A stops renewing (as if it died)
+    await new Promise((r) => setTimeout(r, 500));
+    expect(b.getLease("t1")).toMatchObject({ token: "tok-a", expired: true });
+    expect(b.acquireLease("t1", owner("tok-b"))).toEqual({ ok: true });
+    // Leased again: not an orphan, even with a pending question (failover looks for these).
+    expect(asPostgresStore(b)!.orphanedThreads()).toEqual([]);
+  });
+
+  // The issue's partition test at store level: a holder paused past its lease (SIGSTOP) comes
+  // back after another node took the thread; its next write is refused with `fenced`.
+  // fails if a paused node's write lands after its lease was taken.
+  it("fences a paused holder that comes back after a takeover", async () => {
+    const url = pg.createDatabase(`pause_${++n}`);
+    const b = store(url, "node-b", 400);
+    b.createThread(record("t1"));
+    const child = spawn(process.execPath, ["--import", "tsx", CHILD, url, "t1", "400"], {
+      cwd: ROOT,
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+    const next = async () => (await lines.next()).value as string;
+    try {
+      expect(await next()).toBe("held");
+      child.stdin!.write("before\n");
+      expect(await next()).toBe("ok 1");
+      child.kill("SIGSTOP");
+      await new Promise((r) => setTimeout(r, 1200));
+      // The child is alive (pid exists) but silent: only the lapsed lease lets B in.
+      expect(b.acquireLease("t1", { ...owner("tok-b"), host: "elsewhere" })).toEqual({ ok: true });
+      child.kill("SIGCONT");
+      child.stdin!.write("after\n");
+      const reply = await next();
+      expect(reply).toMatch(/^error fenced .*lost the lease on thread t1/);
+      expect(b.countItems("t1")).toBe(1);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+});
