@@ -66,6 +66,11 @@ describe("compaction on demand", () => {
       input: [{ type: "text", text: "what color?" }],
     });
     await s.client.notification("turn/completed", (p) => p.turn.id === next.turn.id);
+    // A stored compaction reads back as Codex's contextCompaction item, not as user input.
+    const read = await s.client.request("thread/read", { threadId, includeTurns: true });
+    const items = read.thread.turns.flatMap((t: any) => t.items);
+    expect(items.filter((i: any) => i.type === "contextCompaction")).toHaveLength(1);
+    expect(JSON.stringify(items)).not.toContain(SUMMARY_MARKER);
     const last = mock.requests.at(-1) as any;
     expect(hasSummary(last)).toBe(true);
     expect(JSON.stringify(last.input)).toContain("remember: blue");

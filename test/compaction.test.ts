@@ -78,6 +78,8 @@ describe("compaction", () => {
       expect((bodies[i] as any).tools).toEqual([]);
     }
     for (const b of bodies) expectPaired(b);
+    // Compaction requests' tokens are counted too: one token.usage per request made.
+    expect(h.events.filter((s) => s.event.type === "token.usage").length).toBe(bodies.length);
     // The user's request survives every compaction as a recent user message.
     expect(JSON.stringify(bodies.at(-1)!.input)).toContain("print six large blocks, please");
     // Stored history keeps everything: every call and output, plus the summary items.

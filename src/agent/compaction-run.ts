@@ -15,7 +15,7 @@
  * (`interrupted` when the signal fired). Events: `context.compacting` then `context.compacted`.
  */
 import type { ModelClient, ModelError, Prompt } from "../model/types.js";
-import type { Event } from "../protocol/events.js";
+import type { Event, Usage } from "../protocol/events.js";
 import { messageText, type ResponseItem, userMessage } from "../protocol/items.js";
 import { sleep } from "../util/abort.js";
 import {
@@ -43,6 +43,8 @@ export interface CompactionHost {
   /** Characters the prompt builder adds to every request (base instructions). */
   extraChars(): number;
   newItemId(): string;
+  /** The compaction request's token usage (counted with the thread's). */
+  onUsage?(usage: Usage, turnId: string): void;
   maxRetries: number;
   retryBaseMs: number;
 }
@@ -131,6 +133,7 @@ export class Compactor {
       const r = await sample(host.model, prompt, signal);
       if (r.ok) {
         text = r.text;
+        if (r.usage) host.onUsage?.(r.usage, turnId);
         break;
       }
       const error = signal.aborted ? { ...r.error, kind: "interrupted" as const, retryable: false } : r.error;
@@ -198,7 +201,7 @@ export class Compactor {
   }
 }
 
-type Sampled = { ok: true; text: string } | { ok: false; error: ModelError };
+type Sampled = { ok: true; text: string; usage?: Usage } | { ok: false; error: ModelError };
 
 /** One compaction request: the assistant text of the answer. */
 async function sample(model: ModelClient, prompt: Prompt, signal: AbortSignal): Promise<Sampled> {
@@ -206,7 +209,7 @@ async function sample(model: ModelClient, prompt: Prompt, signal: AbortSignal): 
   for await (const ev of model.stream(prompt, signal)) {
     if (ev.type === "item_done" && ev.item.type === "message" && ev.item.role === "assistant")
       text += messageText(ev.item);
-    else if (ev.type === "completed") return { ok: true, text };
+    else if (ev.type === "completed") return { ok: true, text, usage: ev.usage };
     else if (ev.type === "failed") return { ok: false, error: ev.error };
   }
   return { ok: false, error: { kind: "stream", message: "stream ended without a result", retryable: true } };

@@ -263,19 +263,7 @@ export class Thread {
       prompt: (h) => this.prompt(h, turn),
       toolContext: (call, signal) => this.toolContext(call, signal, turn),
       emit: (e) => this.emit(e),
-      onUsage: (last) => {
-        // Persisted per response (thread total and turn), so a restart or crash keeps it.
-        if (this.suspended || !this.stored) addUsage(this.totalUsage, last);
-        else this.totalUsage = this.core.store.addUsage(this.id, turn.id, last);
-        this.record.usage = { ...this.totalUsage };
-        this.emit({
-          type: "token.usage",
-          thread_id: this.id,
-          turn_id: turn.id,
-          last,
-          total: { ...this.totalUsage },
-        });
-      },
+      onUsage: (last) => this.countUsage(turn.id, last),
       resumed,
       compactor: this.compactor,
       compactOnly,
@@ -354,6 +342,20 @@ export class Thread {
     };
   }
 
+  /** Adds one response's usage (a turn's or a compaction's), persisted so a restart keeps it. */
+  private countUsage(turnId: string, last: Usage): void {
+    if (this.suspended || !this.stored) addUsage(this.totalUsage, last);
+    else this.totalUsage = this.core.store.addUsage(this.id, turnId, last);
+    this.record.usage = { ...this.totalUsage };
+    this.emit({
+      type: "token.usage",
+      thread_id: this.id,
+      turn_id: turnId,
+      last,
+      total: { ...this.totalUsage },
+    });
+  }
+
   private createCompactor(): Compactor {
     const s = this.core.settings;
     const turnFor = (turnId: string): ActiveTurn =>
@@ -374,6 +376,7 @@ export class Thread {
         ),
       extraChars: () => this.core.baseInstructions.length,
       newItemId: () => this.core.ids.item("compaction"),
+      onUsage: (usage, turnId) => this.countUsage(turnId, usage),
       maxRetries: s.stream_max_retries,
       retryBaseMs: s.retry_base_ms,
     });

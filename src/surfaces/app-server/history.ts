@@ -14,6 +14,7 @@
  * - Developer/system messages and reasoning without a summary are left out.
  */
 
+import { SUMMARY_MARKER } from "../../agent/compaction-prompt.js";
 import type { CodexThreadItem, CodexTurn } from "../../protocol/app-server.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
 import type { StoredItem, TurnRecord } from "../../store/types.js";
@@ -82,6 +83,9 @@ function message(item: MessageItem, seq: number): CodexThreadItem | undefined {
   const id = item.id ?? `item_${seq}`;
   if (item.role === "assistant") return { type: "agentMessage", id, text: messageText(item) };
   if (item.role !== "user") return undefined;
+  // A compaction's summary item (agent/compaction.ts) is Codex's contextCompaction item.
+  if (messageText(item).startsWith(SUMMARY_MARKER))
+    return { type: "contextCompaction", id } as unknown as CodexThreadItem;
   const content = item.content.map((c) =>
     c.type === "input_image"
       ? { type: "image" as const, url: c.image_url }

@@ -3,6 +3,7 @@
  * committed it is printed once (Ink `<Static>`) and never redrawn, which keeps streaming cheap.
  * Also converts a stored thread's history into cells for `/resume` and `--resume`.
  */
+import { SUMMARY_MARKER } from "../../agent/compaction-prompt.js";
 import type { Usage } from "../../protocol/events.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
@@ -97,7 +98,10 @@ export function cellsFromHistory(
   for (const it of items) {
     switch (it.type) {
       case "message": {
-        if (it.role === "user" && !isContextMessage(it))
+        // A compaction's summary item (agent/compaction.ts) is a marker line, not user input.
+        if (it.role === "user" && messageText(it).startsWith(SUMMARY_MARKER))
+          cells.push(makeCell({ kind: "notice", text: "context compacted", tone: "dim" }));
+        else if (it.role === "user" && !isContextMessage(it))
           cells.push(makeCell({ kind: "user", text: messageText(it) }));
         else if (it.role === "assistant") {
           const { out } = parseLines(messageText(it).split("\n"));
