@@ -114,6 +114,12 @@ export const Settings = z.strictObject({
     .positive()
     .optional()
     .describe("Tokens the model's context holds (default: a built-in table of known models)"),
+  model_auto_compact_token_limit: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("Estimated prompt tokens that trigger compaction (default: 90% of the context window)"),
   model_reasoning_summary: z.enum(["auto", "concise", "detailed", "none"]).optional(),
   service_tier: z.string().optional(),
   approval_policy: z.enum(["never", "on-request", "on-failure", "untrusted"]).default("on-request"),

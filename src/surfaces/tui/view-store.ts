@@ -16,6 +16,7 @@
  * - A question the user saw being settled by someone else (another surface, a timeout policy)
  *   leaves `settled` set until `dismissSettled()`, so the overlay can say so.
  */
+import { compactionLine } from "../../agent/compaction-prompt.js";
 import type { CollaborationMode, Event, ThreadStatus, Usage } from "../../protocol/events.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
 import { type Cell, type CellInput, makeCell } from "./cells.js";
@@ -215,6 +216,12 @@ export class ViewStore {
         if (e.status === "failed")
           this.notice(`MCP server "${e.server}" failed to start: ${e.error}`, "warn");
         else this.notice(`MCP server "${e.server}" ready: ${e.tools} tool${e.tools === 1 ? "" : "s"}`, "dim");
+        break;
+      case "context.compacting":
+        this.notice("compacting context…", "dim");
+        break;
+      case "context.compacted":
+        this.notice(compactionLine(e), "dim");
         break;
       case "question.requested":
         this.addPending(e.request);
