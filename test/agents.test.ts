@@ -225,6 +225,52 @@ describe("sub-agents", () => {
     });
   });
 
+  it("list_agents, send_input (to an idle child), wait_agent with a timeout, close_agent: each result reflects the child's real state", async () => {
+    h = await harness({
+      script: {
+        steps: [
+          { output: [spawnCall("TASK-Q: quick", "s1")] },
+          { output: [call("wait_agent", { ids: ["Ada"] }, "w1")] },
+          { output: [call("list_agents", {}, "l1")] },
+          { output: [call("send_input", { id: "Ada", message: "FOLLOW-UP-1 and then stop" }, "i1")] },
+          { output: [call("wait_agent", { ids: ["Ada"], timeout_ms: 100 }, "w2")] },
+          { output: [call("close_agent", { id: "Ada" }, "c1")] },
+          { output: [call("send_input", { id: "Nobody", message: "x" }, "i2")] },
+          { output: [say("ok")] },
+        ],
+        side_steps: [
+          { when: { input_contains: [CHILD, "FOLLOW-UP-1"] }, delay_ms: 5_000, output: [say("followed up")] },
+          ...quietChild("TASK-Q"),
+        ],
+      },
+    });
+    const root = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
+    expect((await root.startTurn("go").done).status).toBe("completed");
+    const agentId = outputOf(h.model.requests, "s1").agent_id;
+    // fails if list_agents does not report the finished child with its task and status
+    expect(outputOf(h.model.requests, "l1").agents).toEqual([
+      expect.objectContaining({
+        agent_id: agentId,
+        nickname: "Ada",
+        status: "completed",
+        task: "TASK-Q: quick",
+      }),
+    ]);
+    // fails if send_input to an idle child does not start a new turn with the message
+    expect(outputOf(h.model.requests, "i1")).toEqual({ agent_id: agentId, delivered: "started" });
+    expect(childRequest(h, "FOLLOW-UP-1")).toBeDefined();
+    // fails if wait_agent ignores timeout_ms (the child's reply takes 5 s)
+    const w2 = outputOf(h.model.requests, "w2");
+    expect(w2.timed_out).toBe(true);
+    expect(w2.status[agentId].status).toBe("running");
+    // fails if close_agent leaves the child running
+    expect(outputOf(h.model.requests, "c1")).toMatchObject({ status_before: "running", status: "closed" });
+    expect(h.runtime.thread(agentId)?.status).toBe("closed");
+    expect(outputOf(h.model.requests, "i2")).toMatch(
+      /no sub-agent "Nobody" of yours; your sub-agents: .*\(Ada\)/,
+    );
+  });
+
   it("roles from .tandem/agents/*.md are listed in spawn_agent's description and narrow the child's tools", async () => {
     const { mkdirSync, writeFileSync } = await import("node:fs");
     const { tempDir } = await import("./helpers.js");

@@ -37,7 +37,16 @@ export const AgentsConfig = z.preprocess(
     max_depth: z.number().int().min(0).default(2).describe("Deepest sub-agent (a child of the root is 1)"),
     max_threads: z.number().int().min(0).default(6).describe("Sub-agents open at once under one root"),
     roles: z
-      .record(z.string().regex(ROLE_NAME, "a role name uses only letters, digits, _ and -"), AgentRoleConfig)
+      .record(z.string(), AgentRoleConfig)
+      .superRefine((roles, ctx) => {
+        for (const name of Object.keys(roles))
+          if (!ROLE_NAME.test(name))
+            ctx.addIssue({
+              code: "custom",
+              path: [name],
+              message: `"${name}" is not a valid agent role name: use only letters, digits, _ and -`,
+            });
+      })
       .default({}),
   }),
 );
