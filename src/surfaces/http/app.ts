@@ -28,6 +28,8 @@ export interface HttpAppOptions extends EventStreamOptions {
   maxBodyBytes?: number;
   /** Version shown in the OpenAPI document. */
   version?: string;
+  /** Mounts middleware and routes ahead of the API's (after auth): cluster routing, issue 16. */
+  extend?: (app: Hono) => void;
 }
 
 export function createHttpApp(runtime: Runtime, opts: HttpAppOptions): Hono {
@@ -53,6 +55,7 @@ export function createHttpApp(runtime: Runtime, opts: HttpAppOptions): Hono {
   app.use("/question", auth);
   app.use("/question/*", auth);
   app.use("/event", bearerAuth({ token: opts.token, queryParam: "token" }));
+  opts.extend?.(app);
 
   app.route(
     "/thread",

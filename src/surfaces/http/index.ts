@@ -16,7 +16,10 @@
 import { createRequire } from "node:module";
 import { networkInterfaces } from "node:os";
 import { parseArgs } from "node:util";
+import type { Hono } from "hono";
+import type { ClusterNode } from "../../cluster/node.js";
 import { ConfigError } from "../../config/load.js";
+import type { Runtime } from "../../runtime/core.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
 import { StoreError } from "../../store/errors.js";
 import { argError } from "../../util/cli-args.js";
@@ -28,7 +31,7 @@ export { createHttpApp, type HttpAppOptions } from "./app.js";
 export { type HttpServer, type HttpServerOptions, startHttpServer } from "./server.js";
 
 export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--token T] [--responder] [--store URL] [--node-id ID]
-                   [-c key=value…] [-m model]
+                   [--bus nats://…] [-c key=value…] [-m model]
 
   --port N     port to listen on (default 0: a free port, printed at start)
   --host H     interface to bind (default 127.0.0.1; anything else exposes the server)
@@ -38,6 +41,9 @@ export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--token T
   --store URL  where threads are stored: a SQLite file path or postgres://user@host/db
                (default: store.url in config, else $TANDEM_HOME/state.db; see docs/scale-out.md)
   --node-id ID this node's name on the threads it owns (PostgreSQL store; default: the host name)
+  --bus URL    join a cluster over NATS (nats://host:4222; needs a postgres:// --store): requests
+               for threads another node owns go to it, every thread's events reach every node,
+               a dead node's threads are taken over; adds /healthz, /readyz and /metrics
   -c key=val   override a config setting (repeatable)
   -m model     model for new threads`;
 
@@ -53,6 +59,7 @@ export async function runServe(argv: string[]): Promise<number> {
     responder?: boolean;
     store?: string;
     "node-id"?: string;
+    bus?: string;
   };
   try {
     v = parseArgs({
@@ -67,6 +74,7 @@ export async function runServe(argv: string[]): Promise<number> {
         responder: { type: "boolean" },
         store: { type: "string" },
         "node-id": { type: "string" },
+        bus: { type: "string" },
       },
     }).values;
   } catch (e) {
@@ -116,11 +124,30 @@ export async function runServe(argv: string[]): Promise<number> {
   // server may wait for them even with no page or SSE responder connected (Q3).
   if (v.responder) runtime.responders.attach("all", { kind: "http", id: "--responder" });
 
+  let cluster: ClusterNode | undefined;
+  if (v.bus) {
+    try {
+      const { ClusterNode } = await import("../../cluster/node.js");
+      cluster = await ClusterNode.start(runtime, { busUrl: v.bus, node: v["node-id"], log: (l) => err(l) });
+    } catch (e) {
+      err((e as Error).message);
+      await runtime.shutdown();
+      return 1;
+    }
+  }
+  const { mountCluster } = cluster ? await import("../../cluster/routes.js") : { mountCluster: undefined };
+  const extend = (app: Hono) => {
+    if (!cluster || !mountCluster) return;
+    mountCluster(app, runtime, cluster);
+    cluster.attach(app, token);
+  };
+
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {
-    server = await startHttpServer(runtime, { port, host, token, version: version() });
+    server = await startHttpServer(runtime, { port, host, token, version: version(), extend });
   } catch (e) {
     err(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
+    await cluster?.close();
     await runtime.shutdown();
     return 1;
   }
@@ -142,10 +169,30 @@ export async function runServe(argv: string[]): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
+  if (cluster) await drain(runtime, cluster, err);
   const closing = server.close();
+  // Releases this node's leases: other nodes take threads with pending questions (re-asked).
   await runtime.shutdown().catch((e) => err(`shutdown: ${(e as Error).message}`));
   await closing;
+  await cluster?.close();
   return 0;
+}
+
+/** How long a draining node waits for working turns before handing their threads over. */
+const DRAIN_TIMEOUT_MS = 30_000;
+
+/**
+ * Graceful drain (cluster): /readyz turns 503 so the balancer stops sending requests, turns
+ * that are working (not waiting on a person) get up to DRAIN_TIMEOUT_MS to finish, then the
+ * caller shuts down, which releases the leases: another node re-asks the pending questions.
+ */
+async function drain(runtime: Runtime, cluster: ClusterNode, err: (s: string) => void): Promise<void> {
+  cluster.draining = true;
+  const end = Date.now() + DRAIN_TIMEOUT_MS;
+  const working = () => runtime.loadedThreads().filter((t) => t.status === "running");
+  if (working().length) err(`draining: waiting for ${working().length} working turn(s) to finish`);
+  while (working().length && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+  if (working().length) err(`drain timeout: interrupting ${working().length} turn(s)`);
 }
 
 /** Page URLs to print: the bound address, or this machine's LAN addresses for a wildcard bind. */

@@ -1,0 +1,265 @@
+/**
+ * One `tandem serve` node of a cluster (issue 16): PostgreSQL holds the threads and their
+ * leases (../store/postgres), NATS carries requests and events between nodes.
+ *
+ * Contract:
+ * - Ownership is the thread's lease: the node named on a live (unexpired) lease owns the thread.
+ *   `ownerOf(id)` is that node, or undefined when this node owns it or nobody does (then this
+ *   node serves the request and, by opening the thread, takes the lease).
+ * - `forward(owner, request)` sends an HTTP request to the owner over NATS
+ *   (`tandem.node.<id>.http`) and returns the owner's response as is. The owner runs it through
+ *   its own app (`attach`), marked forwarded so it is never forwarded again. No answer within
+ *   `forwardTimeoutMs` (owner dead or cut off) is a 503 the client may retry: by then the lease
+ *   lapses and another node takes the thread.
+ * - Events: every event of this node's bus goes out on `tandem.events.<node>`; events from other
+ *   nodes are published into this node's bus, so SSE clients of any node see every thread's
+ *   events (Last-Event-ID replays from this node's buffer of them, not from the store).
+ * - Failover: every `scanMs` the node looks for threads with a pending question and no live
+ *   lease (a dead or drained node's) and opens them, which takes the lease and re-asks their
+ *   questions with the same request ids (first answer wins: settling is once, in the store).
+ *   Threads whose lease this node lost (fenced) are reported once each and counted.
+ * - `close()` stops scanning and drains the NATS connection; it does not shut the runtime down.
+ */
+import { hostname } from "node:os";
+import { connect, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import type { Event } from "../protocol/events.js";
+import { type Runtime, ThreadInUseError } from "../runtime/core.js";
+import { asPostgresStore, type PostgresStore } from "../store/postgres/store.js";
+
+export interface ClusterOptions {
+  /** nats://host:port (comma-separated for several servers). */
+  busUrl: string;
+  node?: string;
+  /** How long a forwarded request waits for its owner (default 30 s). */
+  forwardTimeoutMs?: number;
+  /** How often to look for orphaned threads (default 1 s). */
+  scanMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface ForwardRequest {
+  method: string;
+  /** Path and query. */
+  path: string;
+  contentType?: string;
+  body?: string;
+}
+export interface ForwardResponse {
+  status: number;
+  contentType?: string;
+  body: string;
+}
+
+export const FORWARDED_HEADER = "x-tandem-forwarded-by";
+
+export interface ClusterMetrics {
+  forwards: number;
+  forwardFailures: number;
+  forwardsServed: number;
+  takeovers: number;
+  leasesLost: number;
+}
+
+export class ClusterNode {
+  readonly node: string;
+  readonly metrics: ClusterMetrics = {
+    forwards: 0,
+    forwardFailures: 0,
+    forwardsServed: 0,
+    takeovers: 0,
+    leasesLost: 0,
+  };
+  draining = false;
+  private readonly store: PostgresStore;
+  private readonly subs: Subscription[] = [];
+  private readonly lost = new Set<string>();
+  private app?: { fetch(req: Request): Response | Promise<Response> };
+  private token = "";
+  private timer?: NodeJS.Timeout;
+  private applyingRemote = false;
+  private unsubscribe?: () => void;
+  private up = true;
+
+  private constructor(
+    private readonly runtime: Runtime,
+    private readonly nc: NatsConnection,
+    private readonly opts: ClusterOptions,
+  ) {
+    const pg = asPostgresStore(runtime.store);
+    if (!pg) throw new Error("--bus needs the PostgreSQL store (--store postgres://…)");
+    this.store = pg;
+    this.node = opts.node ?? pg.node ?? hostname();
+  }
+
+  /** Connects to NATS; throws with the URL when it cannot. */
+  static async start(runtime: Runtime, opts: ClusterOptions): Promise<ClusterNode> {
+    if (!asPostgresStore(runtime.store))
+      throw new Error("--bus needs the PostgreSQL store: pass --store postgres://… (or store.url) too");
+    let nc: NatsConnection;
+    try {
+      nc = await connect({
+        servers: opts.busUrl.split(","),
+        name: `tandem ${opts.node ?? hostname()}`,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+      });
+    } catch (e) {
+      throw new Error(`cannot connect to NATS at ${opts.busUrl}: ${(e as Error).message}`);
+    }
+    const node = new ClusterNode(runtime, nc, opts);
+    node.listen();
+    return node;
+  }
+
+  /** The app forwarded requests run through, and the token it requires. */
+  attach(app: { fetch(req: Request): Response | Promise<Response> }, token: string): void {
+    this.app = app;
+    this.token = token;
+  }
+
+  /** False while NATS is disconnected (the client keeps reconnecting). */
+  get connected(): boolean {
+    return this.up && !this.nc.isClosed();
+  }
+
+  /** The node that owns `threadId` when it is another live node; else undefined. */
+  ownerOf(threadId: string): string | undefined {
+    const lease = this.store.getLease(threadId);
+    if (!lease || lease.expired || !lease.node || lease.node === this.node) return undefined;
+    return lease.node;
+  }
+
+  async forward(owner: string, req: ForwardRequest): Promise<ForwardResponse> {
+    this.metrics.forwards++;
+    try {
+      const msg = await this.nc.request(`tandem.node.${owner}.http`, JSON.stringify(req), {
+        timeout: this.opts.forwardTimeoutMs ?? 30_000,
+      });
+      return msg.json<ForwardResponse>();
+    } catch (e) {
+      this.metrics.forwardFailures++;
+      const body = {
+        error: {
+          code: "owner_unavailable",
+          message:
+            `the thread is owned by node ${owner}, which did not answer (${(e as Error).message}); ` +
+            "retry in a few seconds: another node takes the thread once its lease lapses",
+        },
+      };
+      return { status: 503, contentType: "application/json", body: JSON.stringify(body) };
+    }
+  }
+
+  private listen(): void {
+    const own = this.nc.subscribe(`tandem.node.${this.node}.http`, {
+      callback: (err, msg) => {
+        if (err) return;
+        void this.serveForwarded(msg.json<ForwardRequest>()).then((r) => msg.respond(JSON.stringify(r)));
+      },
+    });
+    const events = this.nc.subscribe("tandem.events.*", {
+      callback: (err, msg) => {
+        if (err) return;
+        const { node, event } = msg.json<{ node: string; event: Event }>();
+        if (node === this.node) return;
+        this.applyingRemote = true;
+        try {
+          this.runtime.bus.publish(event);
+        } finally {
+          this.applyingRemote = false;
+        }
+      },
+    });
+    this.subs.push(own, events);
+    void (async () => {
+      for await (const s of this.nc.status()) {
+        if (s.type === "disconnect") this.up = false;
+        else if (s.type === "reconnect") this.up = true;
+      }
+    })().catch(() => {});
+    const sub = this.runtime.bus.subscribe((s) => {
+      if (this.applyingRemote || this.nc.isClosed()) return;
+      this.nc.publish(`tandem.events.${this.node}`, JSON.stringify({ node: this.node, event: s.event }));
+    });
+    this.unsubscribe = () => sub.unsubscribe();
+    this.timer = setInterval(() => this.scan(), this.opts.scanMs ?? 1000);
+    this.timer.unref();
+  }
+
+  private async serveForwarded(req: ForwardRequest): Promise<ForwardResponse> {
+    this.metrics.forwardsServed++;
+    if (!this.app) return { status: 503, body: '{"error":{"code":"starting","message":"node is starting"}}' };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.token}`,
+      [FORWARDED_HEADER]: "1",
+    };
+    if (req.contentType) headers["content-type"] = req.contentType;
+    const res = await this.app.fetch(
+      new Request(`http://cluster${req.path}`, { method: req.method, headers, body: req.body || undefined }),
+    );
+    return {
+      status: res.status,
+      contentType: res.headers.get("content-type") ?? undefined,
+      body: await res.text(),
+    };
+  }
+
+  /** One failover pass: take orphaned threads, report lost leases. */
+  scan(): void {
+    if (this.draining) return;
+    try {
+      for (const id of this.store.lostLeases()) {
+        if (this.lost.has(id)) continue;
+        this.lost.add(id);
+        this.metrics.leasesLost++;
+        const now = this.store.getLease(id);
+        this.opts.log?.(
+          `lost the lease on thread ${id} to node ${now?.node ?? "?"}; its writes here are refused (fenced)`,
+        );
+      }
+      for (const id of this.store.orphanedThreads(20)) {
+        if (this.runtime.thread(id) && !this.lost.has(id)) continue;
+        try {
+          this.runtime.openThread(id);
+          this.metrics.takeovers++;
+          this.opts.log?.(`took over thread ${id}: its pending questions are asked again here`);
+        } catch (e) {
+          if (!(e instanceof ThreadInUseError))
+            this.opts.log?.(`cannot take over thread ${id}: ${(e as Error).message}`);
+        }
+      }
+    } catch (e) {
+      this.opts.log?.(`failover scan failed: ${(e as Error).message}`);
+    }
+  }
+
+  /** Prometheus text: threads owned here, pending questions, forwards, lease changes. */
+  metricsText(): string {
+    const owned = this.runtime.loadedThreads().filter((t) => t.stored && !this.lost.has(t.id)).length;
+    const pending = this.runtime.broker.list().length;
+    const m = this.metrics;
+    return [
+      "# TYPE tandem_threads_owned gauge",
+      `tandem_threads_owned{node="${this.node}"} ${owned}`,
+      "# TYPE tandem_questions_pending gauge",
+      `tandem_questions_pending{node="${this.node}"} ${pending}`,
+      "# TYPE tandem_forwards_total counter",
+      `tandem_forwards_total{node="${this.node}"} ${m.forwards}`,
+      "# TYPE tandem_forward_failures_total counter",
+      `tandem_forward_failures_total{node="${this.node}"} ${m.forwardFailures}`,
+      "# TYPE tandem_forwards_served_total counter",
+      `tandem_forwards_served_total{node="${this.node}"} ${m.forwardsServed}`,
+      "# TYPE tandem_lease_takeovers_total counter",
+      `tandem_lease_takeovers_total{node="${this.node}"} ${m.takeovers}`,
+      "# TYPE tandem_leases_lost_total counter",
+      `tandem_leases_lost_total{node="${this.node}"} ${m.leasesLost}`,
+      "",
+    ].join("\n");
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.unsubscribe?.();
+    await this.nc.drain().catch(() => {});
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * What a cluster node adds to the `tandem serve` app (issue 16):
+ * - `GET /healthz` (200 while the process serves), `GET /readyz` (200 when the store answers,
+ *   NATS is connected and the node is not draining; else 503 with the reasons), `GET /metrics`
+ *   (Prometheus text, ./node.ts). These three need no token and hold no thread data.
+ * - Forwarding: a request that acts on a thread owned by another live node (turn, steer,
+ *   interrupt, compact of `/thread/:id`, and reply, reject, touch of `/question/:id`) is sent
+ *   to the owner and answered with the owner's response. A request already forwarded is served
+ *   here whatever the lease says (no loops). Everything else is served here.
+ */
+import type { Context, Hono, Next } from "hono";
+import type { Runtime } from "../runtime/core.js";
+import { type ClusterNode, FORWARDED_HEADER } from "./node.js";
+
+const THREAD_OP = /^\/thread\/([^/]+)\/(turn|steer|interrupt|compact)$/;
+const QUESTION_OP = /^\/question\/([^/]+)\/(reply|reject|touch)$/;
+
+export function mountCluster(app: Hono, runtime: Runtime, cluster: ClusterNode): void {
+  app.get("/healthz", (c) => c.json({ ok: true, node: cluster.node }));
+  app.get("/readyz", (c) => {
+    const reasons: string[] = [];
+    if (cluster.draining) reasons.push("draining");
+    if (!cluster.connected) reasons.push("NATS disconnected");
+    try {
+      runtime.store.getMeta("ready-probe");
+    } catch (e) {
+      reasons.push(`store: ${(e as Error).message}`);
+    }
+    return c.json({ ready: reasons.length === 0, node: cluster.node, reasons }, reasons.length ? 503 : 200);
+  });
+  app.get("/metrics", (c) =>
+    c.text(cluster.metricsText(), 200, { "content-type": "text/plain; version=0.0.4" }),
+  );
+
+  const forward = async (c: Context, next: Next) => {
+    if (c.req.method !== "POST" || c.req.header(FORWARDED_HEADER)) return next();
+    const threadId = threadOf(runtime, c.req.path);
+    const owner = threadId === undefined ? undefined : cluster.ownerOf(threadId);
+    if (!owner) return next();
+    const url = new URL(c.req.url);
+    const res = await cluster.forward(owner, {
+      method: c.req.method,
+      path: url.pathname + url.search,
+      contentType: c.req.header("content-type"),
+      body: await c.req.text(),
+    });
+    return new Response(res.body, {
+      status: res.status,
+      headers: { "content-type": res.contentType ?? "application/json", "x-tandem-node": owner },
+    });
+  };
+  app.use("/thread/*", forward);
+  app.use("/question/*", forward);
+}
+
+/** The thread a POST acts on: the path's thread (an exact id or a unique prefix), or the question's. */
+function threadOf(runtime: Runtime, path: string): string | undefined {
+  const t = THREAD_OP.exec(path);
+  if (t) {
+    const ref = decodeURIComponent(t[1]);
+    if (runtime.store.getThread(ref)) return ref;
+    const ids = runtime.store.matchThreadIds(ref, { limit: 2 });
+    return ids.length === 1 ? ids[0] : undefined;
+  }
+  const q = QUESTION_OP.exec(path);
+  if (q) return runtime.store.getQuestion(decodeURIComponent(q[1]))?.request.thread_id;
+  return undefined;
+}

@@ -1,0 +1,202 @@
+/**
+ * Three `tandem serve` nodes on one real PostgreSQL and one real nats-server (issue 16), each a
+ * real ./bin/tandem process with its own TANDEM_HOME, against one scripted model process.
+ * Skipped with the reason where postgres or nats-server is absent.
+ */
+import type { ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type MockProcess, spawnServe, startMockProcess } from "./cli-helpers.js";
+import { tempDir } from "./helpers.js";
+import { isEvent, openSse, type SseClient } from "./http-helpers.js";
+import { startNats, type TestNats } from "./infra/nats.js";
+import { startPostgres, type TestPostgres } from "./infra/postgres.js";
+import { missing } from "./system-tools.js";
+
+const TOKEN = "cluster-token-0123";
+const auth = { authorization: `Bearer ${TOKEN}` };
+const json = { ...auth, "content-type": "application/json" };
+
+/** Asks one question (request_user_input), then answers with a message once it has the answer. */
+function askThenFinish(answer: string) {
+  return {
+    steps: [
+      {
+        output: [
+          {
+            type: "function_call",
+            call_id: "call_ask",
+            name: "request_user_input",
+            arguments: {
+              questions: [{ id: "name", header: "Name", question: "What should it be called?" }],
+            },
+          },
+        ],
+      },
+      { expect: { input_contains: [answer] }, output: [{ type: "message", text: `named ${answer}` }] },
+    ],
+  };
+}
+
+interface Node {
+  name: string;
+  url: string;
+  proc: ChildProcess;
+  stderr: () => string;
+}
+
+const skip = missing("postgres", "nats-server").length > 0;
+
+describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
+  let pg: TestPostgres;
+  let nats: TestNats;
+  let mock: MockProcess | undefined;
+  let nodes: Node[] = [];
+  const streams: SseClient[] = [];
+  let n = 0;
+
+  beforeAll(async () => {
+    [pg, nats] = await Promise.all([startPostgres(), startNats()]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([pg?.stop(), nats?.stop()]);
+  });
+  afterEach(async () => {
+    for (const s of streams.splice(0)) s.close();
+    for (const node of nodes) if (node.proc.exitCode === null) node.proc.kill("SIGKILL");
+    nodes = [];
+    await mock?.stop();
+  });
+
+  async function cluster(script: unknown): Promise<Node[]> {
+    mock = await startMockProcess(script);
+    const db = pg.createDatabase(`cluster_${++n}`);
+    // One at a time: the first applies the schema; the others find it (concurrent starts are
+    // safe too: migrations run under an advisory lock).
+    for (const name of ["a", "b", "c"]) {
+      const run = await spawnServe(
+        [
+          ...["--port", "0", "--token", TOKEN, "--responder", "--store", db, "--bus", nats.url],
+          ...["--node-id", name, "-c", `openai_base_url="${mock.url}"`],
+        ],
+        { TANDEM_HOME: tempDir(), OPENAI_API_KEY: "k", TANDEM_LEASE_TTL_MS: "1500" },
+      );
+      const url = /listening on (\S+)/.exec(run.lines[0])![1];
+      nodes.push({ name, url, proc: run.proc, stderr: run.stderr });
+    }
+    return nodes;
+  }
+
+  async function post(
+    node: Node,
+    path: string,
+    body: unknown,
+  ): Promise<{ status: number; body: any; by?: string }> {
+    const res = await fetch(`${node.url}${path}`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json(), by: res.headers.get("x-tandem-node") ?? undefined };
+  }
+  async function get(node: Node, path: string): Promise<any> {
+    return (await fetch(`${node.url}${path}`, { headers: auth })).json();
+  }
+  async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = await fn();
+      if (v !== undefined) return v;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  const pendingOn = (node: Node, threadId: string) => async () => {
+    const qs = (await get(node, `/question?thread=${threadId}`)).questions as any[];
+    return qs.length ? qs : undefined;
+  };
+  async function sse(node: Node, threadId: string, lastEventId?: string): Promise<SseClient> {
+    const headers = lastEventId === undefined ? auth : { ...auth, "last-event-id": lastEventId };
+    const s = await openSse(`${node.url}/event?thread=${threadId}`, headers);
+    expect(s.status).toBe(200);
+    streams.push(s);
+    return s;
+  }
+
+  // fails if a reply posted to a node that does not own the thread is answered there (the
+  // owner's broker never hears it, the turn never completes), or if events stay on the owner.
+  it("a question asked on A is answered on B; the turn completes on A; C's SSE sees it all", async () => {
+    const [a, b, c] = await cluster(askThenFinish("across-nodes"));
+    const thread = await post(a, "/thread", { mode: "plan" });
+    const id = thread.body.id as string;
+    expect((await post(a, `/thread/${id}/turn`, { text: "go" })).status).toBe(202);
+    const [q] = await waitFor("the question on B", pendingOn(b, id));
+    // Opened late on purpose: Last-Event-ID 0 replays what C already received from A.
+    const onC = await sse(c, id, "0");
+    const reply = await post(b, `/question/${q.request_id}/reply`, {
+      thread_id: id,
+      text: { name: "across-nodes" },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.by).toBe("a"); // forwarded to the owner and answered with its result
+    expect(reply.body.outcome.status).toBe("answered");
+    const done = JSON.parse((await onC.next(isEvent("turn.completed"), 15_000)).data).event;
+    expect(done.status).toBe("completed");
+    expect(onC.events().some((s) => s.event.type === "question.requested")).toBe(true);
+    // The model got the answer (the script's expect), through A: the final message is stored.
+    const detail = await get(c, `/thread/${id}`);
+    expect(JSON.stringify(detail.items)).toContain("named across-nodes");
+    expect(readFileSync(mock!.log, "utf8")).toContain("across-nodes");
+    const metrics = await (await fetch(`${b.url}/metrics`)).text();
+    expect(metrics).toMatch(/tandem_forwards_total\{node="b"\} 1/);
+  });
+
+  // fails if a dead node's thread is never taken over, its question is asked again under a new
+  // id (a client holding the old id could not answer), or the call gets two outputs.
+  it("A is SIGKILLed with a question pending: B or C re-asks it with the same id and finishes", async () => {
+    const [a, b, c] = await cluster(askThenFinish("after-failover"));
+    const id = (await post(a, "/thread", { mode: "plan" })).body.id as string;
+    await post(a, `/thread/${id}/turn`, { text: "go" });
+    const [q] = await waitFor("the question", pendingOn(b, id));
+    const onB = await sse(b, id);
+    const killedAt = Date.now();
+    a.proc.kill("SIGKILL");
+    const reasked = JSON.parse(
+      (
+        await onB.next(
+          isEvent("question.requested", (e) => e.request.request_id === q.request_id),
+          20_000,
+        )
+      ).data,
+    ).event;
+    const failoverMs = Date.now() - killedAt;
+    console.log(`[cluster] failover: SIGKILL to the question re-asked on another node in ${failoverMs} ms`);
+    expect(reasked.request.request_id).toBe(q.request_id);
+    for (const node of [b, c]) {
+      const listed = await waitFor("the question listed", pendingOn(node, id));
+      expect(listed.map((x) => x.request_id)).toEqual([q.request_id]);
+    }
+    // Answer through C with the OLD request id, whoever owns it now.
+    const reply = await post(c, `/question/${q.request_id}/reply`, {
+      thread_id: id,
+      text: { name: "after-failover" },
+    });
+    expect(reply.status).toBe(200);
+    await onB.next(isEvent("turn.completed"), 15_000);
+    const items = (await get(b, `/thread/${id}`)).items as any[];
+    const outputs = items.filter((i) => i.type === "function_call_output" && i.call_id === "call_ask");
+    expect(outputs).toHaveLength(1);
+    expect(JSON.stringify(outputs[0])).toContain("after-failover");
+  });
+
+  // fails if /readyz says ready while NATS is down, or /healthz needs a token.
+  it("health, readiness and metrics", async () => {
+    const [a] = await cluster(askThenFinish("x"));
+    expect((await fetch(`${a.url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${a.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ ready: true, node: "a" });
+    const metrics = await (await fetch(`${a.url}/metrics`)).text();
+    expect(metrics).toContain('tandem_threads_owned{node="a"} 0');
+  });
+});
