@@ -216,6 +216,36 @@ describe("sub-agents on the surfaces", () => {
     expect(client.violations).toEqual([]);
   });
 
+  it("exec --questions defer: a child's question stops the run (exit 3) attributed; exec resume ROOT --answer completes the child, then the parent", async () => {
+    // The run stops while the parent's next request may be in flight (the mock counts it served),
+    // so the parent's later steps are side steps keyed on what its history holds.
+    const mock = await startMockProcess({
+      steps: [{ output: [spawnCall("TASK-A: pick", "sa")] }],
+      side_steps: [
+        ...askingChild("TASK-A", "qa"),
+        { when: { input_contains: ["TASK-A done: Beta"] }, output: [say("parent done after resume")] },
+        { when: { input_contains: ['"nickname":"Ada"'] }, output: [call("wait_agent", { ids: ["Ada"] })] },
+      ],
+    });
+    cleanups.push(() => mock.stop());
+    const env = { TANDEM_HOME: tempDir(), OPENAI_API_KEY: "k", OPENAI_BASE_URL: mock.url };
+    const first = await runTandem(["exec", "--json", "--mode", "plan", "--questions", "defer", "go"], {
+      env,
+    });
+    expect(first.code, first.stderr).toBe(3);
+    const q = jsonLines(first.stdout).find((l) => l.type === "question.requested");
+    // fails if the deferred question is not the child's, or loses who asks
+    expect(q.agent).toMatchObject({ nickname: "Ada", task: "TASK-A: pick" });
+    const rootId = q.agent.root_thread_id;
+    const human = await runTandem(["exec", "resume", rootId, "--questions", "defer"], { env });
+    expect(human.code).toBe(3);
+    expect(human.stderr).toContain("Sub-agent Ada (default, depth 1; task: TASK-A: pick) asks");
+    const done = await runTandem(["exec", "resume", rootId, "--answer", "qa=Beta"], { env });
+    // fails if resuming the root does not reopen the child and re-run the parent's wait_agent
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain("parent done after resume");
+  });
+
   it("exec --json prints the children's events attributed (subagent.event with nickname and thread ids)", async () => {
     const mock = await startMockProcess({
       steps: [

@@ -301,6 +301,7 @@ export class Runtime {
     }
     // Before anything is written: a thread another process drives is refused untouched.
     this.takeLease(id);
+    const wasWorking = record.status === "running" || record.status === "waiting_on_user";
     const settings = { ...record.settings };
     if (patch.offerQuestions !== undefined) settings.offer_questions = patch.offerQuestions;
     if (patch.headlessQuestions) settings.headless_questions = patch.headlessQuestions;
@@ -319,7 +320,7 @@ export class Runtime {
     const pendingCalls = new Set(pending.map((q) => q.call_id));
     // Sub-agents that were working open again (their questions re-asked); a call that waited on
     // them (wait_agent) runs again instead of being marked aborted (issue 14).
-    this.agents.reopen(id);
+    const reopened = this.agents.reopen(id);
     const rerun = orphanCalls(history).filter(
       (c) => !pendingCalls.has(c.call_id) && this.agents.rerunsOnResume(c),
     );
@@ -349,6 +350,11 @@ export class Runtime {
         pending[0]?.turn_id ??
         stored.find((s) => "call_id" in s.item && s.item.call_id === rerun[0]?.call_id)?.turn_id;
       if (resumed.length && turnId) thread.resumeTurn(turnId, resumed);
+    } else if (wasWorking && (reopened.length || record.parent_id)) {
+      // A sub-agent, or a parent whose sub-agents worked, stopped mid-request: the turn goes on
+      // from its history (the child finishes its task; the parent gets to wait for it again).
+      const last = this.store.listTurns(id).at(-1);
+      if (last) thread.resumeTurn(last.id, []);
     }
     return thread;
   }

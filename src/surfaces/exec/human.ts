@@ -144,7 +144,12 @@ export function planChecklist(plan: PlanStep[], explanation: string | null): str
 
 export function formatQuestion(request: QuestionRequest): string {
   const count = `${request.questions.length} question${request.questions.length > 1 ? "s" : ""}`;
-  const who = request.elicitation ? `MCP server "${request.elicitation.server}"` : "The model";
+  const agent = request.agent;
+  const who = request.elicitation
+    ? `MCP server "${request.elicitation.server}"`
+    : agent
+      ? `Sub-agent ${printable(agent.nickname)} (${printable(agent.role)}, depth ${agent.depth}; task: ${printable(agent.task.replace(/\s+/g, " ").slice(0, 80))})`
+      : "The model";
   const lines = [`? ${who} asks (${count}):`];
   if (request.elicitation) lines.push(`  ${request.elicitation.message}`);
   for (const q of request.questions) {

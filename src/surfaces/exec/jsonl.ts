@@ -171,6 +171,8 @@ export function questionLine(request: QuestionRequest): Record<string, unknown> 
     policy: request.policy,
     deadline: request.deadline,
     questions: request.questions,
+    // Tandem addition: a sub-agent asks (who, its task, its root thread).
+    ...(request.agent ? { agent: request.agent } : {}),
   };
 }
 
