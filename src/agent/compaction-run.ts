@@ -14,6 +14,7 @@
  * Contract: never throws; failures come back as `{ok:false}` with a classified ModelError
  * (`interrupted` when the signal fired). Events: `context.compacting` then `context.compacted`.
  */
+import type { RemoteCompact } from "../model/compact-remote.js";
 import type { ModelClient, ModelError, Prompt } from "../model/types.js";
 import type { Event, Usage } from "../protocol/events.js";
 import { messageText, type ResponseItem, userMessage } from "../protocol/items.js";
@@ -43,6 +44,8 @@ export interface CompactionHost {
   /** Characters the prompt builder adds to every request (base instructions). */
   extraChars(): number;
   newItemId(): string;
+  /** Set for `compaction = "server"`: the provider's /responses/compact (model/compact-remote.ts). */
+  remote?: RemoteCompact;
   /** The compaction request's token usage (counted with the thread's). */
   onUsage?(usage: Usage, turnId: string): void;
   maxRetries: number;
@@ -52,6 +55,8 @@ export interface CompactionHost {
 export type CompactResult = { ok: true; compacted: boolean } | { ok: false; error: ModelError };
 
 const MAX_TRIMS = 3;
+/** What a server-side compaction's marker item says (its summary is encrypted in the output). */
+const REMOTE_SUMMARY = "(Compacted by the provider: the summary travels as an encrypted compaction item.)";
 
 export class Compactor {
   readonly budget = new ContextBudget();
@@ -122,6 +127,7 @@ export class Compactor {
     host.emit({ type: "context.compacting", ...base, reason });
 
     let text: string | undefined;
+    let replacement: Array<Record<string, unknown>> | undefined;
     for (let attempt = 0, trims = 0; ; ) {
       const prompt: Prompt = {
         ...host.prompt(input, turnId),
@@ -130,9 +136,18 @@ export class Compactor {
         parallelToolCalls: false,
         outputSchema: undefined,
       };
-      const r = await sample(host.model, prompt, signal);
+      const r = host.remote
+        ? await host.remote(
+            { model: prompt.model, input, instructions: prompt.baseInstructions?.text },
+            signal,
+          )
+        : await sample(host.model, prompt, signal);
       if (r.ok) {
-        text = r.text;
+        if ("text" in r) text = r.text;
+        else {
+          replacement = r.output;
+          text = REMOTE_SUMMARY;
+        }
         if (r.usage) host.onUsage?.(r.usage, turnId);
         break;
       }
@@ -158,6 +173,7 @@ export class Compactor {
       });
     const content = [{ type: "input_text" as const, text: summaryText(text) }];
     const meta: CompactionMeta = {
+      ...(replacement ? { replacement } : {}),
       reason,
       carried_call_ids: open,
       before_tokens: before,

@@ -86,6 +86,17 @@ describe("compactedView", () => {
     expect(users.join("").length).toBeLessThan(RECENT_USER_CHARS + 100);
   });
 
+  // fails if: a server-side compaction's replacement history is not sent verbatim in place of
+  // the recent user messages and summary text, or the context items are sent twice.
+  it("sends a server compaction's replacement instead of the summary text", () => {
+    const s = summary();
+    const compaction = { type: "compaction", id: "cmp_1", encrypted_content: "opaque" };
+    s.tandem_compaction!.replacement = [env, userMessage("kept by server"), compaction];
+    const h = [env, userMessage("old"), call("a"), out("a"), s, userMessage("next")];
+    const v = compactedView(h);
+    expect(v).toEqual([env, userMessage("kept by server"), compaction, userMessage("next")]);
+  });
+
   // fails if: the latest summary does not win over an earlier one.
   it("builds from the last summary only", () => {
     const h = [userMessage("u1"), summary(), userMessage("u2"), said("x"), summary()];

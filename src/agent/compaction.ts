@@ -39,6 +39,12 @@ export interface CompactionMeta {
   after_tokens: number;
   /** History length the summary covers (items before it, at the time it started). */
   covered_items: number;
+  /**
+   * Server-side compaction (`compaction = "server"`): the provider's replacement history,
+   * verbatim (retained messages and its encrypted `compaction` item). Sent instead of the
+   * recent user messages and the summary text.
+   */
+  replacement?: Array<Record<string, unknown>>;
 }
 
 export type SummaryItem = MessageItem & { tandem_compaction?: CompactionMeta };
@@ -88,6 +94,11 @@ export function compactedView(history: ResponseItem[]): ResponseItem[] {
       else if (isToolOutput(it) && carried.has(it.call_id)) carriedOutputs.push(it);
     }
   const tail = history.slice(k + 1).filter((it) => !(isToolOutput(it) && carried.has(it.call_id)));
+  const replacement = summary.tandem_compaction?.replacement;
+  if (replacement) {
+    const kept = (replacement as ResponseItem[]).filter((it) => !isContextItem(it));
+    return [...context, ...kept, ...carriedCalls, ...carriedOutputs, ...tail];
+  }
   const clean: MessageItem = { type: "message", role: "user", content: summary.content };
   return [...context, ...recentUsers(users), clean, ...carriedCalls, ...carriedOutputs, ...tail];
 }

@@ -60,3 +60,36 @@ export function generatedSummary(body: Body): string {
 export function generatedCompactionStep(body: Body): Step {
   return { output: [{ type: "message", text: generatedSummary(body) }] };
 }
+
+/**
+ * The answer of `POST /responses/compact` (server-side compaction): the input's last three user
+ * messages (context items left out) and one `compaction` item whose `encrypted_content` is
+ * `mock:` + the base64 of the summary — the next `compaction: true` step's message text when the
+ * script has one, else the generated summary. Usage counts the input as a sampling request would.
+ */
+export function compactAnswer(body: Body, n: number, scripted?: Step): Record<string, unknown> {
+  const summary = scripted
+    ? scripted.output.map((o) => (o.type === "message" ? o.text : "")).join("\n")
+    : generatedSummary(body);
+  const users = inputOf(body).filter((item) => {
+    const it = item as { type?: string; role?: string };
+    const text = textOf(item);
+    return (
+      it.role === "user" &&
+      (it.type === undefined || it.type === "message") &&
+      !CONTEXT_PREFIXES.some((p) => text.startsWith(p)) &&
+      !text.startsWith(SUMMARY_MARKER)
+    );
+  });
+  const encrypted = `mock:${Buffer.from(summary).toString("base64")}`;
+  const output = [...users.slice(-3), { type: "compaction", id: `cmp_${n}`, encrypted_content: encrypted }];
+  const input_tokens = Math.ceil(JSON.stringify(body.input ?? []).length / 4);
+  const output_tokens = Math.ceil(summary.length / 4);
+  return {
+    id: `cmp_${n}`,
+    object: "response.compaction",
+    created_at: Math.floor(Date.now() / 1000),
+    output,
+    usage: { input_tokens, output_tokens, total_tokens: input_tokens + output_tokens },
+  };
+}
