@@ -183,6 +183,26 @@ describe("sub-agents", () => {
     ).toBe(true);
   });
 
+  it("closing the parent closes its children (and cancels their questions)", async () => {
+    h = await harness({
+      script: {
+        steps: [
+          { output: [spawnCall("TASK-A: pick", "sa")] },
+          { output: [call("wait_agent", { ids: ["Ada"] }, "w1")] },
+        ],
+        side_steps: askingChild("TASK-A", "qa"),
+      },
+    });
+    const root = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
+    h.runtime.responders.attach({ threadId: root.id }, { kind: "test" });
+    root.startTurn("go");
+    const ev = (await h.waitFor(requested)) as EventOf<"question.requested">;
+    await root.close();
+    // fails if a closed parent leaves its child running (or its question pending)
+    await until(() => h!.runtime.thread(ev.thread_id)?.status === "closed");
+    expect(h.runtime.broker.pendingCount()).toBe(0);
+  });
+
   it("a child's approval is relayed to the root's responder with attribution and declined: the command never runs", async () => {
     h = await harness({
       overrides: ['approval_policy="untrusted"'],
