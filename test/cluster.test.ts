@@ -11,6 +11,7 @@ import { tempDir } from "./helpers.js";
 import { isEvent, openSse, type SseClient } from "./http-helpers.js";
 import { startNats, type TestNats } from "./infra/nats.js";
 import { startPostgres, type TestPostgres } from "./infra/postgres.js";
+import { startProxy } from "./infra/proxy.js";
 import { missing } from "./system-tools.js";
 
 const TOKEN = "cluster-token-0123";
@@ -68,15 +69,21 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
     await mock?.stop();
   });
 
-  async function cluster(script: unknown): Promise<Node[]> {
+  /** Starts nodes a, b, c; `via` gives a node other store and bus URLs (through a proxy). */
+  async function cluster(
+    script: unknown,
+    via: Record<string, (db: string) => { store: string; bus: string }> = {},
+  ): Promise<Node[]> {
     mock = await startMockProcess(script);
-    const db = pg.createDatabase(`cluster_${++n}`);
+    const dbName = `cluster_${++n}`;
+    const db = pg.createDatabase(dbName);
     // One at a time: the first applies the schema; the others find it (concurrent starts are
     // safe too: migrations run under an advisory lock).
     for (const name of ["a", "b", "c"]) {
+      const { store, bus } = via[name]?.(dbName) ?? { store: db, bus: nats.url };
       const run = await spawnServe(
         [
-          ...["--port", "0", "--token", TOKEN, "--responder", "--store", db, "--bus", nats.url],
+          ...["--port", "0", "--token", TOKEN, "--responder", "--store", store, "--bus", bus],
           ...["--node-id", name, "-c", `openai_base_url="${mock.url}"`],
         ],
         { TANDEM_HOME: tempDir(), OPENAI_API_KEY: "k", TANDEM_LEASE_TTL_MS: "1500" },
@@ -187,6 +194,90 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
     const outputs = items.filter((i) => i.type === "function_call_output" && i.call_id === "call_ask");
     expect(outputs).toHaveLength(1);
     expect(JSON.stringify(outputs[0])).toContain("after-failover");
+  });
+
+  // The issue's partition test: A loses NATS and PostgreSQL (both silent, not closed) with a
+  // question pending; its lease lapses and another node takes the thread. When A comes back it
+  // says it lost the lease, and a reply it is made to handle itself writes nothing.
+  // fails if A's write lands after the takeover (no fencing), or A never notices.
+  it("a partitioned owner loses its lease, and after it comes back it cannot write", async () => {
+    const pgProxy = await startProxy(pg.port);
+    const natsProxy = await startProxy(nats.port);
+    try {
+      const [a, b, c] = await cluster(askThenFinish("from-c"), {
+        a: (db) => ({
+          store: `postgres://postgres@127.0.0.1:${pgProxy.port}/${db}`,
+          bus: `nats://127.0.0.1:${natsProxy.port}`,
+        }),
+      });
+      const id = (await post(a, "/thread", { mode: "plan" })).body.id as string;
+      await post(a, `/thread/${id}/turn`, { text: "go" });
+      const [q] = await waitFor("the question", pendingOn(b, id));
+      const onB = await sse(b, id);
+      pgProxy.pause();
+      natsProxy.pause();
+      await onB.next(
+        isEvent("question.requested", (e) => e.request.request_id === q.request_id),
+        20_000,
+      );
+      pgProxy.resume();
+      natsProxy.resume();
+      await waitFor("A to say it lost the lease", async () =>
+        a.stderr().includes(`lost the lease on thread ${id}`) ? true : undefined,
+      );
+      // A handles a reply itself (as a forwarded request): its broker still holds the question.
+      const res = await fetch(`${a.url}/question/${q.request_id}/reply`, {
+        method: "POST",
+        headers: { ...json, "x-tandem-forwarded-by": "1" },
+        body: JSON.stringify({ thread_id: id, text: { name: "from-a" } }),
+      });
+      const body = (await res.json()) as any;
+      expect(res.status).toBe(409);
+      expect(body.error.code).toBe("lease_lost");
+      expect(body.error.message).toContain(`lost the lease on thread ${id}`);
+      // The new owner still asks; C's answer completes the turn; A's answer is nowhere.
+      const reply = await post(c, `/question/${q.request_id}/reply`, {
+        thread_id: id,
+        text: { name: "from-c" },
+      });
+      expect(reply.status).toBe(200);
+      await onB.next(isEvent("turn.completed"), 15_000);
+      const items = (await get(b, `/thread/${id}`)).items as any[];
+      const outputs = items.filter((i) => i.type === "function_call_output" && i.call_id === "call_ask");
+      expect(outputs).toHaveLength(1);
+      expect(JSON.stringify(items)).not.toContain("from-a");
+      expect(await (await fetch(`${a.url}/metrics`)).text()).toMatch(
+        /tandem_leases_lost_total\{node="a"\} 1/,
+      );
+    } finally {
+      await pgProxy.close();
+      await natsProxy.close();
+    }
+  });
+
+  // fails if SIGTERM keeps the lease until it lapses (no handover) or cancels the question
+  // (it must stay pending for the next owner), or the node does not exit 0.
+  it("SIGTERM drains A: it exits 0 and another node re-asks its question at once", async () => {
+    const [a, b] = await cluster(askThenFinish("after-drain"));
+    const id = (await post(a, "/thread", { mode: "plan" })).body.id as string;
+    await post(a, `/thread/${id}/turn`, { text: "go" });
+    const [q] = await waitFor("the question", pendingOn(b, id));
+    const onB = await sse(b, id);
+    const exited = new Promise<number | null>((r) => a.proc.once("exit", (code) => r(code)));
+    const t0 = Date.now();
+    a.proc.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    await onB.next(
+      isEvent("question.requested", (e) => e.request.request_id === q.request_id),
+      10_000,
+    );
+    console.log(`[cluster] drain: SIGTERM to the question re-asked elsewhere in ${Date.now() - t0} ms`);
+    const reply = await post(b, `/question/${q.request_id}/reply`, {
+      thread_id: id,
+      text: { name: "after-drain" },
+    });
+    expect(reply.status).toBe(200);
+    await onB.next(isEvent("turn.completed"), 15_000);
   });
 
   // fails if /readyz says ready while NATS is down, or /healthz needs a token.

@@ -122,6 +122,11 @@ export class ClusterNode {
     return this.up && !this.nc.isClosed();
   }
 
+  /** True once this node learned it lost `threadId`'s lease (its writes there are fenced). */
+  hasLost(threadId: string): boolean {
+    return this.lost.has(threadId);
+  }
+
   /** The node that owns `threadId` when it is another live node; else undefined. */
   ownerOf(threadId: string): string | undefined {
     const lease = this.store.getLease(threadId);
@@ -218,7 +223,8 @@ export class ClusterNode {
         );
       }
       for (const id of this.store.orphanedThreads(20)) {
-        if (this.runtime.thread(id) && !this.lost.has(id)) continue;
+        // A thread lost here stays loaded, stale, until restart: never "taken back" by reopening.
+        if (this.runtime.thread(id)) continue;
         try {
           this.runtime.openThread(id);
           this.metrics.takeovers++;

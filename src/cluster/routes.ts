@@ -6,7 +6,8 @@
  * - Forwarding: a request that acts on a thread owned by another live node (turn, steer,
  *   interrupt, compact of `/thread/:id`, and reply, reject, touch of `/question/:id`) is sent
  *   to the owner and answered with the owner's response. A request already forwarded is served
- *   here whatever the lease says (no loops). Everything else is served here.
+ *   here (no loops), unless this node has lost the thread's lease since: then 409 `lease_lost`.
+ *   Everything else is served here.
  */
 import type { Context, Hono, Next } from "hono";
 import type { Runtime } from "../runtime/core.js";
@@ -33,9 +34,17 @@ export function mountCluster(app: Hono, runtime: Runtime, cluster: ClusterNode):
   );
 
   const forward = async (c: Context, next: Next) => {
-    if (c.req.method !== "POST" || c.req.header(FORWARDED_HEADER)) return next();
+    if (c.req.method !== "POST") return next();
     const threadId = threadOf(runtime, c.req.path);
-    const owner = threadId === undefined ? undefined : cluster.ownerOf(threadId);
+    if (threadId === undefined) return next();
+    if (c.req.header(FORWARDED_HEADER)) {
+      // Sent here as the owner, but this node lost the lease since: act on nothing.
+      if (!cluster.hasLost(threadId)) return next();
+      const holder = runtime.store.getLease(threadId)?.node ?? "another node";
+      const message = `this node (${cluster.node}) lost the lease on thread ${threadId} to ${holder}; nothing was done, retry`;
+      return c.json({ error: { code: "lease_lost", message } }, 409);
+    }
+    const owner = cluster.ownerOf(threadId);
     if (!owner) return next();
     const url = new URL(c.req.url);
     const res = await cluster.forward(owner, {

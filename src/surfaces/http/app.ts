@@ -11,6 +11,7 @@
 import { Hono } from "hono";
 import { HTTP_LIMITS } from "../../protocol/http.js";
 import { type Runtime, ThreadInUseError } from "../../runtime/core.js";
+import { StoreError } from "../../store/errors.js";
 import { bearerAuth } from "./auth.js";
 import { fail, tooLarge } from "./errors.js";
 import { openApiDocument } from "./openapi.js";
@@ -72,6 +73,8 @@ export function createHttpApp(runtime: Runtime, opts: HttpAppOptions): Hono {
   app.onError((err, c) => {
     // Another process drives the thread (its lease): a conflict the client can act on.
     if (err instanceof ThreadInUseError) return fail(c, 409, "thread_in_use", err.message);
+    // This node lost the thread's lease to another node (issue 16): nothing was written.
+    if (StoreError.isInstance(err) && err.code === "fenced") return fail(c, 409, "lease_lost", err.message);
     process.emitWarning(`tandem serve: ${c.req.method} ${c.req.path} failed: ${err.message}`);
     return fail(c, 500, "internal", `the server failed to handle the request: ${err.message}`);
   });
