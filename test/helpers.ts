@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { loadConfig, resolveProvider } from "../src/config/load.js";
 import { type MockModel, type Script, startMockModel } from "../src/mock-model/index.js";
 import { createResponsesClient } from "../src/model/responses.js";
+import { createResponsesWsClient } from "../src/model/responses-ws.js";
 import type { Event, EventOf, Stamped } from "../src/protocol/events.js";
 import { Runtime } from "../src/runtime/core.js";
 import { openStore } from "../src/store/index.js";
@@ -67,11 +68,16 @@ export async function harness(opts: {
     overrides: [`openai_base_url="${model.url}"`, "retry_base_ms=10", ...fallback, ...(opts.overrides ?? [])],
   });
   const provider = resolveProvider(settings, { OPENAI_API_KEY: "test-key" });
-  const client = createResponsesClient({
+  const clientOpts = {
     baseUrl: provider.baseUrl,
     apiKey: "test-key",
     idleTimeoutMs: settings.stream_idle_timeout_ms,
-  });
+  };
+  // A provider on the WebSocket wire talks to the same mock over its upgrade route (SPEC L13).
+  const client =
+    provider.wire === "responses_websocket"
+      ? createResponsesWsClient(clientOpts)
+      : createResponsesClient(clientOpts);
   const runtime = new Runtime({
     settings,
     store: openStore(join(home, "state.db")),

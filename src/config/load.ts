@@ -123,7 +123,7 @@ export interface ResolvedProvider {
   baseUrl: string;
   apiKey: string | undefined;
   envKey: string;
-  wire: "responses" | "chat";
+  wire: "responses" | "chat" | "responses_websocket";
   lite: boolean;
 }
 

@@ -5,6 +5,7 @@
  * Routes:
  *   POST /v1/responses, /responses               → Responses SSE (responses-wire.ts)
  *   POST /v1/chat/completions, /chat/completions → Chat Completions SSE (chat-wire.ts)
+ *   GET  /v1/responses, /responses + Upgrade      → Responses over WebSocket (responses-ws.ts)
  *   GET  /v1/models, /models                     → `{object:"list", data:[{id:model}]}`
  *   GET  /health                                 → 200 `{status:"ok"}`
  *   anything else                                → 404 OpenAI-style error JSON
@@ -31,6 +32,7 @@ import { generatedCompactionStep, isCompactionRequest } from "./compaction.js";
 import { errorBody, failedMessage, httpErrorDefaults } from "./errors.js";
 import { type AnswerContext, planStep, type Wire } from "./output.js";
 import { responsesWire } from "./responses-wire.js";
+import { attachResponsesWs } from "./responses-ws.js";
 import { loadScriptFile, type ParsedScript, parseScript, type Script, type Step } from "./script.js";
 
 export interface MockModelOptions {
@@ -48,8 +50,13 @@ export interface MockModel {
   /** Base URL for clients, e.g. http://127.0.0.1:PORT/v1 */
   url: string;
   port: number;
-  /** Every parsed request body received on a model route, in arrival order. */
+  /**
+   * Every parsed request body received on a model route, in arrival order. A WebSocket
+   * `response.create` appears as its logical body (responses-ws.ts), as HTTP would send it.
+   */
   requests: unknown[];
+  /** Every WebSocket frame received, as sent (`previous_response_id` and the input tail). */
+  frames: unknown[];
   /** Number of steps consumed so far (the index of the next step unless looping). */
   stepIndex(): number;
   /** Stops listening and drops open connections. Resolves when the server is closed. */
@@ -57,7 +64,12 @@ export interface MockModel {
 }
 
 type Body = Record<string, unknown>;
-type HttpFault = Extract<NonNullable<Step["fault"]>, { type: "http" }>;
+export type HttpFault = Extract<NonNullable<Step["fault"]>, { type: "http" }>;
+
+/** The step that answers a request, or why none does. */
+export type Routed =
+  | { error: { message: string; code: string } }
+  | { step: Step; label: number | string; ctx: AnswerContext };
 
 const WIRES: Record<string, Wire> = {
   "/v1/responses": responsesWire,
@@ -75,6 +87,7 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
     typeof opts.script === "string" ? loadScriptFile(opts.script) : parseScript(opts.script);
   const host = opts.host ?? "127.0.0.1";
   const requests: unknown[] = [];
+  const frames: unknown[] = [];
   let served = 0;
   // Steps marked `compaction` answer compaction requests (./compaction.ts), outside the sequence.
   const compactionSteps = script.steps.filter((st) => st.compaction);
@@ -115,8 +128,7 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       return badRequest(res, "mock-model: request body must be a JSON object", "invalid_json");
     }
-    requests.push(body);
-    if (opts.log) appendFileSync(opts.log, `${JSON.stringify(body)}\n`);
+    record(body as Body);
     const fields = body as Body;
     if (fields.stream !== true) {
       return badRequest(
@@ -125,46 +137,54 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
         "stream_required",
       );
     }
+    const routed = route(fields, raw);
+    if ("error" in routed) return badRequest(res, routed.error.message, routed.error.code);
+    await play(res, wire, routed.step, routed.label, routed.ctx, fields, raw);
+  }
+
+  /** Picks the step that answers a request (side step, compaction step, or the next in sequence). */
+  function route(fields: Body, raw: string): Routed {
+    const model = script.model ?? (typeof fields.model === "string" ? fields.model : "mock-model");
+    const createdAt = Math.floor(Date.now() / 1000);
     const side = script.side_steps.findIndex((st) =>
-      st.when.input_contains.every((needle) => contains(raw, body, needle)),
+      st.when.input_contains.every((needle) => contains(raw, fields, needle)),
     );
     if (side >= 0) {
-      const model = script.model ?? (typeof fields.model === "string" ? fields.model : "mock-model");
-      const ctx: AnswerContext = {
-        ordinal: `s${requests.length}`,
-        model,
-        createdAt: Math.floor(Date.now() / 1000),
-      };
-      return play(res, wire, script.side_steps[side], `side step ${side + 1}`, ctx, fields, raw);
+      const ctx: AnswerContext = { ordinal: `s${requests.length}`, model, createdAt };
+      return { step: script.side_steps[side], label: `side step ${side + 1}`, ctx };
     }
     if (isCompactionRequest(fields)) {
-      const model = script.model ?? (typeof fields.model === "string" ? fields.model : "mock-model");
-      const ctx: AnswerContext = {
-        ordinal: `c${requests.length}`,
-        model,
-        createdAt: Math.floor(Date.now() / 1000),
-      };
+      const ctx: AnswerContext = { ordinal: `c${requests.length}`, model, createdAt };
       const step = compactionSteps.shift();
-      if (step) return play(res, wire, step, "compaction step", ctx, fields, raw);
-      return play(res, wire, generatedCompactionStep(fields), "compaction", ctx, fields, raw);
+      if (step) return { step, label: "compaction step", ctx };
+      return { step: generatedCompactionStep(fields), label: "compaction", ctx };
     }
     const steps = sequence;
     if (served >= steps.length && !(script.loop && steps.length > 0)) {
       if (script.ended_message !== undefined) {
         served += 1;
-        const model = script.model ?? (typeof fields.model === "string" ? fields.model : "mock-model");
-        const ctx: AnswerContext = { ordinal: served, model, createdAt: Math.floor(Date.now() / 1000) };
+        const ctx: AnswerContext = { ordinal: served, model, createdAt };
         const step: Step = { output: [{ type: "message", text: script.ended_message }] };
-        return play(res, wire, step, steps.length + 1, ctx, fields, raw);
+        return { step, label: steps.length + 1, ctx };
       }
-      return badRequest(res, `mock-model: script exhausted after ${steps.length} steps`, "script_exhausted");
+      const message = `mock-model: script exhausted after ${steps.length} steps`;
+      return { error: { message, code: "script_exhausted" } };
     }
     const stepNumber = (served % steps.length) + 1;
     served += 1;
-    const model = script.model ?? (typeof fields.model === "string" ? fields.model : "mock-model");
-    const ctx: AnswerContext = { ordinal: served, model, createdAt: Math.floor(Date.now() / 1000) };
-    await play(res, wire, steps[stepNumber - 1], stepNumber, ctx, fields, raw);
+    const ctx: AnswerContext = { ordinal: served, model, createdAt };
+    return { step: steps[stepNumber - 1], label: stepNumber, ctx };
   }
+
+  const record = (body: Body, frame?: unknown): void => {
+    requests.push(body);
+    if (frame !== undefined) frames.push(frame);
+    if (opts.log) {
+      appendFileSync(opts.log, `${JSON.stringify(body)}\n`);
+      if (frame !== undefined) appendFileSync(`${opts.log}.frames`, `${JSON.stringify(frame)}\n`);
+    }
+  };
+  const ws = attachResponsesWs(server, { route, record });
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -178,11 +198,13 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
     url: `http://${urlHost(host)}:${port}/v1`,
     port,
     requests,
+    frames,
     stepIndex: () => served,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
+        ws.close();
       }),
   };
 }
@@ -201,13 +223,8 @@ async function play(
   res.once("close", () => closed.abort());
   const signal = closed.signal;
 
-  const missing = (step.expect?.input_contains ?? []).filter((needle) => !contains(raw, body, needle));
-  if (missing.length > 0) {
-    const list = missing.map((s) => JSON.stringify(s)).join(", ");
-    const where = typeof stepNumber === "number" ? `step ${stepNumber}` : stepNumber;
-    const message = `mock-model: ${where} expectation failed: the request does not contain ${list} (expect.input_contains)`;
-    return badRequest(res, message, "expectation_failed");
-  }
+  const unmet = unmetExpectation(step, stepNumber, body, raw);
+  if (unmet) return badRequest(res, unmet, "expectation_failed");
   if (step.delay_ms && !(await pause(step.delay_ms, signal))) return;
 
   const fault = step.fault;
@@ -258,8 +275,22 @@ async function play(
   }
 }
 
+/** The error message when the request misses a string of the step's `expect`, else undefined. */
+export function unmetExpectation(
+  step: Step,
+  stepNumber: number | string,
+  body: unknown,
+  raw: string,
+): string | undefined {
+  const missing = (step.expect?.input_contains ?? []).filter((needle) => !contains(raw, body, needle));
+  if (missing.length === 0) return undefined;
+  const list = missing.map((s) => JSON.stringify(s)).join(", ");
+  const where = typeof stepNumber === "number" ? `step ${stepNumber}` : stepNumber;
+  return `mock-model: ${where} expectation failed: the request does not contain ${list} (expect.input_contains)`;
+}
+
 /** Waits `ms`; false when the client went away first. */
-async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
   try {
     await sleep(ms, undefined, { signal });
     return true;

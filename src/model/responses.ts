@@ -48,6 +48,49 @@ export async function nextOrIdle<T>(it: AsyncIterator<T>, ms: number): Promise<I
   }
 }
 
+/**
+ * One Responses stream event (SSE `data:` or WebSocket frame) as a model event; undefined for
+ * events Tandem does not use. `completed` and `failed` are final.
+ */
+export function translateEvent(ev: any): ModelEvent | undefined {
+  switch (ev?.type) {
+    case "response.created":
+      return { type: "created", responseId: ev.response?.id };
+    case "response.output_text.delta":
+      return { type: "text_delta", itemId: ev.item_id ?? "", delta: ev.delta ?? "" };
+    case "response.reasoning_summary_text.delta":
+    case "response.reasoning_text.delta":
+      return { type: "reasoning_delta", itemId: ev.item_id ?? "", delta: ev.delta ?? "" };
+    case "response.output_item.done": {
+      const parsed = ResponseItem.safeParse(ev.item);
+      return parsed.success ? { type: "item_done", item: parsed.data } : undefined;
+    }
+    case "response.completed":
+      return { type: "completed", responseId: ev.response?.id, usage: toUsage(ev.response?.usage) };
+    case "response.failed": {
+      const e = ev.response?.error ?? {};
+      return { type: "failed", error: classifyCode(e.code, e.message ?? "response failed") };
+    }
+    case "response.incomplete": {
+      const reason = ev.response?.incomplete_details?.reason ?? "unknown";
+      return {
+        type: "failed",
+        error: { kind: "other", message: `response incomplete: ${reason}`, retryable: false },
+      };
+    }
+    case "error":
+      return {
+        type: "failed",
+        error: classifyCode(
+          ev.code ?? ev.error?.code,
+          ev.message ?? ev.error?.message ?? "stream error",
+          typeof ev.status === "number" ? ev.status : undefined,
+        ),
+      };
+  }
+  return undefined;
+}
+
 export function createResponsesClient(opts: ResponsesClientOptions): ModelClient {
   const client = new OpenAI({
     baseURL: opts.baseUrl,
@@ -101,42 +144,9 @@ export function createResponsesClient(opts: ResponsesClientOptions): ModelClient
             return;
           }
           if (r.done) break;
-          const ev = r.value;
-          switch (ev?.type) {
-            case "response.created":
-              yield { type: "created", responseId: ev.response?.id };
-              break;
-            case "response.output_text.delta":
-              yield { type: "text_delta", itemId: ev.item_id ?? "", delta: ev.delta ?? "" };
-              break;
-            case "response.reasoning_summary_text.delta":
-            case "response.reasoning_text.delta":
-              yield { type: "reasoning_delta", itemId: ev.item_id ?? "", delta: ev.delta ?? "" };
-              break;
-            case "response.output_item.done": {
-              const parsed = ResponseItem.safeParse(ev.item);
-              if (parsed.success) yield { type: "item_done", item: parsed.data };
-              break;
-            }
-            case "response.completed":
-              yield { type: "completed", responseId: ev.response?.id, usage: toUsage(ev.response?.usage) };
-              return;
-            case "response.failed": {
-              const e = ev.response?.error ?? {};
-              yield fail(classifyCode(e.code, e.message ?? "response failed"));
-              return;
-            }
-            case "response.incomplete": {
-              const reason = ev.response?.incomplete_details?.reason ?? "unknown";
-              yield fail({ kind: "other", message: `response incomplete: ${reason}`, retryable: false });
-              return;
-            }
-            case "error":
-              yield fail(
-                classifyCode(ev.code ?? ev.error?.code, ev.message ?? ev.error?.message ?? "stream error"),
-              );
-              return;
-          }
+          const out = translateEvent(r.value);
+          if (out) yield out;
+          if (out && (out.type === "completed" || out.type === "failed")) return;
         }
         yield fail(
           signal.aborted

@@ -422,7 +422,7 @@ export class Runtime {
       },
     });
     // Freeform (custom) tools need the Responses wire; chat providers get the function form.
-    registry.register(this.provider.wire === "responses" ? patch.custom : patch.fn);
+    registry.register(this.provider.wire === "chat" ? patch.fn : patch.custom);
     registry.register(
       createUpdatePlanTool({
         onPlan: (u, ctx) =>

@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, type ResolvedProvider, resolveProvider } from 
 import type { Settings } from "../config/schema.js";
 import { createChatClient } from "../model/chat.js";
 import { createResponsesClient } from "../model/responses.js";
+import { createResponsesWsClient } from "../model/responses-ws.js";
 import type { ModelClient } from "../model/types.js";
 import { openStore } from "../store/index.js";
 import type { IdSource } from "../util/ids.js";
@@ -29,6 +30,18 @@ export interface CreateRuntimeOptions {
 
 export class MissingKeyError extends ConfigError {}
 
+/** The model client for the provider's wire: Responses over HTTP or WebSocket, or Chat Completions. */
+export function createModelClient(
+  provider: ResolvedProvider,
+  settings: Settings,
+  apiKey: string,
+): ModelClient {
+  const common = { baseUrl: provider.baseUrl, apiKey, idleTimeoutMs: settings.stream_idle_timeout_ms };
+  if (provider.wire === "chat") return createChatClient(common);
+  if (provider.wire === "responses_websocket") return createResponsesWsClient(common);
+  return createResponsesClient(common);
+}
+
 export function createRuntime(opts: CreateRuntimeOptions = {}): {
   runtime: Runtime;
   warnings: string[];
@@ -44,19 +57,7 @@ export function createRuntime(opts: CreateRuntimeOptions = {}): {
     );
   }
   const apiKey = provider.apiKey ?? "unset";
-  const model =
-    opts.model ??
-    (provider.wire === "chat"
-      ? createChatClient({
-          baseUrl: provider.baseUrl,
-          apiKey,
-          idleTimeoutMs: settings.stream_idle_timeout_ms,
-        })
-      : createResponsesClient({
-          baseUrl: provider.baseUrl,
-          apiKey,
-          idleTimeoutMs: settings.stream_idle_timeout_ms,
-        }));
+  const model = opts.model ?? createModelClient(provider, settings, apiKey);
   const store = openStore(opts.store ?? settings.store?.url ?? join(home, "state.db"), { node: opts.node });
   const runtime = new Runtime({ settings, store, model, provider, ids: opts.ids, home });
   return { runtime, warnings, settings, provider };
