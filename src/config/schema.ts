@@ -120,6 +120,12 @@ export const Settings = z.strictObject({
     .positive()
     .optional()
     .describe("Estimated prompt tokens that trigger compaction (default: 90% of the context window)"),
+  compaction: z
+    .enum(["local", "server"])
+    .default("local")
+    .describe(
+      "local: the model writes a handoff summary; server: the provider's POST /responses/compact (Responses wire only)",
+    ),
   model_reasoning_summary: z.enum(["auto", "concise", "detailed", "none"]).optional(),
   service_tier: z.string().optional(),
   approval_policy: z.enum(["never", "on-request", "on-failure", "untrusted"]).default("on-request"),

@@ -5,6 +5,7 @@
  * Routes:
  *   POST /v1/responses, /responses               → Responses SSE (responses-wire.ts)
  *   POST /v1/chat/completions, /chat/completions → Chat Completions SSE (chat-wire.ts)
+ *   POST /v1/responses/compact, /responses/compact → server-side compaction JSON (compaction.ts)
  *   GET  /v1/responses, /responses + Upgrade      → Responses over WebSocket (responses-ws.ts)
  *   GET  /v1/models, /models                     → `{object:"list", data:[{id:model}]}`
  *   GET  /health                                 → 200 `{status:"ok"}`
@@ -28,7 +29,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { chatWire } from "./chat-wire.js";
-import { generatedCompactionStep, isCompactionRequest } from "./compaction.js";
+import { compactAnswer, generatedCompactionStep, isCompactionRequest } from "./compaction.js";
 import { errorBody, failedMessage, httpErrorDefaults } from "./errors.js";
 import { type AnswerContext, planStep, type Wire } from "./output.js";
 import { responsesWire } from "./responses-wire.js";
@@ -104,6 +105,8 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
     const url = req.url ?? "/";
     const q = url.indexOf("?");
     const path = q < 0 ? url : url.slice(0, q);
+    if (req.method === "POST" && (path === "/v1/responses/compact" || path === "/responses/compact"))
+      return compactRoute(req, res);
     const wire = req.method === "POST" ? WIRES[path] : undefined;
     if (!wire) {
       req.resume();
@@ -185,6 +188,27 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
     }
   };
   const ws = attachResponsesWs(server, { route, record });
+
+  /**
+   * POST /responses/compact (server-side compaction, ./compaction.ts): a JSON answer built from the
+   * next `compaction: true` step (its http fault, or its message as the summary) or generated; it
+   * takes no step of the sequence. The body is recorded like any request.
+   */
+  async function compactRoute(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(req));
+    } catch (err) {
+      const message = `mock-model: request body is not valid JSON: ${(err as Error).message}`;
+      return badRequest(res, message, "invalid_json");
+    }
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      return badRequest(res, "mock-model: request body must be a JSON object", "invalid_json");
+    record(body as Body);
+    const step = compactionSteps.shift();
+    if (step?.fault?.type === "http") return sendHttpFault(res, step.fault);
+    sendJson(res, 200, compactAnswer(body as Body, requests.length, step));
+  }
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

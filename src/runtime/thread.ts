@@ -16,6 +16,7 @@ import { autoCompactLimit, compactedView } from "../agent/compaction.js";
 import { Compactor } from "../agent/compaction-run.js";
 import { normalizeForPrompt } from "../agent/history.js";
 import { type PendingInput, type ResumedCall, runTurn, type TurnOutcome } from "../agent/turn.js";
+import { remoteCompact } from "../model/compact-remote.js";
 import { contextWindow } from "../model/context-window.js";
 import type { Prompt } from "../model/types.js";
 import type { CollaborationMode, Event, ThreadStatus, Usage } from "../protocol/events.js";
@@ -376,6 +377,11 @@ export class Thread {
         ),
       extraChars: () => this.core.baseInstructions.length,
       newItemId: () => this.core.ids.item("compaction"),
+      // Server-side compaction needs the Responses API; on the Chat wire, compaction is local.
+      remote:
+        s.compaction === "server" && this.core.provider.wire !== "chat"
+          ? remoteCompact({ baseUrl: this.core.provider.baseUrl, apiKey: this.core.provider.apiKey })
+          : undefined,
       onUsage: (usage, turnId) => this.countUsage(turnId, usage),
       maxRetries: s.stream_max_retries,
       retryBaseMs: s.retry_base_ms,
