@@ -72,8 +72,8 @@ export async function runRulesCommand(argv: string[]): Promise<number> {
   }
   const cwd = resolve(v.cd ?? process.cwd());
   const project = rulesProject(cwd);
-  const { home } = loadConfig({ overrides: v.config ?? [] });
-  const store = openStore(join(home, "state.db"));
+  const { home, settings } = loadConfig({ overrides: v.config ?? [] });
+  const store = openStore(settings.store?.url ?? join(home, "state.db"));
   try {
     const rules = storedRules(store, cwd);
     if (action === "list") {

@@ -55,8 +55,8 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
     process.stderr.write(`tandem ${cmd}: --limit must be a positive integer, got "${limitText}"\n`);
     return 2;
   }
-  const { home } = loadConfig({ overrides: (parsed.values.config as string[] | undefined) ?? [] });
-  const store = openStore(join(home, "state.db"));
+  const { home, settings } = loadConfig({ overrides: (parsed.values.config as string[] | undefined) ?? [] });
+  const store = openStore(settings.store?.url ?? join(home, "state.db"));
   try {
     if (cmd === "threads") {
       // A thread whose last turn failed lists as failed (runtime/thread-status.ts).
