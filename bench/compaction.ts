@@ -40,6 +40,7 @@ export async function longSession(rounds = 200, outputBytes = 20_000): Promise<v
     ],
   }));
   steps.push({ output: [{ type: "message", text: "done" }] });
+  const baseMiB = process.resourceUsage().maxRSS / 1024;
   const mock = await startMockProcess({ steps });
   const home = tmp("tandem-bench-long-");
   const { settings } = loadConfig({
@@ -78,7 +79,7 @@ export async function longSession(rounds = 200, outputBytes = 20_000): Promise<v
   });
   line(
     `long session: ${rounds} tool round trips, ${kb(outputBytes)} outputs, 128k window`,
-    `${(ms / 1000).toFixed(2)} s, peak RSS ${rssMiB.toFixed(0)} MiB, ${outcome.status}`,
+    `${(ms / 1000).toFixed(2)} s, peak RSS ${rssMiB.toFixed(0)} MiB (${baseMiB.toFixed(0)} before), ${outcome.status}`,
   );
   line(
     `  compactions: ${around.length}; request input before→after each`,
