@@ -6,7 +6,9 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
+import { startAcp } from "./acp-client.js";
 import { askingChild, call, say, spawnCall } from "./agent-scripts.js";
 import { inProcessStdio, type Served } from "./app-server-client.js";
 import { serverEnv } from "./app-server-helpers.js";
@@ -125,13 +127,15 @@ describe("sub-agents on the surfaces", () => {
   });
 
   it("kill -9 with a child's question pending; the next process re-asks it (same id, attributed); the answer completes the child, then the parent", async () => {
+    // The kill may land while the parent's next request is in flight (the mock counts it served),
+    // so the parent's later steps are side steps keyed on what its history holds.
     const script = {
-      steps: [
-        { output: [spawnCall("TASK-A: pick", "sa")] },
-        { output: [call("wait_agent", { ids: ["Ada"] }, "w1")] },
-        { expect: { input_contains: ["TASK-A done: Beta"] }, output: [say("parent resumed and done")] },
+      steps: [{ output: [spawnCall("TASK-A: pick", "sa")] }],
+      side_steps: [
+        ...askingChild("TASK-A", "qa"),
+        { when: { input_contains: ["TASK-A done: Beta"] }, output: [say("parent resumed and done")] },
+        { when: { input_contains: ['"nickname":"Ada"'] }, output: [call("wait_agent", { ids: ["Ada"] })] },
       ],
-      side_steps: askingChild("TASK-A", "qa"),
     };
     const mock = await startMockProcess(script);
     cleanups.push(() => mock.stop());
@@ -214,6 +218,36 @@ describe("sub-agents on the surfaces", () => {
     const completed = await client.notification("turn/completed", (p) => p.threadId === threadId, 20_000);
     expect(completed.turn.status).toBe("completed");
     expect(client.violations).toEqual([]);
+  });
+
+  it("ACP: a child's question is asked in the ROOT's editor session (elicitation form) and its answer reaches the child", async () => {
+    const mock = await startMockProcess({
+      steps: [
+        { output: [spawnCall("TASK-A: pick", "sa")] },
+        { output: [call("wait_agent", { ids: ["Ada"] }, "w1")] },
+        { expect: { input_contains: ["TASK-A done: Beta"] }, output: [say("parent done")] },
+      ],
+      side_steps: askingChild("TASK-A", "qa"),
+    });
+    cleanups.push(() => mock.stop());
+    const run = startAcp(mock);
+    cleanups.push(() => run.close());
+    await run.initialize({ elicitation: { form: {} } });
+    const { sessionId } = await run.agent.request(acp.methods.agent.session.new, {
+      cwd: tempDir("tandem-acp-ws-"),
+      mcpServers: [],
+    });
+    await run.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "plan" });
+    const prompt = run.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "split the work" }],
+    });
+    // fails if the child's request is sent with the child's thread as session id (unknown to the
+    // editor) or not sent at all (it would wait on a responder that cannot see it)
+    const form = await run.elicitations.next("the child's question");
+    expect((form.params as { sessionId: string }).sessionId).toBe(sessionId);
+    form.respond({ action: "accept", content: { qa: "Beta" } } as never);
+    expect((await prompt).stopReason).toBe("end_turn");
   });
 
   it("exec --questions defer: a child's question stops the run (exit 3) attributed; exec resume ROOT --answer completes the child, then the parent", async () => {

@@ -202,7 +202,8 @@ export class AcpAgent {
 
   /** SPEC Q3 for clients without form elicitation: model questions they cannot show are unavailable. */
   private preTool(call: { name: string; args: unknown }, threadId: string) {
-    if (call.name !== QUESTION_TOOL || !this.sessions.has(threadId) || this.formElicitation()) return;
+    const root = this.opts.runtime.agents.lineage(threadId).at(-1) ?? threadId;
+    if (call.name !== QUESTION_TOOL || !this.sessions.has(root) || this.formElicitation()) return;
     const questions = (call.args as { questions?: unknown })?.questions;
     if (!Array.isArray(questions)) return; // the tool reports malformed arguments itself
     const shaped = questions.map((q: Record<string, unknown>) => ({
@@ -226,7 +227,11 @@ export class AcpAgent {
 
   private onEvent({ event }: Stamped): void {
     if (!("thread_id" in event) || event.thread_id === undefined) return;
-    const session = this.sessions.get(event.thread_id);
+    // A sub-agent's questions are asked in its root thread's session (Q14); its other events are not shown.
+    const root = event.type.startsWith("question.")
+      ? this.opts.runtime.agents.lineage(event.thread_id).at(-1)
+      : undefined;
+    const session = this.sessions.get(event.thread_id) ?? (root ? this.sessions.get(root) : undefined);
     if (!session || !this.connection) return;
     try {
       if (event.type === "question.requested") this.asker.ask(event.request);

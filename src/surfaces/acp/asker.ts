@@ -133,7 +133,7 @@ export class Asker {
         methods.client.elicitation.create,
         {
           mode: "url",
-          sessionId: request.thread_id,
+          sessionId: sessionOf(request),
           toolCallId: request.call_id,
           elicitationId: e.elicitation_id ?? request.request_id,
           url: e.url,
@@ -148,7 +148,7 @@ export class Asker {
         methods.client.elicitation.create,
         {
           mode: "form",
-          sessionId: request.thread_id,
+          sessionId: sessionOf(request),
           toolCallId: request.call_id,
           message: elicitationMessage(request, error),
           requestedSchema: elicitationSchema(request),
@@ -192,7 +192,7 @@ export class Asker {
       .client()
       .request(
         methods.client.session.requestPermission,
-        { sessionId: request.thread_id, toolCall, options },
+        { sessionId: sessionOf(request), toolCall, options },
         { cancellationSignal: signal },
       );
     return response.outcome;
@@ -224,4 +224,9 @@ function approvalToolCall(request: QuestionRequest): ToolCallUpdate {
     },
     content: [text(prompt)],
   };
+}
+
+/** The editor session a request is asked in: a sub-agent's goes to its root thread's (Q14). */
+function sessionOf(request: QuestionRequest): string {
+  return request.agent?.root_thread_id ?? request.thread_id;
 }
