@@ -53,44 +53,54 @@ describe("compaction", () => {
   // fails if: the budget never triggers (no compaction request), the prompt is not built from the
   // compacted view (requests do not shrink, no summary), a call/output pair is split by the view,
   // or stored history loses items (export would no longer show every call).
-  it("a thread driven past a small model_context_window compacts automatically and completes", async () => {
-    const calls = ["c1", "c2", "c3", "c4", "c5", "c6"];
-    h = await harness({
-      script: { steps: [...calls.map((c) => ({ output: [big(c, 2400)] })), { output: [say("all done")] }] },
-      overrides: ["model_context_window=3000", 'sandbox_mode="danger-full-access"'],
-    });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
-    const turn = thread.startTurn("print six large blocks, please");
-    const outcome = await turn.done;
-    expect(outcome.status).toBe("completed");
-    expect(outcome.lastMessage).toBe("all done");
+  // Over HTTP and over the WebSocket transport (the mock rebuilds each continuation's logical
+  // body, so `requests` holds what reached the model either way).
+  it.each([
+    ["HTTP", []],
+    ["WebSocket", ['model_providers.openai={ wire = "responses_websocket" }']],
+  ])(
+    "a thread driven past a small model_context_window compacts automatically and completes (%s)",
+    async (_, wire) => {
+      const calls = ["c1", "c2", "c3", "c4", "c5", "c6"];
+      h = await harness({
+        script: { steps: [...calls.map((c) => ({ output: [big(c, 2400)] })), { output: [say("all done")] }] },
+        overrides: ["model_context_window=3000", 'sandbox_mode="danger-full-access"', ...wire],
+      });
+      const thread = h.runtime.startThread({ cwd: h.cwd });
+      const turn = thread.startTurn("print six large blocks, please");
+      const outcome = await turn.done;
+      expect(outcome.status).toBe("completed");
+      expect(outcome.lastMessage).toBe("all done");
 
-    const bodies = h.model.requests as Body[];
-    const compactions = bodies.map((b, i) => (isCompaction(b) ? i : -1)).filter((i) => i >= 0);
-    expect(compactions.length).toBeGreaterThan(0);
-    for (const i of compactions) {
-      // The request after a compaction is smaller than the one before it, and carries the summary.
-      const before = bodies[i - 1];
-      const after = bodies[i + 1];
-      expect(size(after)).toBeLessThan(size(before));
-      expect(hasSummary(after)).toBe(true);
-      // The compaction request has no tools: the model must answer in text.
-      expect((bodies[i] as any).tools).toEqual([]);
-    }
-    for (const b of bodies) expectPaired(b);
-    // Compaction requests' tokens are counted too: one token.usage per request made.
-    expect(h.events.filter((s) => s.event.type === "token.usage").length).toBe(bodies.length);
-    // The user's request survives every compaction as a recent user message.
-    expect(JSON.stringify(bodies.at(-1)!.input)).toContain("print six large blocks, please");
-    // Stored history keeps everything: every call and output, plus the summary items.
-    const stored = h.runtime.store.loadItems(thread.id).map((s) => s.item);
-    const storedCalls = stored.filter((i) => i.type === "function_call").map((i: any) => i.call_id);
-    expect(storedCalls).toEqual(calls);
-    expect(stored.filter((i: any) => textOf(i).startsWith(SUMMARY_MARKER)).length).toBe(compactions.length);
-    const ev = (await h.waitFor(compacted)) as EventOf<"context.compacted">;
-    expect(ev.reason).toBe("auto");
-    expect(ev.after_tokens).toBeLessThan(ev.before_tokens);
-  });
+      const bodies = h.model.requests as Body[];
+      const compactions = bodies.map((b, i) => (isCompaction(b) ? i : -1)).filter((i) => i >= 0);
+      expect(compactions.length).toBeGreaterThan(0);
+      for (const i of compactions) {
+        // The request after a compaction is smaller than the one before it, and carries the summary.
+        const before = bodies[i - 1];
+        const after = bodies[i + 1];
+        expect(size(after)).toBeLessThan(size(before));
+        expect(hasSummary(after)).toBe(true);
+        // The compaction request has no tools: the model must answer in text.
+        expect((bodies[i] as any).tools).toEqual([]);
+      }
+      for (const b of bodies) expectPaired(b);
+    // The WebSocket run really crossed the socket (one frame per request).
+    if (wire.length) expect(h.model.frames.length).toBe(bodies.length);
+      // Compaction requests' tokens are counted too: one token.usage per request made.
+      expect(h.events.filter((s) => s.event.type === "token.usage").length).toBe(bodies.length);
+      // The user's request survives every compaction as a recent user message.
+      expect(JSON.stringify(bodies.at(-1)!.input)).toContain("print six large blocks, please");
+      // Stored history keeps everything: every call and output, plus the summary items.
+      const stored = h.runtime.store.loadItems(thread.id).map((s) => s.item);
+      const storedCalls = stored.filter((i) => i.type === "function_call").map((i: any) => i.call_id);
+      expect(storedCalls).toEqual(calls);
+      expect(stored.filter((i: any) => textOf(i).startsWith(SUMMARY_MARKER)).length).toBe(compactions.length);
+      const ev = (await h.waitFor(compacted)) as EventOf<"context.compacted">;
+      expect(ev.reason).toBe("auto");
+      expect(ev.after_tokens).toBeLessThan(ev.before_tokens);
+    },
+  );
 
   // fails if: a context_length_exceeded error does not compact, or the failed request is not
   // retried after the compaction (the turn would fail instead of completing).
