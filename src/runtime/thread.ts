@@ -290,6 +290,9 @@ export class Thread {
         ended_at: Date.now(),
         // usage: already summed into the turn by onUsage (a resumed turn keeps its earlier part).
         error: outcome.error?.message ?? null,
+        // The final turn.diff, masked as emitted, so a reader after a reload shows it (complete:
+        // commands' changes were compared above).
+        diff: this.turnDiff() || null,
       });
     this.active = undefined;
     this.lastOutcome = outcome;

@@ -180,6 +180,24 @@ export function storeContract(newTarget: () => string): void {
       expect(() => s.updateTurn("ghost", { status: "failed" })).toThrowError(/ghost does not exist/);
       expect(() => s.putTurn({ ...turn("u3", 1), thread_id: "ghost" })).toThrowError(/ghost does not exist/);
     });
+
+    // Fails if the diff column is not written by updateTurn/putTurn, not read back (after a
+    // reopen too), if a patch without `diff` erases it, or if a turn without one reads a diff.
+    it("keeps each turn's diff, across a reopen", () => {
+      const diff = "--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-old\n+new\n";
+      let s = store();
+      s.createThread(thread("t1"));
+      s.putTurn(turn("u1", 100));
+      s.putTurn({ ...turn("u2", 200), status: "completed", diff: "put diff" });
+      expect(s.listTurns("t1")[0].diff).toBeUndefined();
+      s.updateTurn("u1", { status: "completed", ended_at: 150, diff });
+      s.updateTurn("u1", { error: "later patch" });
+      expect(s.listTurns("t1").map((t) => t.diff)).toEqual([diff, "put diff"]);
+      s.updateTurn("u2", { diff: null });
+      s.close();
+      s = store();
+      expect(s.listTurns("t1").map((t) => t.diff)).toEqual([diff, undefined]);
+    });
   });
 
   describe("questions", () => {

@@ -117,8 +117,10 @@ describe("thread leases", () => {
   it("migrates a schema-1 store", () => {
     withThread(store()).close();
     const db = new Database(path);
-    // A schema-1 file has neither the lease table nor the later usage column (migration 3).
-    db.exec("DROP TABLE thread_leases; ALTER TABLE threads DROP COLUMN usage");
+    // A schema-1 file has neither the lease table nor the later columns (migrations 3 and 4).
+    db.exec(
+      "DROP TABLE thread_leases; ALTER TABLE threads DROP COLUMN usage; ALTER TABLE turns DROP COLUMN diff",
+    );
     db.pragma("user_version = 1");
     db.close();
     const s = store();

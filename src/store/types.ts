@@ -41,6 +41,12 @@ export interface TurnRecord {
   status: "running" | "completed" | "interrupted" | "failed";
   usage: Usage | null;
   error: string | null;
+  /**
+   * The turn's net unified diff (apply_patch and shell commands), secret-masked as emitted in
+   * `turn.diff`; written when the turn ends. Reads leave it out when there is none (the turn
+   * changed nothing, has not ended, or was stored before diffs were).
+   */
+  diff?: string | null;
 }
 
 export interface StoredItem {

@@ -96,7 +96,8 @@ describe("thread token totals", () => {
     s.putTurn(turn("c", "old"));
     s.close();
     const db = new Database(path);
-    db.exec("ALTER TABLE threads DROP COLUMN usage");
+    // A schema-2 file has neither the usage column nor turns.diff (migration 4).
+    db.exec("ALTER TABLE threads DROP COLUMN usage; ALTER TABLE turns DROP COLUMN diff");
     db.pragma("user_version = 2");
     db.close();
     const migrated = openStore(path);
@@ -109,7 +110,7 @@ describe("thread token totals", () => {
       total_tokens: 33,
     });
     expect(migrated.getThread("none")?.usage).toBeUndefined();
-    expect(SCHEMA_VERSION).toBe(3);
+    expect(SCHEMA_VERSION).toBe(4);
     migrated.close();
   });
 });

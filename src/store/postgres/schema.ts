@@ -85,6 +85,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX thread_leases_expiry ON thread_leases (expires_at);
   `,
+  // 2: each turn's final diff (TurnRecord.diff), as SQLite's migration 4.
+  `
+  ALTER TABLE turns ADD COLUMN diff TEXT;
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -109,6 +109,7 @@ export function pgWorkerMain(require: NodeRequire, data: PgWorkerData): void {
     status: r.status,
     usage: r.usage === null ? null : JSON.parse(r.usage),
     error: r.error,
+    ...(r.diff ? { diff: r.diff } : {}),
   });
   const merge = (base: Row, patch: Row) => {
     const out = { ...base };
@@ -260,9 +261,10 @@ export function pgWorkerMain(require: NodeRequire, data: PgWorkerData): void {
     async putTurn(t: Row) {
       const rows = await q(
         "WITH t AS (SELECT id FROM threads WHERE id = $2 AND ($8::bigint IS NULL OR lease_generation = $8) FOR SHARE) " +
-          "INSERT INTO turns (id, thread_id, started_at, ended_at, status, usage, error) " +
-          "SELECT $1, t.id, $3, $4, $5, $6, $7 FROM t ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, " +
-          "ended_at = excluded.ended_at, status = excluded.status, usage = excluded.usage, error = excluded.error RETURNING id",
+          "INSERT INTO turns (id, thread_id, started_at, ended_at, status, usage, error, diff) " +
+          "SELECT $1, t.id, $3, $4, $5, $6, $7, $9 FROM t ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, " +
+          "ended_at = excluded.ended_at, status = excluded.status, usage = excluded.usage, error = excluded.error, " +
+          "diff = excluded.diff RETURNING id",
         [
           t.id,
           t.thread_id,
@@ -272,6 +274,7 @@ export function pgWorkerMain(require: NodeRequire, data: PgWorkerData): void {
           t.usage ? JSON.stringify(t.usage) : null,
           t.error,
           gen(t.thread_id),
+          t.diff ?? null,
         ],
       );
       if (!rows.length) await whyNoRow("putTurn", t.thread_id);
@@ -284,7 +287,7 @@ export function pgWorkerMain(require: NodeRequire, data: PgWorkerData): void {
         await checkFence("updateTurn", rows[0].thread_id);
         const next = merge(toTurn(rows[0]), patch);
         await q(
-          "UPDATE turns SET started_at = $2, ended_at = $3, status = $4, usage = $5, error = $6 WHERE id = $1",
+          "UPDATE turns SET started_at = $2, ended_at = $3, status = $4, usage = $5, error = $6, diff = $7 WHERE id = $1",
           [
             id,
             next.started_at,
@@ -292,6 +295,7 @@ export function pgWorkerMain(require: NodeRequire, data: PgWorkerData): void {
             next.status,
             next.usage ? JSON.stringify(next.usage) : null,
             next.error,
+            next.diff ?? null,
           ],
         );
       });

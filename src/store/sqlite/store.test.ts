@@ -2,9 +2,9 @@
  * What only the SQLite store does (files, modes, pragmas, schema refusal, :memory:). The shared
  * behaviour of every store is the contract suite (../contract.suite.ts).
  */
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ResponseItem } from "../../protocol/items.js";
@@ -104,6 +104,34 @@ describe("openStore", () => {
     }
     expect(StoreError.isInstance(caught) && caught.code).toBe("schema");
     expect(String(caught)).toMatch(/upgrade Tandem/);
+  });
+
+  // Fails if migration 4 (turns.diff) is missing or loses a v3 file's rows, or if user_version
+  // is not moved on: a store written by the previous Tandem opens with everything in it.
+  it("migrates a schema-3 file: every row kept, turns gain an empty diff column", () => {
+    mkdirSync(dirname(dbPath), { recursive: true });
+    const v3 = new Database(dbPath);
+    v3.exec(readFileSync(new URL("../testdata/v3-store.sql", import.meta.url), "utf8"));
+    expect(v3.pragma("user_version", { simple: true })).toBe(3);
+    v3.close();
+
+    const s = store();
+    expect(s.getThread("thr_v3")).toMatchObject({ title: "a v3 thread", status: "failed" });
+    expect(s.loadItems("thr_v3").map((r) => r.turn_id)).toEqual(["turn_a"]);
+    const turns = s.listTurns("thr_v3");
+    expect(turns.map((t) => [t.id, t.status, t.error, t.usage?.total_tokens, t.diff])).toEqual([
+      ["turn_a", "completed", null, 15, undefined],
+      ["turn_b", "failed", "model said no", undefined, undefined],
+    ]);
+    s.updateTurn("turn_b", { diff: "+x\n" });
+    expect(s.listTurns("thr_v3")[1].diff).toBe("+x\n");
+    s.close();
+    const db = new Database(dbPath);
+    try {
+      expect(db.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+    } finally {
+      db.close();
+    }
   });
 
   it("supports :memory: and an idempotent close", () => {

@@ -109,6 +109,10 @@ const MIGRATIONS: readonly string[] = [
     FROM turns t WHERE t.thread_id = threads.id AND t.usage IS NOT NULL)
   WHERE EXISTS (SELECT 1 FROM turns t WHERE t.thread_id = threads.id AND t.usage IS NOT NULL);
   `,
+  // 4: each turn's final diff (TurnRecord.diff), so a reader after a reload shows it.
+  `
+  ALTER TABLE turns ADD COLUMN diff TEXT;
+  `,
 ];
 
 /** The schema version this build writes. */
@@ -212,6 +216,7 @@ interface TurnRow {
   status: string;
   usage: string | null;
   error: string | null;
+  diff: string | null;
 }
 
 interface ItemRow {
@@ -233,11 +238,17 @@ const rowToThread = ({ usage, ...r }: ThreadRow): ThreadRecord => ({
   settings: JSON.parse(r.settings),
   ...(usage ? { usage: JSON.parse(usage) as Usage } : {}),
 });
-const turnToRow = (t: TurnRecord): TurnRow => ({ ...t, usage: t.usage ? JSON.stringify(t.usage) : null });
-const rowToTurn = (r: TurnRow): TurnRecord => ({
+const turnToRow = (t: TurnRecord): TurnRow => ({
+  ...t,
+  usage: t.usage ? JSON.stringify(t.usage) : null,
+  diff: t.diff ?? null,
+});
+/** `diff` is left out when there is none (records written before migration 4 look the same). */
+const rowToTurn = ({ diff, ...r }: TurnRow): TurnRecord => ({
   ...r,
   status: r.status as TurnRecord["status"],
   usage: r.usage === null ? null : JSON.parse(r.usage),
+  ...(diff ? { diff } : {}),
 });
 
 /** `{...base, ...patch}` without letting `undefined` patch fields erase values. */
@@ -305,15 +316,15 @@ class SqliteStore implements Store {
       // Items are append-only and contiguous from 1, so the last seq is the count (O(log n)).
       countItems: p("SELECT COALESCE(MAX(seq), 0) AS n FROM items WHERE thread_id = ?"),
       putTurn: p(
-        "INSERT INTO turns (id, thread_id, started_at, ended_at, status, usage, error) " +
-          "VALUES (@id, @thread_id, @started_at, @ended_at, @status, @usage, @error) " +
-          "ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, " +
-          "ended_at = excluded.ended_at, status = excluded.status, usage = excluded.usage, error = excluded.error",
+        "INSERT INTO turns (id, thread_id, started_at, ended_at, status, usage, error, diff) " +
+          "VALUES (@id, @thread_id, @started_at, @ended_at, @status, @usage, @error, @diff) " +
+          "ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, ended_at = excluded.ended_at, " +
+          "status = excluded.status, usage = excluded.usage, error = excluded.error, diff = excluded.diff",
       ),
       getTurn: p("SELECT * FROM turns WHERE id = ?"),
       writeTurn: p(
         "UPDATE turns SET started_at = @started_at, ended_at = @ended_at, status = @status, " +
-          "usage = @usage, error = @error WHERE id = @id",
+          "usage = @usage, error = @error, diff = @diff WHERE id = @id",
       ),
       listTurns: p("SELECT * FROM turns WHERE thread_id = ? ORDER BY started_at, rowid"),
       saveQuestion: p(
