@@ -93,6 +93,7 @@ describe("OpenAPI", () => {
       "/question/{id}/touch",
       "/thread",
       "/thread/{id}",
+      "/thread/{id}/compact",
       "/thread/{id}/interrupt",
       "/thread/{id}/steer",
       "/thread/{id}/turn",
@@ -125,6 +126,64 @@ describe("OpenAPI", () => {
     await sse.next(isEvent("turn.completed"));
     for (const e of sse.events()) check("StreamedEvent", e);
     sse.close();
+  });
+});
+
+describe("GET /thread/:id turns", () => {
+  // Fails if the turns field is missing or not in start order, if a turn's diff is not the final
+  // turn.diff as emitted (masked; here it holds a file a shell command wrote, so an
+  // apply_patch-only diff fails too), if a failed turn loses its status or error, if item_end
+  // does not point just past each turn's items, or if any of it is lost when another server
+  // process reads the thread from the store (not loaded there).
+  it("lists each turn with status, error, final diff and where its items end, live and stored", async () => {
+    const script: Script = {
+      steps: [
+        {
+          output: [
+            {
+              type: "function_call",
+              name: "exec_command",
+              arguments: { cmd: "printf 'made by a command\\n' > made.txt" },
+            },
+          ],
+        },
+        { output: [{ type: "message", text: "made it" }] },
+        { fault: { type: "http", status: 400, message: "the model refused" } },
+      ],
+    };
+    sv = await serve({ script });
+    const home = sv.h.home;
+    const id = (await sv.call("POST", "/thread", {})).json.id;
+    for (const text of ["make a file", "again"]) {
+      const turnId = (await sv.call("POST", `/thread/${id}/turn`, { text })).json.turn_id;
+      await sv.h.waitFor((e) => e.type === "turn.completed" && e.turn_id === turnId);
+    }
+    const emitted = sv.h.events.map((s) => s.event).filter((e) => e.type === "turn.diff");
+    const finalDiff = (emitted.at(-1) as { diff: string }).diff;
+    expect(finalDiff).toContain("+made by a command");
+
+    const check = (json: any) => {
+      const { items, turns } = json;
+      expect(turns.map((t: any) => [t.status, t.error, t.diff])).toEqual([
+        ["completed", null, finalDiff],
+        ["failed", expect.stringContaining("the model refused"), null],
+      ]);
+      for (const t of turns) expect(t.ended_at).toBeGreaterThanOrEqual(t.started_at);
+      // Turn 1 ends with the model's answer; turn 2 with its user message (nothing after it).
+      const [first, second] = turns.map((t: any) => t.item_end);
+      expect(items[first - 1]).toMatchObject({ type: "message", role: "assistant" });
+      expect(JSON.stringify(items[second - 1])).toContain("again");
+      expect(second).toBe(items.length);
+    };
+    const live = await sv.call("GET", `/thread/${id}`);
+    expect(live.json.thread.loaded).toBe(true);
+    check(live.json);
+    await sv.close();
+
+    sv = await serve({ script: { steps: [] }, home });
+    const stored = await sv.call("GET", `/thread/${id}`);
+    expect(stored.json.thread).toMatchObject({ loaded: false, status: "failed" });
+    check(stored.json);
   });
 });
 

@@ -6,7 +6,8 @@
  *   or patch text, live and after a reload, with no serious accessibility violation;
  * - a three-question form is answered on a phone with Submit on screen without scrolling;
  * - a question answered in another surface (the TUI, through the runtime) says so on the page;
- * - an approval shows a bidi override in its command as a visible symbol.
+ * - an approval shows a bidi override in its command as a visible symbol;
+ * - a reload keeps each turn's diff (commands' changes too) and a failed turn's own marker.
  * Screenshots of each state go to $TANDEM_TEST_ARTIFACTS (test/web-helpers.ts).
  */
 import type { Browser } from "playwright-core";
@@ -336,6 +337,89 @@ describe.skipIf(noBrowser)("web app", () => {
     await page.locator("#sheet").waitFor({ state: "hidden" });
     expect(await sv.h.waitFor((e) => e.type === "turn.completed")).toMatchObject({ status: "completed" });
     expect(opened.errors).toEqual([]);
+  });
+
+  // Fails if a reload loses a turn's combined diff (turns.diff not stored, GET /thread/:id not
+  // returning it, or the page not drawing it), if a failed turn is marked only as "the last turn"
+  // (a later turn succeeds here, so the marker must sit on the failed turn itself), or if the
+  // reloaded transcript puts a turn's diff or end anywhere else than live did.
+  it("reload keeps each turn's diff (a shell command's change) and a failed turn's marker", async () => {
+    const script: Script = {
+      steps: [
+        {
+          output: [
+            {
+              type: "function_call",
+              name: "exec_command",
+              arguments: { cmd: "printf 'made by a command\\n' > made.txt" },
+            },
+          ],
+        },
+        { output: [{ type: "message", text: "Made **made.txt**." }] },
+        { fault: { type: "http", status: 400, message: "the model refused" } },
+        { output: [{ type: "message", text: "Recovered." }] },
+      ],
+    };
+    sv = await serve({ script });
+    opened = await openApp(browser, sv, DESKTOP);
+    const { page } = opened;
+    const id: string = (await sv.call("POST", "/thread", {})).json.id;
+    await page.locator(`#threads li[data-id="${id}"]`).click();
+    const turnIds: string[] = [];
+    for (const text of ["make a file", "again", "once more"]) {
+      const turnId: string = (await sv.call("POST", `/thread/${id}/turn`, { text })).json.turn_id;
+      await sv.h.waitFor((e) => e.type === "turn.completed" && e.turn_id === turnId);
+      turnIds.push(turnId);
+    }
+    const t = page.locator("#transcript");
+    let reloaded = false;
+    /** The transcript's turn diffs and turn ends, in order, with what each shows. */
+    const markers = async () => {
+      await t.locator(".entry.agent", { hasText: "Recovered." }).waitFor();
+      if (!reloaded) await t.locator(`[data-id="end_${turnIds[2]}"]`).waitFor();
+      return t.locator(".turn-diff, .entry.turn.end").evaluateAll((els: any[]) =>
+        els.map((el) => {
+          const id = el.getAttribute("data-id") ?? "";
+          return el.classList.contains("turn-diff")
+            ? [id, [...el.querySelectorAll(".diff-path")].map((p: any) => p.textContent).join(",")]
+            : [id, el.textContent ?? "", el.classList.contains("failed")];
+        }),
+      );
+    };
+    const expected = [
+      [`diff_${turnIds[0]}`, "made.txt"],
+      [`end_${turnIds[0]}`, "completed", false],
+      [`end_${turnIds[1]}`, expect.stringMatching(/^failed .*the model refused/), true],
+      [`end_${turnIds[2]}`, "completed", false],
+    ];
+    const live = await markers();
+    expect(live).toEqual(expected);
+    // Where each marker sits: the diff after the answer it describes, before the next request.
+    const order = () =>
+      t.locator("li.entry").evaluateAll((els: any[]) =>
+        els.flatMap((el) => {
+          const id = el.getAttribute("data-id") ?? "";
+          if (/^(diff|end)_/.test(id)) return [id];
+          return ["user", "agent", "command"].filter((k) => el.classList.contains(k));
+        }),
+      );
+    const liveOrder = await order();
+    expect(liveOrder).toEqual([
+      ...["user", "command", "agent", `diff_${turnIds[0]}`, `end_${turnIds[0]}`],
+      ...["user", `end_${turnIds[1]}`, "user", "agent", `end_${turnIds[2]}`],
+    ]);
+    expect(await t.locator(".turn-diff .dl.add").allTextContents()).toEqual(["+made by a command\n"]);
+
+    await page.reload();
+    reloaded = true;
+    await page.locator("#conn[data-state=live]").waitFor();
+    expect(await markers()).toEqual(expected);
+    expect(await order()).toEqual(liveOrder);
+    expect(await t.locator(".turn-diff .dl.add").allTextContents()).toEqual(["+made by a command\n"]);
+    // The thread itself is fine again: its last turn completed.
+    expect(await page.locator(`#threads li[data-id="${id}"] .status`).textContent()).not.toBe("failed");
+    await shot(page, "web-app-reloaded-turns.png");
+    expect(unexpected(opened.errors)).toEqual([]);
   });
 
   // Fails if an approval shows its command with a bidi override acting (Trojan Source: the user

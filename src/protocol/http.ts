@@ -156,9 +156,27 @@ export type ThreadSummary = z.infer<typeof ThreadSummary>;
 export const ThreadList = z.object({ threads: z.array(ThreadSummary) });
 export type ThreadList = z.infer<typeof ThreadList>;
 
+export const TurnSummary = z.object({
+  id: z.string(),
+  status: z.enum(["running", "completed", "interrupted", "failed"]),
+  started_at: z.number(),
+  ended_at: z.number().nullable(),
+  error: z.string().nullable().describe("Why the turn failed or stopped"),
+  diff: z
+    .string()
+    .nullable()
+    .describe("The turn's net unified diff (patches and commands, secrets masked); null if none"),
+  item_end: z
+    .number()
+    .int()
+    .describe("Index in `items` just past this turn's last item: where its end and diff belong"),
+});
+export type TurnSummary = z.infer<typeof TurnSummary>;
+
 export const ThreadDetail = z.object({
   thread: ThreadSummary,
   items: z.array(ResponseItem).describe("History items, oldest first"),
+  turns: z.array(TurnSummary).describe("Stored turns, oldest first (none for an ephemeral thread)"),
   questions: z.array(QuestionRequest).describe("Pending questions of this thread"),
 });
 export type ThreadDetail = z.infer<typeof ThreadDetail>;

@@ -256,7 +256,7 @@ async function loadThread(id: string): Promise<void> {
     app.threads.set(id, d.thread);
     for (const r of d.questions) if (!app.settled.has(r.request_id)) app.questions.set(r.request_id, r);
     const t = new Transcript();
-    t.load(d.items, d.thread);
+    t.load(d.items, d.thread, d.turns);
     app.transcript = t;
   } catch (e) {
     if (app.current === id) app.loadError = `Could not load the thread: ${(e as Error).message}`;

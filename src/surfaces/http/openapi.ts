@@ -23,6 +23,7 @@ const responseSchemas = {
   ThreadSummary: Http.ThreadSummary,
   ThreadList: Http.ThreadList,
   ThreadDetail: Http.ThreadDetail,
+  TurnSummary: Http.TurnSummary,
   TurnStarted: Http.TurnStarted,
   Steered: Http.Steered,
   Interrupted: Http.Interrupted,

@@ -13,6 +13,7 @@
  */
 import { compactionLine, SUMMARY_MARKER } from "../../../src/agent/compaction-prompt.js";
 import type { Event, TurnItem } from "../../../src/protocol/events.js";
+import type { TurnSummary } from "../../../src/protocol/http.js";
 import type { ResponseItem } from "../../../src/protocol/items.js";
 import { type DiffFile, parseCodexPatch, parseUnifiedDiff } from "./diff.js";
 
@@ -134,8 +135,12 @@ export class Transcript {
     this.version++;
   }
 
-  /** Replaces everything with the stored history `items` (oldest first). */
-  load(items: ResponseItem[], thread?: { status: string }): void {
+  /**
+   * Replaces everything with the stored history `items` (oldest first). With the stored `turns`
+   * (GET /thread/:id), each ended turn gets its diff and end marker (`diff_`/`end_<turn>`, as
+   * live) after its last item; without them, a failed thread gets one "last turn failed" line.
+   */
+  load(items: ResponseItem[], thread?: { status: string }, turns?: TurnSummary[]): void {
     this.entries = [];
     this.index.clear();
     const outputs = new Map<string, unknown>();
@@ -144,7 +149,12 @@ export class Transcript {
         outputs.set(it.call_id, it.output);
     let turn = 0;
     let n = 0;
+    let next = 0; // the first turn whose end is not drawn yet
+    const endTurns = (upTo: number) => {
+      for (; turns && next < turns.length && turns[next].item_end <= upTo; next++) this.turnEnd(turns[next]);
+    };
     for (const it of items) {
+      endTurns(n);
       n++;
       if (it.type === "message") {
         const text = it.content.map((c) => (c.type === "input_image" ? "" : c.text)).join("");
@@ -172,12 +182,26 @@ export class Transcript {
           args,
           done ? outputText(out) : undefined,
           outputImages(out),
-          `h${turn}`,
+          turns?.[next]?.id ?? `h${turn}`,
         );
       }
     }
-    if (thread?.status === "failed")
+    endTurns(Number.POSITIVE_INFINITY);
+    if (!turns && thread?.status === "failed")
       this.put({ kind: "turn", id: "end_last", text: "The last turn failed", status: "failed" });
+  }
+
+  /** A stored turn's diff and end marker, keyed and worded as the live events draw them. */
+  private turnEnd(t: TurnSummary): void {
+    if (t.status === "running") return;
+    if (t.diff?.trim()) this.put({ kind: "diff", id: `diff_${t.id}`, files: parseUnifiedDiff(t.diff) });
+    this.put({
+      kind: "turn",
+      id: `end_${t.id}`,
+      text: `turn ${t.status}`,
+      status: t.status,
+      ...(t.error ? { error: t.error } : {}),
+    });
   }
 
   /** One tool call from history: command, plan, patch, question or a generic tool cell. */

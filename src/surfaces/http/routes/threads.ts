@@ -15,11 +15,12 @@ import {
   SteerBody,
   type ThreadDetail,
   type ThreadSummary,
+  type TurnSummary,
 } from "../../../protocol/http.js";
 import type { Runtime } from "../../../runtime/core.js";
 import { type Thread, TurnBusyError } from "../../../runtime/thread.js";
 import { lastTurnStatus, settledStatus } from "../../../runtime/thread-status.js";
-import type { ThreadRecord } from "../../../store/types.js";
+import type { StoredItem, ThreadRecord, TurnRecord } from "../../../store/types.js";
 import { fail, readBody } from "../errors.js";
 
 export interface ThreadRoutesOptions {
@@ -66,6 +67,30 @@ export function liveThread(runtime: Runtime, id: string): Thread | undefined {
   if (loaded) return loaded;
   if (!runtime.store.getThread(id)) return undefined;
   return runtime.openThread(id);
+}
+
+/**
+ * The API view of a thread's turns, each with `item_end`: the index in `items` just past its
+ * last item (a turn that recorded none ends where the one before it did).
+ */
+export function turnSummaries(turns: TurnRecord[], items: StoredItem[]): TurnSummary[] {
+  const end = new Map<string, number>();
+  items.forEach((s, i) => {
+    if (s.turn_id !== null) end.set(s.turn_id, i + 1);
+  });
+  let last = 0;
+  return turns.map((t) => {
+    last = Math.max(last, end.get(t.id) ?? 0);
+    return {
+      id: t.id,
+      status: t.status,
+      started_at: t.started_at,
+      ended_at: t.ended_at,
+      error: t.error,
+      diff: t.diff ?? null,
+      item_end: last,
+    };
+  });
 }
 
 const noThread = (id: string) => `no thread with id ${id}; GET /thread lists threads`;
@@ -127,9 +152,13 @@ export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono 
     const live = runtime.thread(id);
     const record = live?.record ?? runtime.store.getThread(id);
     if (!record) return fail(c, 404, "not_found", noThread(id));
-    const items = live ? live.items() : runtime.store.loadItems(id).map((s) => s.item);
+    // A stored thread's items are read from the store (the same as a live one's: items are
+    // stored before they are visible), because only stored items know their turn.
+    const stored = live && !live.stored ? undefined : runtime.store.loadItems(id);
+    const items = stored ? stored.map((s) => s.item) : live!.items();
     const questions = live ? runtime.broker.list({ threadId: id }) : runtime.store.pendingQuestions(id);
-    const detail: ThreadDetail = { thread: threadSummary(runtime, record), items, questions };
+    const turns = stored ? turnSummaries(runtime.store.listTurns(id), stored) : [];
+    const detail: ThreadDetail = { thread: threadSummary(runtime, record), items, turns, questions };
     return c.json(detail);
   });
 
