@@ -12,6 +12,7 @@ import { type MockModel, startMockModel } from "../src/mock-model/index.js";
 import { App } from "../src/surfaces/tui/app.js";
 import { TuiController } from "../src/surfaces/tui/controller.js";
 import { defaultKeymap } from "../src/surfaces/tui/keymap.js";
+import { Transcript } from "../web/src/lib/transcript.js";
 import { inProcessStdio, type Served } from "./app-server-client.js";
 import { jsonLines, runTandem, startMockProcess } from "./cli-helpers.js";
 import { type Harness, harness, tempDir } from "./helpers.js";
@@ -128,6 +129,27 @@ describe("compaction on demand", () => {
       await new Promise((r) => setTimeout(r, 15));
     expect(ui.frames.join("")).toContain("context compacted (manual)");
     expect(thread.items().some((i) => textOf(i).startsWith(SUMMARY_MARKER))).toBe(true);
+  });
+
+  // fails if: the web transcript shows no line for a compaction, live or after a reload, or shows
+  // the stored summary as something the user typed.
+  it("the web transcript shows a compaction line, live and after a reload", async () => {
+    const hs: Harness = await harness({ script: { steps: [{ output: [say("hello")] }] } });
+    cleanup.push(() => hs.close());
+    const thread = hs.runtime.startThread({ cwd: hs.cwd });
+    const live = new Transcript();
+    hs.runtime.subscribe((s) => {
+      if ("thread_id" in s.event && s.event.thread_id === thread.id) live.apply(s.event);
+    });
+    await thread.startTurn("hi").done;
+    await thread.compact().done;
+    const lines = (t: Transcript) => t.entries.filter((e) => e.kind === "turn").map((e: any) => e.text);
+    expect(lines(live).some((t) => t.startsWith("context compacted (manual)"))).toBe(true);
+    const stored = new Transcript();
+    stored.load(thread.items());
+    expect(lines(stored)).toContain("context compacted");
+    const users = stored.entries.filter((e) => e.kind === "user").map((e: any) => e.text);
+    expect(users).toEqual(["hi"]);
   });
 
   // fails if: exec --json prints no context_compaction item for an automatic compaction, or its
