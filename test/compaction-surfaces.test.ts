@@ -195,5 +195,11 @@ describe("compaction on demand", () => {
     expect(completed.map((l) => l.item.id)).toEqual(started.map((l) => l.item.id));
     expect(completed[0].item.after_tokens).toBeLessThan(completed[0].item.before_tokens);
     expect(lines.at(-1).type).toBe("turn.completed");
+    // `tandem export` still prints the whole stored history: every call, and the summary item.
+    const threadId = lines.find((l) => l.type === "thread.started").thread_id;
+    const exported = await runTandem(["export", threadId], { env: { TANDEM_HOME: home } });
+    const items = jsonLines(exported.stdout);
+    expect(items.filter((i) => i.type === "function_call").map((i) => i.call_id)).toEqual(["e1", "e2", "e3"]);
+    expect(items.filter((i) => textOf(i).startsWith(SUMMARY_MARKER)).length).toBe(started.length);
   });
 });
