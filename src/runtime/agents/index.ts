@@ -87,9 +87,10 @@ export class Agents {
   private readonly parents = new Map<string, string | null>();
   private readonly kids = new Map<string, Set<string>>();
 
-  constructor(private readonly host: AgentHost) {
-    host.bus.subscribe((s) => this.cascade(s.event));
-  }
+  /** Listens for the cascades once there is a child (a runtime without sub-agents adds no listener). */
+  private listening = false;
+
+  constructor(private readonly host: AgentHost) {}
 
   /** The thread and its ancestors, itself first. */
   lineage(threadId: string): string[] {
@@ -176,6 +177,10 @@ export class Agents {
   }
 
   private adopt(parentId: string, childId: string): void {
+    if (!this.listening) {
+      this.listening = true;
+      this.host.bus.subscribe((s) => this.cascade(s.event));
+    }
     const set = this.kids.get(parentId) ?? new Set<string>();
     this.kids.set(parentId, set);
     set.add(childId);
