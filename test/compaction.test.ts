@@ -85,8 +85,8 @@ describe("compaction", () => {
         expect((bodies[i] as any).tools).toEqual([]);
       }
       for (const b of bodies) expectPaired(b);
-    // The WebSocket run really crossed the socket (one frame per request).
-    if (wire.length) expect(h.model.frames.length).toBe(bodies.length);
+      // The WebSocket run really crossed the socket (one frame per request).
+      if (wire.length) expect(h.model.frames.length).toBe(bodies.length);
       // Compaction requests' tokens are counted too: one token.usage per request made.
       expect(h.events.filter((s) => s.event.type === "token.usage").length).toBe(bodies.length);
       // The user's request survives every compaction as a recent user message.
@@ -228,6 +228,30 @@ describe("compaction", () => {
     expect(JSON.stringify(body.input)).toContain("make a big block");
     // Export still has the big output.
     expect(JSON.stringify(h.runtime.store.loadItems(id))).toContain("xxxxxxxxxxxxxxxxxxxx");
+  });
+
+  // fails if: a compaction request that itself overflows is not retried with its oldest part
+  // dropped (the compaction would fail instead of completing).
+  it("a compaction request that overflows is retried without its oldest part", async () => {
+    h = await harness({
+      script: {
+        steps: [
+          { output: [big("t1", 800), big("t2", 800)] },
+          { output: [big("t3", 800)] },
+          { output: [say("done")] },
+          { compaction: true, fault: { type: "failed", code: "context_length_exceeded" } },
+        ],
+      },
+      overrides: ['sandbox_mode="danger-full-access"'],
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    await thread.startTurn("three blocks").done;
+    expect((await thread.compact().done).status).toBe("completed");
+    const compactions = (h.model.requests as Body[]).filter(isCompaction);
+    expect(compactions).toHaveLength(2);
+    expect(size(compactions[1])).toBeLessThan(size(compactions[0]));
+    expectPaired(compactions[1]);
+    expect(JSON.stringify(compactions[1].input)).toContain("t3");
   });
 
   // fails if: a script step marked "compaction" is played in the main sequence, or does not

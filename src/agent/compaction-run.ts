@@ -152,10 +152,11 @@ export class Compactor {
         break;
       }
       const error = signal.aborted ? { ...r.error, kind: "interrupted" as const, retryable: false } : r.error;
-      if (error.kind === "context_length" && trims < MAX_TRIMS) {
+      const trimmed = error.kind === "context_length" && trims < MAX_TRIMS ? trimOldest(input) : input;
+      if (trimmed.length < input.length) {
         // The compaction request itself is too long: drop the oldest part and try again.
         trims++;
-        input = trimOldest(input);
+        input = trimmed;
         continue;
       }
       if (!error.retryable || attempt >= host.maxRetries) return this.failed(base, error);
