@@ -15,6 +15,7 @@
 import { createRequire } from "node:module";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
 import { StoreError, type StoreErrorCode } from "../errors.js";
+import { pgOps } from "./ops.js";
 import { type PgWorkerData, pgWorkerMain } from "./worker.js";
 
 export interface BridgeOptions {
@@ -52,7 +53,8 @@ export class SyncBridge {
     // `__name` covers a bundler's keepNames helper inside the shipped function text.
     const source =
       "const __name = (f) => f;\n" +
-      `const { workerData } = require("node:worker_threads");\n(${pgWorkerMain.toString()})(require, workerData);`;
+      `const { workerData } = require("node:worker_threads");\n` +
+      `(${pgWorkerMain.toString()})(require, workerData, ${pgOps.toString()});`;
     const data: Omit<PgWorkerData, "port"> & { port: MessagePort } = {
       url: opts.url,
       pgPath,

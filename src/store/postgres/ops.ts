@@ -1,0 +1,364 @@
+/**
+ * The store operations the PostgreSQL worker runs (./worker.ts): one per `Store` method, plus
+ * what the cluster asks (lost leases, orphaned threads). Shipped to the worker as source text
+ * with `pgWorkerMain`, so `pgOps` must not reference anything outside its body: everything it
+ * uses comes in `ctx` (the worker's pg helpers, fencing checks and row mappers).
+ *
+ * Fencing, per op: single-statement writes carry the held generation as a parameter and check
+ * `threads.lease_generation` under the thread's row lock; transactional ones call
+ * `checkFence` (a shared row lock) before writing. `whyNoRow` tells an unknown thread from a
+ * refused fence after a statement touched no row.
+ */
+
+/** Plain JSON rows and the worker's helpers (typed where they are made, in ./worker.ts). */
+type Any = any;
+
+export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unknown>> {
+  type Row = Record<string, Any>;
+  const q: (sql: string, params?: unknown[]) => Promise<Row[]> = ctx.q;
+  const { tx, gen, held, OpError, whyNoRow, checkFence, fencedError, NOW, data } = ctx;
+  const { toThread, toTurn, merge, sumUsage, isUnique, isForeignKey, threadCols, toLease } = ctx;
+  return {
+    async createThread(t: Row) {
+      try {
+        await q(`INSERT INTO threads (${threadCols}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, [
+          t.id,
+          t.session_id,
+          t.parent_id,
+          t.created_at,
+          t.updated_at,
+          t.cwd,
+          t.model,
+          t.mode,
+          t.title,
+          t.status,
+          JSON.stringify(t.settings),
+        ]);
+      } catch (e) {
+        if (isUnique(e))
+          throw new OpError(
+            "conflict",
+            `createThread: ${t.id} already exists; use the update method instead`,
+          );
+        throw e;
+      }
+    },
+    async updateThread(id: string, patch: Row) {
+      await tx(async () => {
+        const rows = await q(`SELECT ${threadCols}, lease_generation FROM threads WHERE id = $1 FOR UPDATE`, [
+          id,
+        ]);
+        if (!rows.length) throw new OpError("not_found", `updateThread: thread ${id} does not exist`);
+        const { lease_generation, ...row } = rows[0];
+        const g = gen(id);
+        if (g !== null && Number(lease_generation) !== g) {
+          held.get(id)!.lost = true;
+          throw fencedError("updateThread", id);
+        }
+        const current = toThread(row);
+        const { usage: _u, ...next } = merge(current, patch);
+        if (patch.updated_at === undefined) next.updated_at = Math.max(current.updated_at, Date.now());
+        await q(
+          "UPDATE threads SET session_id = $2, parent_id = $3, created_at = $4, updated_at = $5, cwd = $6, " +
+            "model = $7, mode = $8, title = $9, status = $10, settings = $11 WHERE id = $1",
+          [
+            id,
+            next.session_id,
+            next.parent_id,
+            next.created_at,
+            next.updated_at,
+            next.cwd,
+            next.model,
+            next.mode,
+            next.title,
+            next.status,
+            JSON.stringify(next.settings),
+          ],
+        );
+      });
+    },
+    async getThread(id: string) {
+      const rows = await q(`SELECT ${threadCols}, usage FROM threads WHERE id = $1`, [id]);
+      return rows.length ? toThread(rows[0]) : undefined;
+    },
+    async listThreads(limit: number | null) {
+      const rows = await q(
+        `SELECT ${threadCols}, usage FROM threads ORDER BY updated_at DESC, id DESC LIMIT $1`,
+        [limit],
+      );
+      return rows.map(toThread);
+    },
+    async matchThreadIds(p: string, suffix: boolean, limit: number) {
+      // left/right, not LIKE: an id fragment is compared literally (no % or _ wildcards).
+      const part = suffix ? "right(id, length($1))" : "left(id, length($1))";
+      const rows = await q(
+        `SELECT id FROM threads WHERE ${part} = $1 ORDER BY updated_at DESC, id DESC LIMIT $2`,
+        [p, limit],
+      );
+      return rows.map((r) => r.id);
+    },
+    async appendItem(
+      threadId: string,
+      turnId: string | null,
+      type: string,
+      callId: string | null,
+      json: string,
+    ) {
+      // One statement: the UPDATE takes the thread's row lock (ordering appenders and checking
+      // the fence on the newest row version) and gives the seq the INSERT uses.
+      const rows = await q(
+        `WITH t AS (UPDATE threads SET item_count = item_count + 1, updated_at = GREATEST(updated_at, $6) ` +
+          "WHERE id = $1 AND ($7::bigint IS NULL OR lease_generation = $7) RETURNING item_count) " +
+          "INSERT INTO items (thread_id, seq, turn_id, type, call_id, json, created_at) " +
+          "SELECT $1, t.item_count, $2, $3, $4, $5, $6 FROM t RETURNING seq",
+        [threadId, turnId, type, callId, json, Date.now(), gen(threadId)],
+      );
+      if (!rows.length) return whyNoRow("appendItem", threadId);
+      return rows[0].seq;
+    },
+    async loadItems(threadId: string) {
+      const rows = await q(
+        "SELECT seq, turn_id, json, created_at FROM items WHERE thread_id = $1 ORDER BY seq",
+        [threadId],
+      );
+      return rows.map((r) => ({
+        seq: r.seq,
+        thread_id: threadId,
+        turn_id: r.turn_id,
+        item: JSON.parse(r.json),
+        created_at: r.created_at,
+      }));
+    },
+    async countItems(threadId: string) {
+      const rows = await q("SELECT item_count FROM threads WHERE id = $1", [threadId]);
+      return rows.length ? rows[0].item_count : 0;
+    },
+    async putTurn(t: Row) {
+      const rows = await q(
+        "WITH t AS (SELECT id FROM threads WHERE id = $2 AND ($8::bigint IS NULL OR lease_generation = $8) FOR SHARE) " +
+          "INSERT INTO turns (id, thread_id, started_at, ended_at, status, usage, error, diff) " +
+          "SELECT $1, t.id, $3, $4, $5, $6, $7, $9 FROM t ON CONFLICT (id) DO UPDATE SET started_at = excluded.started_at, " +
+          "ended_at = excluded.ended_at, status = excluded.status, usage = excluded.usage, error = excluded.error, " +
+          "diff = excluded.diff RETURNING id",
+        [
+          t.id,
+          t.thread_id,
+          t.started_at,
+          t.ended_at,
+          t.status,
+          t.usage ? JSON.stringify(t.usage) : null,
+          t.error,
+          gen(t.thread_id),
+          t.diff ?? null,
+        ],
+      );
+      if (!rows.length) await whyNoRow("putTurn", t.thread_id);
+    },
+    async updateTurn(id: string, patch: Row) {
+      await tx(async () => {
+        const rows = await q("SELECT * FROM turns WHERE id = $1 FOR UPDATE", [id]);
+        if (!rows.length)
+          throw new OpError("not_found", `updateTurn: turn ${id} does not exist; call putTurn first`);
+        await checkFence("updateTurn", rows[0].thread_id);
+        const next = merge(toTurn(rows[0]), patch);
+        await q(
+          "UPDATE turns SET started_at = $2, ended_at = $3, status = $4, usage = $5, error = $6, diff = $7 WHERE id = $1",
+          [
+            id,
+            next.started_at,
+            next.ended_at,
+            next.status,
+            next.usage ? JSON.stringify(next.usage) : null,
+            next.error,
+            next.diff ?? null,
+          ],
+        );
+      });
+    },
+    async listTurns(threadId: string) {
+      return (await q("SELECT * FROM turns WHERE thread_id = $1 ORDER BY started_at, ord", [threadId])).map(
+        toTurn,
+      );
+    },
+    async addUsage(threadId: string, turnId: string | null, u: Row) {
+      return tx(async () => {
+        const rows = await q("SELECT usage, lease_generation FROM threads WHERE id = $1 FOR UPDATE", [
+          threadId,
+        ]);
+        if (!rows.length) throw new OpError("not_found", `addUsage: thread ${threadId} does not exist`);
+        const g = gen(threadId);
+        if (g !== null && Number(rows[0].lease_generation) !== g) {
+          held.get(threadId)!.lost = true;
+          throw fencedError("addUsage", threadId);
+        }
+        const total = sumUsage(rows[0].usage ? JSON.parse(rows[0].usage) : null, u);
+        await q("UPDATE threads SET usage = $2 WHERE id = $1", [threadId, JSON.stringify(total)]);
+        if (turnId !== null) {
+          const turn = await q("SELECT usage FROM turns WHERE id = $1 AND thread_id = $2 FOR UPDATE", [
+            turnId,
+            threadId,
+          ]);
+          if (turn.length) {
+            const sum = sumUsage(turn[0].usage ? JSON.parse(turn[0].usage) : null, u);
+            await q("UPDATE turns SET usage = $2 WHERE id = $1", [turnId, JSON.stringify(sum)]);
+          }
+        }
+        return total;
+      });
+    },
+    async saveQuestion(r: Row) {
+      try {
+        const rows = await q(
+          "WITH t AS (SELECT id FROM threads WHERE id = $2 AND ($7::bigint IS NULL OR lease_generation = $7) FOR SHARE) " +
+            "INSERT INTO questions (request_id, thread_id, turn_id, call_id, request, created_at) " +
+            "SELECT $1, t.id, $3, $4, $5, $6 FROM t ON CONFLICT (request_id) DO NOTHING RETURNING request_id",
+          [
+            r.request_id,
+            r.thread_id,
+            r.turn_id,
+            r.call_id,
+            JSON.stringify(r),
+            r.created_at,
+            gen(r.thread_id),
+          ],
+        );
+        if (rows.length) return;
+        const known = await q("SELECT 1 FROM questions WHERE request_id = $1", [r.request_id]);
+        if (!known.length) await whyNoRow("saveQuestion", r.thread_id);
+        else await checkFence("saveQuestion", r.thread_id);
+      } catch (e) {
+        if (isForeignKey(e)) await whyNoRow("saveQuestion", r.thread_id);
+        throw e;
+      }
+    },
+    async settleQuestion(requestId: string, outcome: Row) {
+      await tx(async () => {
+        const rows = await q("SELECT thread_id FROM questions WHERE request_id = $1", [requestId]);
+        if (!rows.length) return;
+        await checkFence("settleQuestion", rows[0].thread_id);
+        await q(
+          `UPDATE questions SET outcome = $2, settled_at = $3 WHERE request_id = $1 AND outcome IS NULL`,
+          [requestId, JSON.stringify(outcome), Date.now()],
+        );
+      });
+    },
+    async updateQuestionDeadline(requestId: string, deadline: number | null) {
+      await tx(async () => {
+        const rows = await q(
+          "SELECT thread_id, request FROM questions WHERE request_id = $1 AND outcome IS NULL FOR UPDATE",
+          [requestId],
+        );
+        if (!rows.length) return;
+        await checkFence("updateQuestionDeadline", rows[0].thread_id);
+        const request = JSON.parse(rows[0].request);
+        request.deadline = deadline;
+        await q("UPDATE questions SET request = $2 WHERE request_id = $1", [
+          requestId,
+          JSON.stringify(request),
+        ]);
+      });
+    },
+    async getQuestion(requestId: string) {
+      const rows = await q("SELECT request, outcome FROM questions WHERE request_id = $1", [requestId]);
+      if (!rows.length) return undefined;
+      return {
+        request: JSON.parse(rows[0].request),
+        outcome: rows[0].outcome === null ? null : JSON.parse(rows[0].outcome),
+      };
+    },
+    async pendingQuestions(threadId: string | null) {
+      const rows =
+        threadId === null
+          ? await q("SELECT request FROM questions WHERE outcome IS NULL ORDER BY created_at, ord")
+          : await q(
+              "SELECT request FROM questions WHERE thread_id = $1 AND outcome IS NULL ORDER BY created_at, ord",
+              [threadId],
+            );
+      return rows.map((r) => JSON.parse(r.request));
+    },
+    /**
+     * Granted when free, already `owner`'s, expired, or held by `takeOver` (a holder the caller
+     * judged dead); taking it from another holder bumps the generation.
+     */
+    async acquireLease(threadId: string, owner: Row, takeOver: string | null) {
+      return tx(async () => {
+        const t = await q("SELECT lease_generation FROM threads WHERE id = $1 FOR UPDATE", [threadId]);
+        if (!t.length)
+          throw new OpError(
+            "not_found",
+            `acquireLease: thread ${threadId} does not exist; create it with createThread first`,
+          );
+        const l = await q(
+          `SELECT *, expires_at < ${NOW} AS expired FROM thread_leases WHERE thread_id = $1 FOR UPDATE`,
+          [threadId],
+        );
+        const holder = l[0];
+        const mine =
+          holder &&
+          holder.token === owner.token &&
+          Number(holder.generation) === Number(t[0].lease_generation);
+        if (holder && !mine && !holder.expired && holder.token !== takeOver)
+          return { ok: false, holder: toLease(holder) };
+        const generation = mine ? Number(holder.generation) : Number(t[0].lease_generation) + 1;
+        if (!mine) await q("UPDATE threads SET lease_generation = $2 WHERE id = $1", [threadId, generation]);
+        await q(
+          "INSERT INTO thread_leases (thread_id, token, pid, host, node, since, generation, expires_at) " +
+            `VALUES ($1, $2, $3, $4, $5, $6, $7, ${NOW} + $8) ON CONFLICT (thread_id) DO UPDATE SET token = excluded.token, ` +
+            "pid = excluded.pid, host = excluded.host, node = excluded.node, since = excluded.since, " +
+            "generation = excluded.generation, expires_at = excluded.expires_at",
+          [
+            threadId,
+            owner.token,
+            owner.pid,
+            owner.host,
+            data.node,
+            mine ? holder.since : owner.since,
+            generation,
+            data.ttlMs,
+          ],
+        );
+        held.set(threadId, { generation, token: owner.token, lost: false });
+        return { ok: true };
+      });
+    },
+    async releaseLease(threadId: string, token: string) {
+      await q("DELETE FROM thread_leases WHERE thread_id = $1 AND token = $2", [threadId, token]);
+      if (held.get(threadId)?.token === token) held.delete(threadId);
+    },
+    async getLease(threadId: string) {
+      const rows = await q(
+        `SELECT *, expires_at < ${NOW} AS expired FROM thread_leases WHERE thread_id = $1`,
+        [threadId],
+      );
+      return rows.length ? toLease(rows[0]) : undefined;
+    },
+    async getMeta(key: string) {
+      const rows = await q("SELECT value FROM meta WHERE key = $1", [key]);
+      return rows[0]?.value;
+    },
+    async setMeta(key: string, value: string) {
+      await q(
+        "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [key, value],
+      );
+    },
+    /** Threads this process leased and has since lost (renewal found another holder). */
+    async lostLeases() {
+      return [...held].filter(([, h]) => h.lost).map(([id]) => id);
+    },
+    async heldLeases() {
+      return [...held]
+        .filter(([, h]) => !h.lost)
+        .map(([id, h]) => ({ thread_id: id, generation: h.generation }));
+    },
+    /** Threads with a pending question and no live lease: a dead or drained node's work. */
+    async orphanedThreads(limit: number) {
+      const rows = await q(
+        "SELECT q.thread_id, MIN(q.created_at) AS first FROM questions q LEFT JOIN thread_leases l ON l.thread_id = q.thread_id " +
+          `WHERE q.outcome IS NULL AND (l.thread_id IS NULL OR l.expires_at < ${NOW}) GROUP BY q.thread_id ORDER BY first LIMIT $1`,
+        [limit],
+      );
+      return rows.map((r) => r.thread_id);
+    },
+  };
+}
