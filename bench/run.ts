@@ -80,3 +80,8 @@ await questionRoundTripStdio();
   const { agentFigures } = await import("./agents.js");
   await agentFigures();
 }
+{
+  // Scale-out (issue 16): three real nodes on postgres + nats-server; skipped where absent.
+  const { clusterBench } = await import("./cluster.js");
+  await clusterBench();
+}
