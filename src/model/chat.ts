@@ -8,7 +8,7 @@
  * become `tool` messages; reasoning items are dropped (chat has no portable reasoning
  * input); custom (freeform) tools travel as function tools taking `{input: string}`.
  */
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type { ContentItem, ResponseItem } from "../protocol/items.js";
 import { classifyThrown } from "./errors.js";
 import { baseInstructionsItem } from "./request.js";
@@ -123,7 +123,12 @@ export function createChatClient(opts: {
   idleTimeoutMs?: number;
 }): ModelClient {
   const idleMs = opts.idleTimeoutMs ?? 300_000;
-  const client = new OpenAI({ baseURL: opts.baseUrl, apiKey: opts.apiKey, maxRetries: 0 });
+  // The SDK is loaded on the first request, not at start-up.
+  let client: Promise<OpenAI> | undefined;
+  const sdk = () =>
+    (client ??= import("openai").then(
+      ({ default: OpenAI }) => new OpenAI({ baseURL: opts.baseUrl, apiKey: opts.apiKey, maxRetries: 0 }),
+    ));
   return {
     async *stream(prompt: Prompt, signal: AbortSignal): AsyncIterable<ModelEvent> {
       const custom = new Set(prompt.tools.filter((t) => t.type === "custom").map((t) => t.name));
@@ -141,7 +146,8 @@ export function createChatClient(opts: {
       const onAbort = () => ctrl.abort(signal.reason);
       signal.addEventListener("abort", onAbort, { once: true });
       try {
-        const stream = (await client.chat.completions.create(buildChatBody(prompt) as any, {
+        const api = await sdk();
+        const stream = (await api.chat.completions.create(buildChatBody(prompt) as any, {
           signal: ctrl.signal,
         })) as any;
         const it: AsyncIterator<any> = stream[Symbol.asyncIterator]();

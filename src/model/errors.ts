@@ -3,7 +3,6 @@
  * retry-after), overloaded, server, stream, timeout, auth, bad request. Wire errors only;
  * the loop decides what to do with `retryable` and `retryAfterMs`.
  */
-import { APIConnectionError, APIConnectionTimeoutError } from "openai";
 import type { ModelError } from "./types.js";
 
 /** Parses `retry-after` (seconds or HTTP date) and `retry-after-ms` headers. */
@@ -107,12 +106,14 @@ export function classifyThrown(err: unknown, url?: string): ModelError {
     if (ra !== undefined) out.retryAfterMs = ra;
     return out;
   }
-  const name = e?.name ?? "";
+  // By class name, so classifying does not load the openai SDK (its errors set no `name`).
+  const cls = (err as { constructor?: { name?: string } } | undefined)?.constructor?.name ?? "";
+  const name = cls === "APIConnectionError" || cls === "APIConnectionTimeoutError" ? cls : (e?.name ?? "");
   const message = e?.message ?? String(err);
   const where = url ? ` ${withoutCredentials(url)}` : "";
-  if (err instanceof APIConnectionTimeoutError || name === "APIConnectionTimeoutError")
+  if (name === "APIConnectionTimeoutError")
     return { kind: "timeout", message: `timed out waiting for${where || " the model"}`, retryable: true };
-  if (err instanceof APIConnectionError || name === "APIConnectionError")
+  if (name === "APIConnectionError")
     return {
       kind: "stream",
       message: `cannot reach${where || " the model"}: ${networkCause(err)}`,

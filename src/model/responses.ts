@@ -6,7 +6,7 @@
  * Contract: `stream()` never throws. It yields model events and ends with exactly one
  * `completed` or `failed`. An idle stream (no event for `idleTimeoutMs`) fails as `timeout`.
  */
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { emptyUsage, type Usage } from "../protocol/events.js";
 import { ResponseItem } from "../protocol/items.js";
 import { classifyCode, classifyThrown } from "./errors.js";
@@ -92,12 +92,18 @@ export function translateEvent(ev: any): ModelEvent | undefined {
 }
 
 export function createResponsesClient(opts: ResponsesClientOptions): ModelClient {
-  const client = new OpenAI({
-    baseURL: opts.baseUrl,
-    apiKey: opts.apiKey,
-    maxRetries: 0,
-    defaultHeaders: opts.headers,
-  });
+  // The SDK is loaded on the first request, not at start-up (it costs ~7 MiB and ~70 ms of CPU).
+  let client: Promise<OpenAI> | undefined;
+  const sdk = () =>
+    (client ??= import("openai").then(
+      ({ default: OpenAI }) =>
+        new OpenAI({
+          baseURL: opts.baseUrl,
+          apiKey: opts.apiKey,
+          maxRetries: 0,
+          defaultHeaders: opts.headers,
+        }),
+    ));
   const idleMs = opts.idleTimeoutMs ?? 300_000;
 
   return {
@@ -116,7 +122,8 @@ export function createResponsesClient(opts: ResponsesClientOptions): ModelClient
         }
         let stream: AsyncIterable<any>;
         try {
-          stream = (await client.responses.create(body as any, { signal: ctrl.signal })) as any;
+          const api = await sdk();
+          stream = (await api.responses.create(body as any, { signal: ctrl.signal })) as any;
         } catch (err) {
           yield fail(
             signal.aborted

@@ -12,7 +12,6 @@
  * - a form Tandem cannot ask (ElicitationSchemaError): a JSON-RPC InvalidParams error naming it.
  * The server's own cancellation of its request does not withdraw the question (it ends with the call).
  */
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { ElicitHandler } from "./connection.js";
 import { ElicitationSchemaError, elicitationRequest, outcomeToElicitResult } from "./elicitation.js";
 import type { ActiveCalls } from "./tool.js";
@@ -25,8 +24,11 @@ export function elicitHandler(server: string, calls: ActiveCalls): ElicitHandler
     try {
       asked = elicitationRequest(server, params);
     } catch (err) {
-      if (err instanceof ElicitationSchemaError)
+      if (err instanceof ElicitationSchemaError) {
+        // Loaded here so the runtime does not pull in the MCP SDK before any server runs.
+        const { ErrorCode, McpError } = await import("@modelcontextprotocol/sdk/types.js");
         throw new McpError(ErrorCode.InvalidParams, `Tandem cannot ask this form: ${err.message}`);
+      }
       throw err;
     }
     const outcome = await ctx.ask(asked.questions, { source: "internal", elicitation: asked.elicitation });
