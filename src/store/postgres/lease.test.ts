@@ -7,6 +7,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import pgClient from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startPostgres, type TestPostgres } from "../../../test/infra/postgres.js";
 import { missing } from "../../../test/system-tools.js";
@@ -123,6 +124,34 @@ describe.skipIf(missing("postgres").length > 0)("PostgreSQL leases and fencing",
     expect(b.acquireLease("t1", owner("tok-b"))).toEqual({ ok: true });
     // Leased again: not an orphan, even with a pending question (failover looks for these).
     expect(asPostgresStore(b)!.orphanedThreads()).toEqual([]);
+  });
+
+  // fails if a store whose connection broke (a database restart, a dropped connection) stays
+  // broken: the call that sees the break fails, the next one reconnects.
+  it("reopens its connection after the database dropped it", async () => {
+    const url = pg.createDatabase(`reconnect_${++n}`);
+    const a = store(url, "node-a");
+    a.createThread(record("t1"));
+    const admin = new pgClient.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'tandem%'",
+      );
+    } finally {
+      await admin.end();
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    let first: unknown;
+    try {
+      a.getThread("t1");
+    } catch (e) {
+      first = e;
+    }
+    // The break is noticed by the client or by that call; either way the next call works.
+    if (first) expect(StoreError.isInstance(first) && first.code).toBe("unavailable");
+    expect(a.getThread("t1")?.id).toBe("t1");
+    expect(a.appendItem("t1", null, msg("after"))).toBe(1);
   });
 
   // The issue's partition test at store level: a holder paused past its lease (SIGSTOP) comes

@@ -43,10 +43,32 @@ export function pgWorkerMain(
   ];
   type Row = Record<string, any>;
   const held = new Map<string, { generation: number; token: string; lost: boolean }>();
-  const db = new pg.Client({ connectionString: data.url, application_name: "tandem" });
-  const renewer = new pg.Client({ connectionString: data.url, application_name: "tandem-lease" });
+  // A client whose connection broke is replaced by a fresh one before the next use (a restarted
+  // database, a dropped connection); the op that saw the break fails with `unavailable`.
+  const broken = new Set<unknown>();
+  const client = (name: string) => {
+    const c = new pg.Client({ connectionString: data.url, application_name: name });
+    c.on("error", () => broken.add(c));
+    return c;
+  };
+  let db = client("tandem");
+  let renewer = client("tandem-lease");
   let ready: Promise<void> | undefined;
-  let dead: string | undefined;
+  let closed = false;
+  async function heal(): Promise<void> {
+    if (broken.has(db)) {
+      const fresh = client("tandem");
+      await fresh.connect();
+      db.end().catch(() => {});
+      db = fresh;
+    }
+    if (broken.has(renewer)) {
+      const fresh = client("tandem-lease");
+      await fresh.connect();
+      renewer.end().catch(() => {});
+      renewer = fresh;
+    }
+  }
 
   class OpError extends Error {
     constructor(
@@ -188,9 +210,10 @@ export function pgWorkerMain(
   let renewing = false;
   const timer = setInterval(
     () => {
-      if (renewing || dead) return;
+      if (renewing || closed) return;
       renewing = true;
-      renew()
+      heal()
+        .then(renew)
         .catch(() => {}) // a failed renewal is retried; expiry then fences us out
         .finally(() => {
           renewing = false;
@@ -209,6 +232,7 @@ export function pgWorkerMain(
   data.port.on("message", (m: { id: number; op: string; args: unknown[] }) => {
     chain = chain.then(async () => {
       if (m.op === "close") {
+        closed = true;
         clearInterval(timer);
         await Promise.allSettled([db.end(), renewer.end()]);
         reply(m.id, { ok: true });
@@ -219,19 +243,22 @@ export function pgWorkerMain(
         ready ??= (async () => {
           await db.connect();
           await renewer.connect();
-          db.on("error", (e: Error) => {
-            dead = e.message;
-          });
-          renewer.on("error", () => {});
           await migrate();
         })();
         await ready;
-        if (dead) throw new OpError("unavailable", `the PostgreSQL connection was lost: ${dead}`);
+        await heal().catch((e: Error) => {
+          throw new OpError(
+            "unavailable",
+            `the PostgreSQL connection was lost and cannot be reopened: ${e.message}`,
+          );
+        });
         const fn = ops[m.op];
         if (!fn) throw new Error(`unknown store op ${m.op}`);
         reply(m.id, { ok: true, value: await fn(...m.args) });
       } catch (e) {
         const err = e as { code?: string; message?: string };
+        // No SQLSTATE, or a connection/shutdown class one: the connection itself is gone.
+        if (!(e instanceof OpError) && (!err.code || /^(08|57)/.test(err.code))) broken.add(db);
         const code = e instanceof OpError ? e.code : m.op === "init" ? "open" : undefined;
         reply(m.id, { ok: false, code, pgCode: err.code, message: err.message ?? String(e) });
       }
