@@ -17,7 +17,8 @@
  * - Failover: every `scanMs` the node looks for threads with a pending question and no live
  *   lease (a dead or drained node's) and opens them, which takes the lease and re-asks their
  *   questions with the same request ids (first answer wins: settling is once, in the store).
- *   Threads whose lease this node lost (fenced) are reported once each and counted.
+ *   Threads whose lease this node lost (fenced) are reported once each and counted; their stale
+ *   copy here is suspended (writes nothing) and its events are no longer sent to other nodes.
  * - `close()` stops scanning and drains the NATS connection; it does not shut the runtime down.
  */
 import { hostname } from "node:os";
@@ -184,6 +185,9 @@ export class ClusterNode {
     })().catch(() => {});
     const sub = this.runtime.bus.subscribe((s) => {
       if (this.applyingRemote || this.nc.isClosed()) return;
+      // A thread lost here is another node's now: its stale copy's events stay local.
+      if ("thread_id" in s.event && typeof s.event.thread_id === "string" && this.lost.has(s.event.thread_id))
+        return;
       this.nc.publish(`tandem.events.${this.node}`, JSON.stringify({ node: this.node, event: s.event }));
     });
     this.unsubscribe = () => sub.unsubscribe();
@@ -217,6 +221,9 @@ export class ClusterNode {
         if (this.lost.has(id)) continue;
         this.lost.add(id);
         this.metrics.leasesLost++;
+        // Its stale copy here stops writing (the store would refuse anyway: fenced).
+        const stale = this.runtime.thread(id);
+        if (stale) stale.suspended = true;
         const now = this.store.getLease(id);
         this.opts.log?.(
           `lost the lease on thread ${id} to node ${now?.node ?? "?"}; its writes here are refused (fenced)`,
