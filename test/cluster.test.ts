@@ -6,7 +6,7 @@
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type MockProcess, spawnServe, startMockProcess } from "./cli-helpers.js";
+import { type MockProcess, runTandem, spawnServe, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
 import { isEvent, openSse, type SseClient } from "./http-helpers.js";
 import { startNats, type TestNats } from "./infra/nats.js";
@@ -47,6 +47,21 @@ interface Node {
 }
 
 const skip = missing("postgres", "nats-server").length > 0;
+
+describe("scale-out flags refuse what cannot work", () => {
+  // fails if --bus is accepted without a shared store (it could not route: no leases to read),
+  // or an unreachable database is not named (with its password hidden).
+  it("--bus without a postgres store, and an unreachable --store, exit 1 with the reason", async () => {
+    const env = { TANDEM_HOME: tempDir(), OPENAI_API_KEY: "k" };
+    const bus = await runTandem(["serve", "--bus", "nats://127.0.0.1:1"], { env });
+    expect(bus.code).toBe(1);
+    expect(bus.stderr).toContain("--bus needs the PostgreSQL store");
+    const store = await runTandem(["serve", "--store", "postgres://u:secretpw@127.0.0.1:1/db"], { env });
+    expect(store.code).toBe(1);
+    expect(store.stderr).toContain("cannot open the Tandem store postgres://u:***@127.0.0.1:1/db");
+    expect(store.stderr).not.toContain("secretpw");
+  });
+});
 
 describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
   let pg: TestPostgres;
@@ -278,6 +293,16 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
     });
     expect(reply.status).toBe(200);
     await onB.next(isEvent("turn.completed"), 15_000);
+  });
+
+  // fails if a node starts serving without the bus it was told to join.
+  it("an unreachable --bus exits 1 naming it", async () => {
+    const db = pg.createDatabase(`cluster_${++n}`);
+    const r = await runTandem(["serve", "--store", db, "--bus", "nats://127.0.0.1:1"], {
+      env: { TANDEM_HOME: tempDir(), OPENAI_API_KEY: "k" },
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("cannot connect to NATS at nats://127.0.0.1:1");
   });
 
   // fails if /readyz says ready while NATS is down, or /healthz needs a token.
