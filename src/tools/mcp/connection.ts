@@ -12,22 +12,16 @@
  *   SDK throws (a malformed result, an output-schema mismatch, a closed connection).
  * - `close()` closes the session; a stdio server still running after a grace period is killed
  *   with its whole process tree. A process exiting without `close()` kills live servers too.
+ * - The SDK is loaded on the first `connect`, not with this module (a runtime with no server pays
+ *   nothing), and in two steps: the stdio transport first, so the server process starts at once,
+ *   then the client (the larger part), while the server boots.
  */
 
 import { pathToFileURL } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import {
-  type ElicitRequest,
-  ElicitRequestSchema,
-  type ElicitResult,
-  ErrorCode,
-  ListRootsRequestSchema,
-  McpError,
-  type Tool as McpTool,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { ElicitRequest, ElicitResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../../config/schema.js";
 import { collectTree, isAlive, killTreeSync, listProcesses } from "../../util/process-tree.js";
 import type { McpCallResult } from "./results.js";
@@ -58,6 +52,20 @@ const CLIENT_INFO = { name: "tandem", version: "0.1.0" };
 const NO_SDK_TIMEOUT = 24 * 3600_000;
 /** After stdin closes, a server gets this long to exit before SIGTERM (then SIGKILL after as long). */
 const CLOSE_GRACE_MS = 300;
+
+type Sdk = typeof import("@modelcontextprotocol/sdk/types.js");
+let firstStep: Promise<[typeof import("@modelcontextprotocol/sdk/client/stdio.js"), Sdk]> | undefined;
+let clientStep: Promise<typeof import("@modelcontextprotocol/sdk/client/index.js")> | undefined;
+let httpStep: Promise<typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")> | undefined;
+/** What starting a stdio server needs (~50 ms of CPU): the transport and the message schemas. */
+const loadFirst = () =>
+  (firstStep ??= Promise.all([
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]));
+/** The client (~100 ms of CPU, JSON Schema validation included): loaded while a server boots. */
+const loadClient = () => (clientStep ??= import("@modelcontextprotocol/sdk/client/index.js"));
+const loadHttp = () => (httpStep ??= import("@modelcontextprotocol/sdk/client/streamableHttp.js"));
 
 /** Root pids of stdio servers still running in this process (exit safety net). */
 const live = new Set<number>();
@@ -90,6 +98,27 @@ export class McpConnection {
     const ms = config.startup_timeout_sec * 1000;
     const timeout = AbortSignal.timeout(ms);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    const [{ StdioClientTransport }, types] = await loadFirst();
+    const { ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError } = types;
+    let stderr = "";
+    const transport = config.command
+      ? stdioTransport(StdioClientTransport, config)
+      : await httpTransport(config, opts.env ?? process.env);
+    // The pid as soon as the server is spawned: the SDK forgets it when a failed connect closes.
+    let pid: number | null = null;
+    if (transport instanceof StdioClientTransport) {
+      transport.stderr?.on("data", (d: Buffer) => {
+        stderr = (stderr + d.toString("utf8")).slice(-2000);
+      });
+      // Spawned now, so the server boots while the client loads; `client.connect` gets this start.
+      const started = transport.start().then(() => {
+        pid = transport.pid;
+        if (pid) track(pid);
+      });
+      started.catch(() => {}); // reported by `client.connect`, which awaits it
+      transport.start = () => started;
+    }
+    const { Client } = await loadClient();
     const client = new Client(CLIENT_INFO, {
       capabilities: {
         roots: { listChanged: false },
@@ -111,26 +140,11 @@ export class McpConnection {
           : `Tandem does not serve ${req.method}`,
       );
     };
-    let stderr = "";
-    const transport = makeTransport(config, opts.env ?? process.env);
-    // The pid as soon as the server is spawned: the SDK forgets it when a failed connect closes.
-    let pid: number | null = null;
-    if (transport instanceof StdioClientTransport) {
-      transport.stderr?.on("data", (d: Buffer) => {
-        stderr = (stderr + d.toString("utf8")).slice(-2000);
-      });
-      const start = transport.start.bind(transport);
-      transport.start = async () => {
-        await start();
-        pid = transport.pid;
-        if (pid) track(pid);
-      };
-    }
     try {
       await client.connect(transport, { signal, timeout: ms });
       const tools = filterTools(await listAllTools(client, signal, ms), config);
       const c = new McpConnection(name, client, transport, tools, pid);
-      watchToolList(c, config);
+      watchToolList(c, config, types.ToolListChangedNotificationSchema);
       return c;
     } catch (err) {
       // Not awaited: a failed server must not hold up the turn past its startup timeout.
@@ -161,18 +175,23 @@ export class McpConnection {
   }
 }
 
-function makeTransport(
+function stdioTransport(
+  Transport: typeof StdioClientTransport,
+  config: McpServerConfig,
+): StdioClientTransport {
+  return new Transport({
+    command: config.command!,
+    args: config.args ?? [],
+    ...(config.env ? { env: config.env } : {}),
+    ...(config.cwd ? { cwd: config.cwd } : {}),
+    stderr: "pipe",
+  });
+}
+
+async function httpTransport(
   config: McpServerConfig,
   env: NodeJS.ProcessEnv,
-): StdioClientTransport | StreamableHTTPClientTransport {
-  if (config.command)
-    return new StdioClientTransport({
-      command: config.command,
-      args: config.args ?? [],
-      ...(config.env ? { env: config.env } : {}),
-      ...(config.cwd ? { cwd: config.cwd } : {}),
-      stderr: "pipe",
-    });
+): Promise<StreamableHTTPClientTransport> {
   const headers: Record<string, string> = { ...(config.http_headers ?? {}) };
   if (config.bearer_token_env_var) {
     const token = env[config.bearer_token_env_var];
@@ -182,6 +201,7 @@ function makeTransport(
       );
     headers.Authorization = `Bearer ${token}`;
   }
+  const { StreamableHTTPClientTransport } = await loadHttp();
   return new StreamableHTTPClientTransport(new URL(config.url!), { requestInit: { headers } });
 }
 
@@ -206,8 +226,12 @@ function filterTools(tools: McpTool[], config: McpServerConfig): McpTool[] {
 }
 
 /** Servers that add tools after initialization (server-everything does) announce it: list again. */
-function watchToolList(c: McpConnection, config: McpServerConfig): void {
-  c.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+function watchToolList(
+  c: McpConnection,
+  config: McpServerConfig,
+  schema: Sdk["ToolListChangedNotificationSchema"],
+): void {
+  c.client.setNotificationHandler(schema, async () => {
     try {
       const tools = filterTools(await listAllTools(c.client, AbortSignal.timeout(30_000), 30_000), config);
       c.onToolsChanged?.(tools);
@@ -252,8 +276,7 @@ async function closeAll(
   let timer: NodeJS.Timeout | undefined;
   const closed = (async () => {
     // An HTTP session is ended on the server too (DELETE), then the stream closed.
-    if (transport instanceof StreamableHTTPClientTransport)
-      await transport.terminateSession().catch(() => {});
+    if ("terminateSession" in transport) await transport.terminateSession().catch(() => {});
     await client.close().catch(() => {});
   })();
   await Promise.race([
