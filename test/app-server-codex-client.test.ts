@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Script } from "../src/mock-model/index.js";
+import { call, quietChild, say as sayItem, spawnCall } from "./agent-scripts.js";
 import { inProcessStdio, RpcFailure, type Served, type TestClient } from "./app-server-client.js";
 import { modelRequests, questionScript, serverEnv, startPlanTurn } from "./app-server-helpers.js";
 import { type MockProcess, runTandem, startMockProcess } from "./cli-helpers.js";
@@ -296,6 +297,59 @@ describe("tandem app-server: what a Codex client needs", () => {
     expect(everything.runtimeStatus).toBe("connected");
     expect(everything.authStatus).toBe("unsupported");
     expect(everything.tools.mcp__everything__echo.inputSchema).toMatchObject({ type: "object" });
+  });
+
+  // Fails if a sub-agent is invisible to a Codex client attached to the parent: no thread/started
+  // with Codex's sub-agent fields, no child events, or spawn/wait shown as generic tool calls.
+  it("sub-agents reach a Codex client as sub-agent threads and collabAgentToolCall items", async () => {
+    const { client } = await start({
+      steps: [
+        { output: [spawnCall("TASK-Q: look around", "sa")] },
+        { output: [call("wait_agent", { ids: ["Ada"] }, "w1")] },
+        { output: [sayItem("parent done")] },
+      ],
+      side_steps: quietChild("TASK-Q"),
+    });
+    const threadId = (await client.request("thread/start", { cwd: tempDir("tandem-cwd-") })).thread.id;
+    await client.request("turn/start", { threadId, input: [{ type: "text", text: "delegate" }] });
+    const child = await client.notification("thread/started", (p) => p.thread.id !== threadId);
+    expect(child.thread).toMatchObject({
+      parentThreadId: threadId,
+      agentNickname: "Ada",
+      source: { subAgent: { thread_spawn: { parent_thread_id: threadId, depth: 1, agent_nickname: "Ada" } } },
+    });
+    const childDone = await client.notification("turn/completed", (p) => p.threadId === child.thread.id);
+    expect(childDone.turn.status).toBe("completed");
+    await client.notification("turn/completed", (p) => p.threadId === threadId);
+    const spawn = client.notifications.find(
+      (n) =>
+        n.method === "item/completed" &&
+        n.params.item.type === "collabAgentToolCall" &&
+        n.params.item.id === "sa",
+    );
+    expect(spawn?.params.item).toMatchObject({
+      tool: "spawnAgent",
+      status: "completed",
+      senderThreadId: threadId,
+      receiverThreadIds: [child.thread.id],
+      prompt: "TASK-Q: look around",
+    });
+    const wait = client.notifications.find((n) => n.method === "item/completed" && n.params.item.id === "w1");
+    expect(wait?.params.item).toMatchObject({
+      type: "collabAgentToolCall",
+      tool: "wait",
+      agentsStates: { [child.thread.id]: { status: "completed", message: "TASK-Q finished" } },
+    });
+    // thread/read of the parent renders the same items from the store.
+    const read = await client.request("thread/read", { threadId, includeTurns: true });
+    const types = read.thread.turns[0].items.map((i: any) => i.type);
+    expect(types.filter((t: string) => t === "collabAgentToolCall")).toHaveLength(2);
+    // thread/list filters: the Codex TUI's resume picker asks for ["exec", "appServer"] sources.
+    const ids = async (params: Record<string, unknown>) =>
+      (await client.request("thread/list", params)).data.map((t: any) => t.id);
+    expect(await ids({ sourceKinds: ["exec", "appServer"] })).toEqual([threadId]);
+    expect(await ids({ parentThreadId: threadId })).toEqual([child.thread.id]);
+    expect((await ids({})).sort()).toEqual([threadId, child.thread.id].sort());
   });
 
   // Fails if commands reach a Codex client as the raw script (it re-splits it: 'a' '&&' 'b').

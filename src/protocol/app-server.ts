@@ -106,6 +106,13 @@ export const ThreadListParams = z.object({
   cursor: z.string().nullish().describe("Opaque cursor from a previous page's nextCursor"),
   cwd: z.union([z.string(), z.array(z.string())]).nullish(),
   archived: z.boolean().nullish(),
+  parentThreadId: z.string().nullish().describe("Only the sub-agents this thread spawned"),
+  sourceKinds: z
+    .array(z.string())
+    .nullish()
+    .describe(
+      'Only these sources (empty: all); Tandem threads are "appServer", sub-agents "subAgentThreadSpawn"',
+    ),
 });
 export type ThreadListParams = z.infer<typeof ThreadListParams>;
 
@@ -382,7 +389,11 @@ export const CodexThread = z.object({
   preview: z.string().describe("First user message of the thread"),
   projectId: z.null(),
   path: z.null(),
-  source: z.literal("appServer"),
+  source: z
+    .union([z.literal("appServer"), z.record(z.string(), z.unknown())])
+    .describe('"appServer", or {subAgent: {thread_spawn: {parent_thread_id, depth, …}}} for a sub-agent'),
+  agentNickname: z.string().nullable().optional(),
+  agentRole: z.string().nullable().optional(),
   status: CodexThreadStatus,
   turns: z.array(CodexTurn),
 });

@@ -19,6 +19,7 @@ import type { CodexThreadItem, CodexTurn } from "../../protocol/app-server.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
 import type { StoredItem, TurnRecord } from "../../store/types.js";
 import { codexCommand, commandActions } from "./codex-command.js";
+import { collabItem } from "./collab.js";
 import { PATCH_TOOL, patchCallItem } from "./file-change.js";
 import { codexTurn, dynamicToolCall, QUESTION_TOOL } from "./mapping.js";
 
@@ -49,7 +50,7 @@ export function codexTurns(turns: TurnRecord[], items: StoredItem[], cwd: string
     if (s.turn_id === null) continue;
     const list = byTurn.get(s.turn_id);
     if (!list) continue;
-    const mapped = storedItem(s.item, s.seq, outputs, cwd, running.has(s.turn_id));
+    const mapped = storedItem(s.item, s.seq, outputs, cwd, running.has(s.turn_id), s.thread_id);
     if (mapped) list.push(mapped);
   }
   return turns.map((t) => codexTurn(t, byTurn.get(t.id) ?? []));
@@ -61,6 +62,7 @@ function storedItem(
   outputs: Map<string, string>,
   cwd: string,
   turnRunning: boolean,
+  threadId: string,
 ): CodexThreadItem | undefined {
   switch (item.type) {
     case "message":
@@ -73,7 +75,7 @@ function storedItem(
     }
     case "function_call":
     case "custom_tool_call":
-      return toolCall(item, outputs.get(item.call_id), cwd, turnRunning);
+      return toolCall(item, outputs.get(item.call_id), cwd, turnRunning, threadId);
     default:
       return undefined;
   }
@@ -99,6 +101,7 @@ function toolCall(
   output: string | undefined,
   cwd: string,
   turnRunning: boolean,
+  threadId: string,
 ): CodexThreadItem | undefined {
   if (call.name === QUESTION_TOOL) return undefined;
   const args = call.type === "function_call" ? call.arguments : call.input;
@@ -109,6 +112,8 @@ function toolCall(
   }
   if (call.name !== "exec_command") {
     const status = output === undefined ? pendingStatus : output === ABORTED ? "failed" : "completed";
+    const collab = collabItem(call.call_id, call.name, args, status, output, threadId);
+    if (collab) return collab;
     return dynamicToolCall(call.call_id, call.name, args, status, output);
   }
   let command = "";

@@ -31,6 +31,7 @@ import type {
 import type { ErrorInfo, Event, ThreadStatus, TurnItem, Usage } from "../../protocol/events.js";
 import type { ThreadRecord, TurnRecord } from "../../store/types.js";
 import { codexCommand, commandActions } from "./codex-command.js";
+import { collabItem, subAgentFields } from "./collab.js";
 import { fileChangeItem, PATCH_TOOL, patchCallItem } from "./file-change.js";
 
 export const QUESTION_TOOL = "request_user_input";
@@ -101,6 +102,7 @@ export function codexThread(
     projectId: null,
     path: null,
     source: "appServer",
+    ...subAgentFields(r),
     status: threadStatus(view.status, view.waiting),
     turns: view.turns ?? [],
   };
@@ -157,7 +159,8 @@ const COMMAND_STATUS = {
 } as const;
 
 /** A live display item as a Codex ThreadItem; undefined when Codex has no equivalent. */
-export function codexItem(item: TurnItem, cwd: string): CodexThreadItem | undefined {
+/** `threadId` (the item's thread) lets sub-agent tool calls name their sender (collab.ts). */
+export function codexItem(item: TurnItem, cwd: string, threadId?: string): CodexThreadItem | undefined {
   switch (item.type) {
     case "user_message":
       return {
@@ -186,7 +189,10 @@ export function codexItem(item: TurnItem, cwd: string): CodexThreadItem | undefi
     case "tool_call":
       if (item.tool === QUESTION_TOOL) return undefined;
       if (item.tool === PATCH_TOOL) return patchCallItem(item.id, item.arguments, item.status);
-      return dynamicToolCall(item.id, item.tool, item.arguments, item.status, item.output);
+      return (
+        (threadId && collabItem(item.id, item.tool, item.arguments, item.status, item.output, threadId)) ||
+        dynamicToolCall(item.id, item.tool, item.arguments, item.status, item.output)
+      );
     case "file_change":
       return fileChangeItem(item);
     default:
@@ -386,7 +392,7 @@ export class EventMapper {
     event: Extract<Event, { type: "item.started" | "item.completed" }>,
     time: number,
   ): Notification[] {
-    const item = codexItem(event.item, this.cwdOf(event.thread_id));
+    const item = codexItem(event.item, this.cwdOf(event.thread_id), event.thread_id);
     if (!item) return [];
     const base = { threadId: event.thread_id, turnId: event.turn_id, item };
     const seen = this.seen(event.turn_id);

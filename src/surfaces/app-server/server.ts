@@ -21,6 +21,7 @@ import type { Runtime } from "../../runtime/core.js";
 import { handleRequest } from "./handlers.js";
 import { EventMapper, type Waiting } from "./mapping.js";
 import { ClientSession } from "./session.js";
+import { threadObject } from "./threads.js";
 import type { Transport } from "./transport.js";
 
 export interface AppServerOptions {
@@ -143,18 +144,27 @@ export class AppServer {
     }
     if (!("thread_id" in event) || event.thread_id === undefined) return;
     const threadId = event.thread_id;
-    // A sub-agent's questions and approvals go to the sessions of its ancestors too (Q14).
-    const owners = event.type.startsWith("question.") ? this.runtime.agents.lineage(threadId) : [threadId];
+    // A sub-agent's events — its questions and approvals (Q14), and its turns and items for a
+    // Codex client's agent panel — go to the sessions of its ancestors too.
+    const owners = this.runtime.agents.lineage(threadId);
     for (const s of this.sessions) {
       try {
         if (SETTLED.has(event.type) && "request_id" in event) s.onSettled(threadId, event.request_id);
         if (!owners.some((id) => s.isAttached(id))) continue;
+        if (owners.length > 1 && !s.isAttached(threadId) && s.announce(threadId))
+          this.announceChild(s, threadId);
         for (const n of notes) s.notify(n.method, n.params);
         this.questionEvent(s, event);
       } catch (err) {
         this.opts.log(`${s.id}: cannot deliver ${event.type}: ${(err as Error)?.stack ?? err}`);
       }
     }
+  }
+
+  /** `thread/started` for a sub-agent thread, the first time a session hears of it. */
+  private announceChild(s: ClientSession, threadId: string): void {
+    const record = this.runtime.thread(threadId)?.record ?? this.runtime.store.getThread(threadId);
+    if (record) s.notify("thread/started", { thread: threadObject(this, record, false) });
   }
 
   private questionEvent(s: ClientSession, event: Event): void {

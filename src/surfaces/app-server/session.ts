@@ -59,6 +59,7 @@ export class ClientSession {
   private optOut = new Set<string>();
   private attachments = new Map<string, () => void>();
   private asked = new Map<string, Asked>();
+  private announced = new Set<string>();
   /** rpc id → settled question, for late results. */
   private late = new Map<string, QuestionRequest>();
 
@@ -88,6 +89,13 @@ export class ClientSession {
     if (this.optOut.has(method) || !this.rpc.isOpen) return;
     if (!this.tandemNotifications && method.startsWith("tandem/")) return;
     this.rpc.notify(method, params);
+  }
+
+  /** True the first time for `threadId`: a sub-agent thread this connection was not told of yet. */
+  announce(threadId: string): boolean {
+    if (this.announced.has(threadId)) return false;
+    this.announced.add(threadId);
+    return true;
   }
 
   isAttached(threadId: string): boolean {

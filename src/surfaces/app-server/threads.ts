@@ -174,9 +174,17 @@ const list = method(ThreadListParams, ({ server }: Ctx, p) => {
     p.cwd === undefined || p.cwd === null ? undefined : new Set([p.cwd].flat().map((c) => resolve(c)));
   // Only stored threads: one started here is stored by its first turn (a thread nobody wrote to
   // is not listed, as in Codex); ephemeral threads never are.
+  const kinds = p.sourceKinds?.length ? new Set(p.sourceKinds) : undefined;
+  const kindOf = (r: ThreadRecord) => (r.parent_id ? ["subAgent", "subAgentThreadSpawn"] : ["appServer"]);
   const records = server.runtime.store
     .listThreads()
-    .filter((r) => isArchived(server, r) === archived && (!cwds || cwds.has(r.cwd)));
+    .filter(
+      (r) =>
+        isArchived(server, r) === archived &&
+        (!cwds || cwds.has(r.cwd)) &&
+        (!p.parentThreadId || r.parent_id === p.parentThreadId) &&
+        (!kinds || kindOf(r).some((k) => kinds.has(k))),
+    );
   const page = records.slice(offset, offset + limit);
   return {
     data: page.map((r) => threadObject(server, r, false)),
