@@ -38,7 +38,10 @@ async function start(steps: Script["steps"]) {
   const mock = await startMockProcess({ steps } satisfies Script);
   cleanup.push(() => mock.stop());
   const home = tempDir("tandem-home-");
-  writeFileSync(join(home, "config.toml"), stringify({ mcp_servers: { everything: stdio(EVERYTHING) } }));
+  // A generous startup timeout: on a loaded machine server-everything can take seconds to boot,
+  // and a server that misses it is left out (the elicitation would never come).
+  const everything = { ...stdio(EVERYTHING), startup_timeout_sec: 60 };
+  writeFileSync(join(home, "config.toml"), stringify({ mcp_servers: { everything } }));
   const s = processStdio(serverEnv(mock, home));
   cleanup.push(() => s.server.stop());
   const client = s.client;

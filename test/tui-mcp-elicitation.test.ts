@@ -33,7 +33,10 @@ const SLOW = 60_000;
 async function start(steps: Script["steps"]) {
   const mock = await startMock({ steps } satisfies Script);
   const home = tempDir("tandem-tui-mcp-home-");
-  writeFileSync(join(home, "config.toml"), stringify({ mcp_servers: { everything: stdio(EVERYTHING) } }));
+  // A generous startup timeout: on a loaded machine server-everything can take seconds to boot,
+  // and a server that misses it is left out (the elicitation would never come).
+  const everything = { ...stdio(EVERYTHING), startup_timeout_sec: 60 };
+  writeFileSync(join(home, "config.toml"), stringify({ mcp_servers: { everything } }));
   launch({ url: mock.url, home });
   await waitFor("ask Tandem to do something", SLOW);
   literal("fill in the form");
