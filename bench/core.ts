@@ -12,6 +12,7 @@ import { normalizeForPrompt } from "../src/agent/history.js";
 import { loadConfig, resolveProvider } from "../src/config/load.js";
 import { buildResponsesBody } from "../src/model/request.js";
 import { createResponsesClient } from "../src/model/responses.js";
+import { createResponsesWsClient } from "../src/model/responses-ws.js";
 import type { ModelClient, ModelEvent } from "../src/model/types.js";
 import type { ResponseItem } from "../src/protocol/items.js";
 import type { QuestionRequest } from "../src/protocol/questions.js";
@@ -45,7 +46,11 @@ const wallRe = /Wall time: (\d+\.\d+) seconds/;
  * sampling requests minus the tool-execution window (spawning and running `true`), i.e.
  * stream + parse + record + next prompt build. Also prints the tool window itself.
  */
-export async function loopOverheadHttp(rounds = 250): Promise<void> {
+export async function loopOverheadHttp(
+  rounds = 250,
+  wire: "http" | "websocket" = "http",
+  make?: (o: { baseUrl: string; apiKey: string; onRequest: () => void }) => ModelClient,
+): Promise<void> {
   const steps = Array.from({ length: rounds }, (_, i) => ({
     output: [
       { type: "function_call" as const, name: "exec_command", arguments: { cmd: "true" }, call_id: `c${i}` },
@@ -55,11 +60,16 @@ export async function loopOverheadHttp(rounds = 250): Promise<void> {
   // The scripted model runs in its own process, as in real use (`tandem mock-model`).
   const mock = await startMockProcess({ steps }, { log: false });
   const arrivals: number[] = [];
-  const client = createResponsesClient({
+  const clientOpts = {
     baseUrl: mock.url,
     apiKey: "k",
     onRequest: () => arrivals.push(performance.now()),
-  });
+  };
+  const client = make
+    ? make(clientOpts)
+    : wire === "http"
+      ? createResponsesClient(clientOpts)
+      : createResponsesWsClient(clientOpts);
   const rt = runtimeFor(client, mock.url);
   const toolStart = new Map<string, number>();
   const toolWindow: number[] = [];
@@ -71,7 +81,9 @@ export async function loopOverheadHttp(rounds = 250): Promise<void> {
       toolWindow.push(performance.now() - (toolStart.get(e.item.id) ?? 0));
   });
   const thread = rt.startThread({ cwd: tmp("tandem-bench-cwd-") });
+  const cpu0 = process.cpuUsage();
   await thread.startTurn("go").done;
+  const cpu = process.cpuUsage(cpu0);
   const outputs = thread.items().filter((i) => i.type === "function_call_output") as Array<{
     output: string;
   }>;
@@ -80,16 +92,20 @@ export async function loopOverheadHttp(rounds = 250): Promise<void> {
   for (let i = 1; i < arrivals.length; i++) per.push(arrivals[i] - arrivals[i - 1] - toolWindow[i - 1]);
   const trimmed = per.slice(10); // warm-up
   line(
-    `loop overhead / tool round trip, HTTP (n=${trimmed.length})`,
+    `loop overhead / tool round trip, ${wire === "http" ? "HTTP" : "WebSocket"} (n=${trimmed.length})`,
     `p50 ${fmt(median(trimmed))} p90 ${fmt(quantile(trimmed, 0.9))}`,
-    "< 2 ms",
+    wire === "http" ? "< 2 ms" : "< 1 ms",
   );
+  // CPU of this process per round trip (loop, client, spawning the tool; not the mock's): less
+  // sensitive to a busy machine, where the wall figures above mostly measure scheduling.
+  line("  Tandem CPU per round trip, spawn included", fmt((cpu.user + cpu.system) / 1000 / arrivals.length));
   const dispatch = toolWindow.map((w, i) => w - walls[i]).slice(10);
   line(
     "  tool window: spawn+run `true` (wall) / dispatch around it",
     `${fmt(median(walls))} / ${fmt(median(dispatch))}`,
   );
   await rt.shutdown();
+  (client as { close?: () => void }).close?.();
   await mock.stop();
 }
 

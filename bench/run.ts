@@ -15,7 +15,14 @@ import {
 
 process.stdout.write(`Tandem benchmarks — node ${process.version}, ${new Date().toISOString()}\n\n`);
 coldStart(); // first, before the other benchmarks leave the machine warm and busy
+{
+  const { execPeakRss, importCosts, versionVsNode } = await import("./speed.js");
+  versionVsNode();
+  importCosts();
+  await execPeakRss();
+}
 await loopOverheadHttp();
+await loopOverheadHttp(250, "websocket");
 await loopOverheadInProcess();
 requestBuild();
 await questionRoundTrip();

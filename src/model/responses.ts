@@ -1,16 +1,17 @@
 /**
- * Responses-wire client over the `openai` SDK (SPEC L2, L5). We build the body; the SDK
- * owns HTTP, SSE parsing and abort. SDK retries are off (`maxRetries: 0`): the turn loop
- * retries itself so that every retry is visible as an event and rebuilt from history (L9).
+ * Responses-wire client over HTTP (SPEC L2, L5). We build the body; sse-http.ts posts it on a
+ * keep-alive pool and parses the SSE answer (no SDK on this path: it cost memory and time, see
+ * bench/speed.ts). There are no transport retries: the turn loop retries itself so that every
+ * retry is visible as an event and rebuilt from history (L9).
  *
  * Contract: `stream()` never throws. It yields model events and ends with exactly one
  * `completed` or `failed`. An idle stream (no event for `idleTimeoutMs`) fails as `timeout`.
  */
-import type OpenAI from "openai";
 import { emptyUsage, type Usage } from "../protocol/events.js";
 import { ResponseItem } from "../protocol/items.js";
 import { classifyCode, classifyThrown } from "./errors.js";
 import { buildResponsesBody } from "./request.js";
+import { sseEvents, ssePoster } from "./sse-http.js";
 import type { ModelClient, ModelError, ModelEvent, Prompt } from "./types.js";
 
 export interface ResponsesClientOptions {
@@ -92,18 +93,10 @@ export function translateEvent(ev: any): ModelEvent | undefined {
 }
 
 export function createResponsesClient(opts: ResponsesClientOptions): ModelClient {
-  // The SDK is loaded on the first request, not at start-up (it costs ~7 MiB and ~70 ms of CPU).
-  let client: Promise<OpenAI> | undefined;
-  const sdk = () =>
-    (client ??= import("openai").then(
-      ({ default: OpenAI }) =>
-        new OpenAI({
-          baseURL: opts.baseUrl,
-          apiKey: opts.apiKey,
-          maxRetries: 0,
-          defaultHeaders: opts.headers,
-        }),
-    ));
+  const poster = ssePoster(opts.baseUrl, "/responses", {
+    authorization: `Bearer ${opts.apiKey}`,
+    ...opts.headers,
+  });
   const idleMs = opts.idleTimeoutMs ?? 300_000;
 
   return {
@@ -114,6 +107,7 @@ export function createResponsesClient(opts: ResponsesClientOptions): ModelClient
       const onAbort = () => ctrl.abort(signal.reason);
       signal.addEventListener("abort", onAbort, { once: true });
       let it: AsyncIterator<any> | undefined;
+      let finished = false;
       const fail = (error: ModelError): ModelEvent => ({ type: "failed", error });
       try {
         if (signal.aborted) {
@@ -122,8 +116,7 @@ export function createResponsesClient(opts: ResponsesClientOptions): ModelClient
         }
         let stream: AsyncIterable<any>;
         try {
-          const api = await sdk();
-          stream = (await api.responses.create(body as any, { signal: ctrl.signal })) as any;
+          stream = sseEvents(await poster.post(JSON.stringify(body), ctrl.signal));
         } catch (err) {
           yield fail(
             signal.aborted
@@ -152,8 +145,13 @@ export function createResponsesClient(opts: ResponsesClientOptions): ModelClient
           }
           if (r.done) break;
           const out = translateEvent(r.value);
+          if (out && (out.type === "completed" || out.type === "failed")) {
+            // The answer is complete: the body's end drains on its own and the socket is reused.
+            finished = true;
+            yield out;
+            return;
+          }
           if (out) yield out;
-          if (out && (out.type === "completed" || out.type === "failed")) return;
         }
         yield fail(
           signal.aborted
@@ -162,7 +160,9 @@ export function createResponsesClient(opts: ResponsesClientOptions): ModelClient
         );
       } finally {
         signal.removeEventListener("abort", onAbort);
-        if (!ctrl.signal.aborted) ctrl.abort();
+        if (!ctrl.signal.aborted && !finished) ctrl.abort();
+        // A server that keeps the body open after the last event loses its socket after a while.
+        else if (!ctrl.signal.aborted) setTimeout(() => ctrl.abort(), 10_000).unref();
         await it?.return?.().catch(() => {});
       }
     },
