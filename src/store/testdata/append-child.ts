@@ -7,6 +7,19 @@
 import { writeSync } from "node:fs";
 import { openStore } from "../index.js";
 
+/** writeSync to a pipe the parent drains slowly can fail with EAGAIN (non-blocking): retry. */
+function printLine(line: string): void {
+  let buf = Buffer.from(line);
+  while (buf.length > 0) {
+    try {
+      buf = buf.subarray(writeSync(1, buf));
+    } catch (e) {
+      if ((e as { code?: string }).code !== "EAGAIN") throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    }
+  }
+}
+
 const [dbPath, threadId, countArg] = process.argv.slice(2);
 const count = Number(countArg ?? "0");
 const store = openStore(dbPath);
@@ -18,7 +31,7 @@ try {
       call_id: `call_${process.pid}_${i}`,
       output: `${i} ${filler}`,
     });
-    writeSync(1, `${seq}\n`); // synchronous: a printed seq was committed before the print
+    printLine(`${seq}\n`); // synchronous: a printed seq was committed before the print
   }
 } catch (e) {
   if ((e as { code?: string }).code !== "EPIPE") throw e;
