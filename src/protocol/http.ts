@@ -136,9 +136,21 @@ export const ErrorResponse = z.object({
 });
 export type ErrorResponse = z.infer<typeof ErrorResponse>;
 
+/** Who a sub-agent thread is (issue 14): its `settings.agent`, for lists that nest children. */
+export const ThreadAgent = z.object({
+  nickname: z.string().describe("Its short name, e.g. Ada"),
+  role: z.string().describe("Its role (`default` or an [agents.NAME] / .tandem/agents role)"),
+  depth: z.number().int().positive().describe("1 for a child of the root, 2 for a grandchild…"),
+  task: z.string().describe("The task message it was given (spawn_agent's message)"),
+});
+export type ThreadAgent = z.infer<typeof ThreadAgent>;
+
 export const ThreadSummary = z.object({
   id: z.string(),
   parent_id: z.string().nullable(),
+  agent: ThreadAgent.nullable()
+    .optional()
+    .describe("Set on a sub-agent's thread (parent_id is its parent): who it is"),
   created_at: z.number(),
   updated_at: z.number(),
   cwd: z.string(),

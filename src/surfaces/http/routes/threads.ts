@@ -44,6 +44,7 @@ export function threadSummary(runtime: Runtime, record: ThreadRecord): ThreadSum
   return {
     id: rec.id,
     parent_id: rec.parent_id,
+    agent: threadAgent(rec.settings.agent),
     created_at: rec.created_at,
     updated_at: rec.updated_at,
     cwd: rec.cwd,
@@ -55,6 +56,19 @@ export function threadSummary(runtime: Runtime, record: ThreadRecord): ThreadSum
     active_turn_id: live?.active?.id ?? null,
     pending_questions: pending,
     usage: rec.usage ?? null,
+  };
+}
+
+/** A sub-agent's `settings.agent` as the API shows it; null for a thread that is none. */
+function threadAgent(a: unknown): ThreadSummary["agent"] {
+  if (!a || typeof a !== "object") return null;
+  const { nickname, role, depth, task } = a as Record<string, unknown>;
+  if (typeof nickname !== "string") return null;
+  return {
+    nickname,
+    role: typeof role === "string" ? role : "default",
+    depth: typeof depth === "number" && depth > 0 ? depth : 1,
+    task: typeof task === "string" ? task : "",
   };
 }
 
