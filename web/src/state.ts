@@ -14,6 +14,7 @@ import { useSyncExternalStore } from "react";
 import type { Event, Stamped } from "../../src/protocol/events.js";
 import type { ThreadDetail, ThreadSummary } from "../../src/protocol/http.js";
 import type { QuestionOutcome, QuestionRequest, Responder } from "../../src/protocol/questions.js";
+import { childEvent, threadStarted } from "./agents.js";
 import { ApiError, api, enc, getToken } from "./api.js";
 import { Transcript } from "./lib/transcript.js";
 
@@ -187,6 +188,7 @@ function onEvent(e: Event): void {
           updated_at: Date.now(),
           usage: null,
         });
+      void threadStarted(e.thread_id);
       break;
     case "thread.status_changed":
       patchThread(e.thread_id, { status: e.status });
@@ -218,6 +220,7 @@ function onEvent(e: Event): void {
       });
       break;
   }
+  childEvent(e);
   if ("thread_id" in e && e.thread_id && e.thread_id === app.current) {
     if (loading === e.thread_id) buffered.push(e);
     else app.transcript.apply(e);

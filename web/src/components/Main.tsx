@@ -7,7 +7,7 @@
 import { useRef, useState } from "react";
 import { printable } from "../../../src/util/printable.js";
 import { imageDataUrl } from "../lib/image.js";
-import { app, basename, changed, createThread, interrupt, send, shortId } from "../state.js";
+import { app, changed, createThread, interrupt, selectThread, send, shortId, threadName } from "../state.js";
 import { statusText } from "./Side.js";
 import { Transcript } from "./Transcript.js";
 
@@ -220,7 +220,9 @@ function Composer() {
 
 export function Main() {
   const t = app.current ? app.threads.get(app.current) : undefined;
-  const label = t ? `${printable(t.title || basename(t.cwd))} · ${shortId(t.id)}` : "New thread";
+  const name = t?.agent ? `Sub-agent ${t.agent.nickname}` : t ? threadName(t.id) : "";
+  const label = t ? `${printable(name)} · ${shortId(t.id)}` : "New thread";
+  const parent = t?.parent_id ? app.threads.get(t.parent_id) : undefined;
   return (
     <section className="thread" aria-labelledby="thread-title">
       <div className="thread-head">
@@ -240,6 +242,17 @@ export function Main() {
         <h2 id="thread-title" className="ellipsis" title={t ? t.cwd : undefined}>
           {label}
         </h2>
+        {parent && (
+          <button
+            id="parent-thread"
+            type="button"
+            className="small secondary"
+            title="A sub-agent: back to the thread that spawned it"
+            onClick={() => selectThread(parent.id)}
+          >
+            ↑ {printable(threadName(parent.id))}
+          </button>
+        )}
         {t && (
           <span id="thread-status" className="status" data-s={t.status}>
             {statusText(t)}

@@ -1,6 +1,7 @@
 /**
  * The side panel: the inbox of pending questions across threads (approvals first, Q16) with
- * their countdowns, and the thread list with status badges (a failed turn reads "failed").
+ * their countdowns, and the thread list with status badges (a failed turn reads "failed"); a
+ * sub-agent's thread nests under its parent, named by its nickname and role.
  * On a desktop it is the left pane; on a phone it is a drawer over the transcript.
  */
 import type { ThreadSummary } from "../../../src/protocol/http.js";
@@ -58,7 +59,8 @@ export function Inbox() {
               </span>
               <span className="sub">{printable(r.questions[0].prompt)}</span>
               <span className="sub">
-                {printable(threadName(r.thread_id))} · {shortId(r.thread_id)}
+                {r.agent ? `Sub-agent ${printable(r.agent.nickname)} · ` : ""}
+                {printable(threadName(r.agent?.root_thread_id ?? r.thread_id))} · {shortId(r.thread_id)}
               </span>
             </button>
           </li>
@@ -73,8 +75,58 @@ export function Inbox() {
   );
 }
 
+/** One thread row; its sub-agents (children in the store) nest below it, recursively. */
+function ThreadRow({ t, kids }: { t: ThreadSummary; kids: Map<string, ThreadSummary[]> }) {
+  const mine = kids.get(t.id) ?? [];
+  const agent = t.agent;
+  return (
+    <li
+      data-id={t.id}
+      data-parent={t.parent_id ?? undefined}
+      aria-current={t.id === app.current ? "true" : undefined}
+    >
+      <button type="button" className="item" onClick={() => selectThread(t.id)}>
+        <span className="title">
+          <span className="ellipsis" title={agent ? agent.task : t.title || t.cwd}>
+            {agent
+              ? `${printable(agent.nickname)}${agent.role !== "default" ? ` (${printable(agent.role)})` : ""}`
+              : printable(t.title || basename(t.cwd))}
+          </span>
+          <span className="status" data-s={t.status}>
+            {statusText(t)}
+          </span>
+        </span>
+        <span className="sub">
+          {agent ? `sub-agent · ${printable(agent.task)}` : `${shortId(t.id)} · ${t.model} · ${t.mode} mode`}
+          {mine.length > 0 && ` · ${mine.length} sub-agent${mine.length === 1 ? "" : "s"}`}
+        </span>
+      </button>
+      {mine.length > 0 && (
+        <ul className="list children" aria-label={`Sub-agents of ${t.title || basename(t.cwd)}`}>
+          {mine.map((k) => (
+            <ThreadRow key={k.id} t={k} kids={kids} />
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
 export function Threads() {
-  const list = [...app.threads.values()].sort((a, b) => b.created_at - a.created_at);
+  const all = [...app.threads.values()];
+  // Children go under their parent (oldest first, in spawn order); the rest are top level,
+  // newest first. A child whose parent is not listed stays at the top level.
+  const kids = new Map<string, ThreadSummary[]>();
+  for (const t of all)
+    if (t.parent_id && app.threads.has(t.parent_id)) {
+      const list = kids.get(t.parent_id) ?? [];
+      list.push(t);
+      kids.set(t.parent_id, list);
+    }
+  for (const list of kids.values()) list.sort((a, b) => a.created_at - b.created_at);
+  const list = all
+    .filter((t) => !(t.parent_id && app.threads.has(t.parent_id)))
+    .sort((a, b) => b.created_at - a.created_at);
   return (
     <section className="panel threads" aria-labelledby="threads-h">
       <h2 id="threads-h">
@@ -94,21 +146,7 @@ export function Threads() {
       </h2>
       <ul id="threads" className="list">
         {list.map((t) => (
-          <li key={t.id} data-id={t.id} aria-current={t.id === app.current ? "true" : undefined}>
-            <button type="button" className="item" onClick={() => selectThread(t.id)}>
-              <span className="title">
-                <span className="ellipsis" title={t.title || t.cwd}>
-                  {printable(t.title || basename(t.cwd))}
-                </span>
-                <span className="status" data-s={t.status}>
-                  {statusText(t)}
-                </span>
-              </span>
-              <span className="sub">
-                {shortId(t.id)} · {t.model} · {t.mode} mode
-              </span>
-            </button>
-          </li>
+          <ThreadRow key={t.id} t={t} kids={kids} />
         ))}
       </ul>
       {list.length === 0 && (

@@ -8,8 +8,9 @@ import { printable } from "../../../src/util/printable.js";
 import type { Entry } from "../lib/transcript.js";
 import { DiffView, ExitBadge, Images, PlanView, TermOutput } from "./Cells.js";
 import { Markdown } from "./Markdown.js";
+import { SubAgent } from "./SubAgent.js";
 
-const Cell = memo(function Cell({ e }: { e: Entry }) {
+export const Cell = memo(function Cell({ e }: { e: Entry }) {
   switch (e.kind) {
     case "user":
       return (
@@ -116,6 +117,8 @@ const Cell = memo(function Cell({ e }: { e: Entry }) {
           {printable(e.text)}
         </li>
       );
+    case "subagent":
+      return <SubAgent e={e} />;
   }
 });
 

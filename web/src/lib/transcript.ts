@@ -16,6 +16,7 @@ import type { Event, TurnItem } from "../../../src/protocol/events.js";
 import type { TurnSummary } from "../../../src/protocol/http.js";
 import type { ResponseItem } from "../../../src/protocol/items.js";
 import { type DiffFile, parseCodexPatch, parseUnifiedDiff } from "./diff.js";
+import { type SubAgentEntry, subAgentEntry } from "./subagent.js";
 
 export interface PlanStep {
   step: string;
@@ -40,9 +41,17 @@ export type Entry =
   | { kind: "plan"; id: string; explanation: string | null; steps: PlanStep[] }
   | { kind: "diff"; id: string; files: DiffFile[] }
   | { kind: "turn"; id: string; text: string; status: string; error?: string }
-  | { kind: "error"; id: string; text: string };
+  | { kind: "error"; id: string; text: string }
+  | SubAgentEntry;
 
-const HIDDEN_USER = ["<environment_context>", "# AGENTS.md instructions", "<user_instructions>"];
+/** Tools whose live items are drawn as their history is, not as a generic tool cell. */
+const SPECIAL = new Set(["apply_patch", "request_user_input", "spawn_agent"]);
+const HIDDEN_USER = [
+  "<environment_context>",
+  "# AGENTS.md instructions",
+  "<user_instructions>",
+  "<subagent_context>",
+];
 
 function parseJson(text: string): any {
   try {
@@ -235,7 +244,8 @@ export class Transcript {
         status: output === undefined ? "in_progress" : ok ? "completed" : "failed",
         ...(ok ? {} : { error: output }),
       });
-    } else if (tool === "request_user_input") {
+    } else if (tool === "spawn_agent") this.put(subAgentEntry(id, args, output));
+    else if (tool === "request_user_input") {
       this.put({
         kind: "question",
         id,
@@ -280,7 +290,7 @@ export class Transcript {
         break;
       case "tool_call":
         if (item.tool === "update_plan" && planOf(item.arguments)) break; // the todo_list follows
-        if (item.output === undefined || item.tool === "apply_patch" || item.tool === "request_user_input")
+        if (item.output === undefined || SPECIAL.has(item.tool))
           this.toolEntry(
             item.id,
             item.tool,
