@@ -6,7 +6,9 @@
  */
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { WebSocketServer } from "ws";
 import { Scripts } from "../src/mock-model/index.js";
+import { createResponsesWsClient } from "../src/model/responses-ws.js";
 import { sequentialIds } from "../src/util/ids.js";
 import { type Harness, harness } from "./helpers.js";
 
@@ -143,6 +145,88 @@ describe("Responses over WebSocket", () => {
       .map((s) => s.item)
       .filter((i: any) => i.type === "message" && i.role === "assistant");
     expect(JSON.stringify(final.at(-1))).toContain("done");
+  });
+
+  it("an idle socket times out (stream_idle_timeout_ms) and the retry goes out in full", async () => {
+    h = await harness({
+      script: { steps: [{ output: [say("one")] }, { fault: { type: "hang" } }, { output: [say("two")] }] },
+      overrides: [WS, "stream_idle_timeout_ms=300"],
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    expect((await thread.startTurn("first").done).status).toBe("completed");
+    const t0 = Date.now();
+    // Fails if the client waited on the silent socket forever (the turn would hang).
+    expect((await thread.startTurn("second").done).status).toBe("completed");
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
+    const frames = h.model.frames as any[];
+    expect(frames[1].previous_response_id).toBe("resp_1");
+    // The timed-out socket was closed with its chain: the retry is a full request.
+    expect(frames[2].previous_response_id).toBeUndefined();
+    expect(JSON.stringify(h.model.requests[2])).toBe(JSON.stringify(h.model.requests[1]));
+  });
+
+  it("resends in full when the server no longer holds the previous response", async () => {
+    // A server that forgets every response (as after a server-side eviction): each
+    // continuation gets previous_response_not_found, each full request an answer.
+    const got: any[] = [];
+    const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+    await new Promise((r) => wss.once("listening", r));
+    wss.on("connection", (ws) =>
+      ws.on("message", (d) => {
+        const frame = JSON.parse(String(d));
+        got.push(frame);
+        if (frame.previous_response_id) {
+          const error = {
+            type: "invalid_request_error",
+            code: "previous_response_not_found",
+            message: "gone",
+          };
+          return ws.send(JSON.stringify({ type: "error", status: 400, error }));
+        }
+        const id = `resp_${got.length}`;
+        const item = {
+          type: "message",
+          id: `m${got.length}`,
+          role: "assistant",
+          content: [{ type: "output_text", text: "ok" }],
+        };
+        ws.send(JSON.stringify({ type: "response.created", response: { id } }));
+        ws.send(JSON.stringify({ type: "response.output_item.done", item }));
+        ws.send(JSON.stringify({ type: "response.completed", response: { id } }));
+      }),
+    );
+    const port = (wss.address() as { port: number }).port;
+    const client = createResponsesWsClient({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: "k" });
+    try {
+      const user = (text: string) => ({
+        type: "message" as const,
+        role: "user" as const,
+        content: [{ type: "input_text" as const, text }],
+      });
+      const prompt = (input: any[]) => ({
+        model: "m",
+        input,
+        tools: [],
+        parallelToolCalls: false,
+        promptCacheKey: "k",
+        clientMetadata: { thread_id: "t1" },
+      });
+      const run = async (input: any[]) => {
+        const out: any[] = [];
+        for await (const e of client.stream(prompt(input), new AbortController().signal)) out.push(e);
+        return out;
+      };
+      const first = await run([user("a")]);
+      const answer = first.find((e) => e.type === "item_done").item;
+      const second = await run([user("a"), answer, user("b")]);
+      // Fails if previous_response_not_found reached the turn as a failure instead of a resend.
+      expect(second.at(-1).type).toBe("completed");
+      expect(got.map((f) => f.previous_response_id ?? null)).toEqual([null, "resp_1", null]);
+      expect(got[2].input).toHaveLength(3);
+    } finally {
+      client.close();
+      await new Promise((r) => wss.close(r));
+    }
   });
 
   it("interrupt during a WebSocket response ends the turn interrupted, and the next turn works", async () => {
