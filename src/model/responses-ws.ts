@@ -136,15 +136,23 @@ export function wsUrl(baseUrl: string): string {
 
 const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
 
+/** Arrays (the tool list) element by element, so unchanged tool objects cost no serialising. */
+function sameField(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => same(x, b[i]));
+  return same(a, b);
+}
+
 /** The continuation frame for `body` after `chain`, or undefined when a full request is needed. */
 export function continuationFrame(body: Body, chain: Chain | undefined): Body | undefined {
   if (!chain) return undefined;
   const prev = chain.body;
   const keys = Object.keys(body);
-  if (keys.length !== Object.keys(prev).length) return undefined;
-  for (const k of keys) {
+  const prevKeys = Object.keys(prev);
+  if (keys.length !== prevKeys.length) return undefined;
+  for (const [i, k] of keys.entries()) {
+    if (k !== prevKeys[i]) return undefined;
     if (k === "input" || k === "client_metadata") continue;
-    if (!(k in prev) || !same(body[k], prev[k])) return undefined;
+    if (!sameField(body[k], prev[k])) return undefined;
   }
   const input = body.input as unknown[];
   const prevInput = prev.input as unknown[];
