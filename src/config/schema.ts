@@ -10,7 +10,8 @@ export const ProviderConfig = z.strictObject({
   name: z.string().optional(),
   base_url: z.string().optional().describe("API base URL, e.g. https://api.openai.com/v1"),
   env_key: z.string().optional().describe("Environment variable holding the API key"),
-  wire: z.enum(["responses", "chat"]).default("responses"),
+  /** responses_websocket: the Responses wire over one WebSocket per thread (SPEC L13). */
+  wire: z.enum(["responses", "chat", "responses_websocket"]).default("responses"),
   /** Responses Lite (SPEC L12): tools travel in an additional_tools input item. */
   lite: z.boolean().optional(),
 });
