@@ -141,7 +141,9 @@ async function answer(ws: WebSocket, text: string, state: { last?: Chain }, deps
   if ("error" in built) return send(ws, built.error);
   const body = built as Body;
   deps.record(body, frame);
-  const raw = JSON.stringify(body);
+  // No raw text over WebSocket: matching (side steps, expect) falls back to the body's own
+  // serialisation, paid only by scripts that match.
+  const raw = "";
   const routed = deps.route(body, raw);
   if ("error" in routed) return send(ws, errorFrame(400, routed.error.message, routed.error.code));
   const { step, label, ctx } = routed;
