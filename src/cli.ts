@@ -25,6 +25,7 @@ Usage:
                                        the MCP servers whose tools threads offer (see \`tandem mcp --help\`)
   tandem mock-model --script FILE [--port N] [--log FILE]
                                        serve a scripted model over HTTP (Responses + Chat Completions)
+                                       and WebSocket (Responses, on /v1/responses)
   tandem --version
 
 Every subcommand accepts -c/--config key=value, -m/--model and -h/--help (its own flags).
@@ -40,7 +41,8 @@ async function version(): Promise<string> {
 
 const MOCK_MODEL_USAGE = `Usage: tandem mock-model --script FILE [--port N] [--host H] [--log FILE]
 
-Serves a scripted model over HTTP (Responses and Chat Completions wires) for demos and tests;
+Serves a scripted model over HTTP (Responses and Chat Completions wires) and WebSocket (Responses,
+upgrade on /v1/responses) for demos and tests;
 prints "mock-model listening on URL" once it listens. Script format: docs/mock-model.md.
 
 Options:
