@@ -1,7 +1,10 @@
 /**
  * The app shell: committed transcript (written once to the scrollback), live area, the question pane or the
  * composer's lock, the composer and the status line. Global keys: Ctrl+C (first press interrupts
- * a running turn and arms quitting; a second press within 2 s quits).
+ * a running turn and arms quitting; a second press within 2 s quits); `app.agents` opens the
+ * sub-agents picker. While a sub-agent's transcript is shown (agent-view.ts) its cells, live area
+ * and state are drawn instead of the thread's; questions, the composer (it still sends to the
+ * thread) and the scrollback's place in the thread's transcript stay the thread's.
  */
 import { Box, useApp, useInput } from "ink";
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
@@ -27,6 +30,10 @@ export function App({
 }) {
   const store = controller.store;
   const snap = useSyncExternalStore(store.subscribe, store.getSnapshot);
+  const agents = controller.agentView;
+  const viewing = useSyncExternalStore(agents.subscribe, agents.current);
+  const shown = viewing?.store ?? store;
+  const view = useSyncExternalStore(shown.subscribe, shown.getSnapshot);
   const { exit } = useApp();
   const [hint, setHint] = useState<string | null>(null);
   const armedAt = useRef(0);
@@ -38,6 +45,11 @@ export function App({
   }, [hint]);
 
   useInput((input, key) => {
+    if (keymap.is("app.agents", input, key)) {
+      // Not over a question (the overlay has the keys) or another picker.
+      if (!controller.menus.current() && snap.pending.length === 0 && !snap.settled) agents.openPicker();
+      return;
+    }
     const presses = keymap.presses("app.quit", input, key);
     if (presses === 0) return;
     const now = Date.now();
@@ -60,6 +72,9 @@ export function App({
   const onInterrupt = useCallback(() => {
     controller.interrupt();
   }, [controller]);
+  const onBack = useCallback(() => {
+    agents.back();
+  }, [agents]);
   const onKey = useCallback(() => {
     armedAt.current = 0;
   }, []);
@@ -71,12 +86,22 @@ export function App({
   const { rows } = useTerminalSize();
   const renderOpts = useRenderOptions();
   const overlayRows =
-    rows - 1 - liveAreaRows(snap, renderOpts) - 1 - (hint ? 1 : 0) - (snap.status.retrying ? 1 : 0);
+    rows -
+    1 -
+    liveAreaRows(view, renderOpts) -
+    1 -
+    (hint ? 1 : 0) -
+    (view.status.retrying ? 1 : 0) -
+    (viewing ? 1 : 0);
   return (
     <>
-      <Scrollback cells={snap.committed} />
+      {viewing ? (
+        <Scrollback key={viewing.id} cells={view.committed} />
+      ) : (
+        <Scrollback key="thread" cells={snap.committed} cursor={agents.rootCursor} />
+      )}
       <Box flexDirection="column">
-        <LiveArea snap={snap} />
+        <LiveArea snap={view} />
         {locked ? (
           <QuestionPane
             pending={snap.pending}
@@ -96,13 +121,19 @@ export function App({
             running={running}
             onSubmit={onSubmit}
             onInterrupt={onInterrupt}
+            onBack={viewing ? onBack : undefined}
             onKey={onKey}
             history={controller.history}
             pastes={pastes}
             menus={controller.menus}
           />
         </Box>
-        <StatusLine status={snap.status} pending={snap.pending.length} hint={hint} />
+        <StatusLine
+          status={view.status}
+          pending={snap.pending.length}
+          hint={hint}
+          viewing={viewing ? { nickname: viewing.nickname, back: keymap.label("turn.interrupt") } : undefined}
+        />
       </Box>
     </>
   );

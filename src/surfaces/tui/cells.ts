@@ -59,7 +59,11 @@ export const makeCell = (c: CellInput): Cell => ({ ...c, key: cellKey() }) as Ce
 /** Whether a user message is injected context (environment, AGENTS.md), not something typed. */
 export function isContextMessage(item: MessageItem): boolean {
   const text = messageText(item);
-  return text.startsWith("<environment_context>") || text.startsWith("# AGENTS.md");
+  return (
+    text.startsWith("<environment_context>") ||
+    text.startsWith("# AGENTS.md") ||
+    text.startsWith("<subagent_context>")
+  );
 }
 
 /** Output text and exit code from an `exec_command` result header (SPEC T1). */

@@ -22,6 +22,7 @@ export const COMMANDS = {
   clear: "clear the screen and start a new thread",
   resume: "continue a stored thread: pick one, or /resume ID (a unique prefix is enough)",
   threads: "list recent threads",
+  agents: "list this thread's sub-agents; pick one to view its transcript (Esc goes back)",
   help: "show commands and keys",
   quit: "leave Tandem (same as pressing the quit key, Ctrl+C, twice)",
 } as const;
@@ -75,6 +76,7 @@ export function helpText(km: Keymap): string[] {
     "Composer:",
     `  ${k("composer.submit")} send (while a turn runs: queue a steer) · ${all("composer.newline")} or a trailing \\ newline`,
     `  ${km.pair("composer.historyPrev", "composer.historyNext")} history · ${k("turn.interrupt")} interrupt the running turn · ${k("app.quit")} twice quit`,
+    `  ${k("app.agents")} sub-agents (same as /agents) · ${k("turn.interrupt")} back from a sub-agent's transcript`,
     `  / lists and pickers: ${km.pair("popup.up", "popup.down")} move · ${k("popup.complete")} complete · ${k("popup.accept")} choose · ${k("popup.close")} close`,
     "Questions:",
     `  digits pick · ${km.pair("overlay.up", "overlay.down")} move · ${k("overlay.toggle")} toggle (multi-select) · type for Other · ${k("overlay.note")} note`,

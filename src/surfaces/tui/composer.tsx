@@ -35,6 +35,8 @@ export interface ComposerProps {
   running: boolean;
   onSubmit(text: string): void;
   onInterrupt(): void;
+  /** Set while a sub-agent's transcript is shown: the interrupt key goes back instead. */
+  onBack?(): void;
   /** Called on every key the composer handles (the app uses it to reset the Ctrl-C prompt). */
   onKey?(): void;
   history?: HistorySource;
@@ -188,7 +190,8 @@ export function Composer(props: ComposerProps) {
       }
       const actions = composerActions(input, key, p.keymap);
       if (actions === "interrupt") {
-        if (p.running) p.onInterrupt();
+        if (p.onBack) p.onBack();
+        else if (p.running) p.onInterrupt();
         return;
       }
       if (actions.length) p.onKey?.();
@@ -252,7 +255,7 @@ export function Composer(props: ComposerProps) {
         <CommandList entries={entries} selected={selected} />
       ) : (
         <Text dimColor wrap="truncate-end">
-          {`${km.label("composer.submit")} ${props.running ? "queue steer" : "send"} · ${km.label("composer.newline")} or \\⏎ newline · ${km.pair("composer.historyPrev", "composer.historyNext")} history${props.running ? ` · ${km.label("turn.interrupt")} interrupt` : ""} · ${km.label("app.quit")} twice quit`}
+          {`${km.label("composer.submit")} ${props.running ? "queue steer" : "send"} · ${km.label("composer.newline")} or \\⏎ newline · ${km.pair("composer.historyPrev", "composer.historyNext")} history${props.onBack ? ` · ${km.label("turn.interrupt")} back` : props.running ? ` · ${km.label("turn.interrupt")} interrupt` : ""} · ${km.label("app.quit")} twice quit`}
         </Text>
       )}
     </Box>

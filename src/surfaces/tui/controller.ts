@@ -6,6 +6,7 @@
  * /model and /approvals change the thread's settings for later turns (kept for /new and /resume
  * in this UI too; chosen while a turn runs, they are stored before the next turn starts).
  * Pickers (/resume, /model, /approvals without arguments) open on `menus` (picker.ts).
+ * `/agents` lists the sub-agents and switches the transcript to one (`agentView`, agent-view.ts).
  *
  * Contract: every method reports failures as notices in the transcript or as a returned
  * `{ok:false, message}`; none throws into the UI. `touch` is throttled per request (one broker
@@ -17,6 +18,7 @@ import type { QuestionReply, QuestionRequest, Responder } from "../../protocol/q
 import { requestIdFor } from "../../questions/broker.js";
 import type { Runtime } from "../../runtime/core.js";
 import type { Thread } from "../../runtime/thread.js";
+import { AgentView } from "./agent-view.js";
 import { cellsFromHistory } from "./cells.js";
 import { type CommandName, helpText, parseCommand } from "./commands.js";
 import { ComposerHistory } from "./history.js";
@@ -70,6 +72,8 @@ export class TuiController {
   private readonly responder: Responder;
   private lastTouch = new Map<string, number>();
   readonly menus = new MenuHost();
+  /** The sub-agent whose transcript is shown instead of the thread's (issue 14). */
+  readonly agentView: AgentView;
   /** Settings chosen with /model and /approvals in this UI (applied to threads it opens). */
   private chosen: SettingsPatch = {};
   /** Chosen while a turn ran: stored before the next turn starts. */
@@ -88,9 +92,11 @@ export class TuiController {
       { id: "", model: opts.model ?? runtime.settings.model, mode: opts.mode, cwd: opts.cwd },
       { demo: opts.demo, frameMs: opts.frameMs },
     );
+    this.agentView = new AgentView(runtime, this.store, this.menus, { frameMs: opts.frameMs });
     const sub = runtime.subscribe((s) => {
       if (s.event.type === "token.usage") this.lastUsage.set(s.event.thread_id, s.event.last);
       this.store.handle(s.event);
+      this.agentView.handle(s.event);
     });
     this.unsubscribe = () => sub.unsubscribe();
   }
@@ -172,6 +178,7 @@ export class TuiController {
   }
 
   private show(thread: Thread): void {
+    this.agentView.back();
     this.detach();
     this.thread = thread;
     const { sandbox_mode, approval_policy } = this.chosen;
@@ -267,6 +274,9 @@ export class TuiController {
         return "quit";
       case "threads":
         this.listThreads();
+        return "command";
+      case "agents":
+        this.agentView.openPicker();
         return "command";
       case "model":
       case "approvals":
@@ -407,6 +417,7 @@ export class TuiController {
   }
 
   dispose(): void {
+    this.agentView.dispose();
     this.detach();
     this.unsubscribe();
     this.store.flushNow();

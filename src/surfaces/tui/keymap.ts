@@ -37,6 +37,7 @@ export interface KeyInfo {
 
 export const DEFAULT_BINDINGS = {
   "app.quit": ["ctrl+c"],
+  "app.agents": ["ctrl+t"],
   "composer.submit": ["enter"],
   "composer.newline": ["alt+enter", "shift+enter", "ctrl+j"],
   "composer.historyPrev": ["up"],

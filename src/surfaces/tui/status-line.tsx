@@ -1,6 +1,8 @@
 /**
  * The status line: model, collaboration mode, cwd, thread id, what the thread is doing
- * ("waiting on you" while a question is pending, Q9), token usage, and the demo marker.
+ * ("waiting on you" while a question is pending, Q9), token usage, and the demo marker. While a
+ * sub-agent's transcript is shown, a line above says whose, how to go back, and where the
+ * composer sends; the status is then the sub-agent's.
  */
 import { Box, Text } from "ink";
 import { useEffect, useState } from "react";
@@ -41,16 +43,24 @@ export function StatusLine({
   status,
   pending,
   hint,
+  viewing,
 }: {
   status: Status;
   pending: number;
   hint: string | null;
+  /** The sub-agent shown and the key that goes back. */
+  viewing?: { nickname: string; back: string };
 }) {
   const elapsed = useElapsed(status.turnStartedAt);
   const state = stateLabel(status, pending);
   return (
     <Box flexDirection="column">
       {hint ? <Text color={theme.warn}>{hint}</Text> : null}
+      {viewing ? (
+        <Text color={theme.accent} wrap="truncate-end">
+          {`viewing sub-agent ${viewing.nickname} — ${viewing.back}/\`/agents\` to go back · messages you send go to the main thread`}
+        </Text>
+      ) : null}
       {status.retrying ? (
         <Text color={theme.warn} wrap="truncate-end">
           {status.retrying}

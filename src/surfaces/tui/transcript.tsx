@@ -33,28 +33,33 @@ export function useRenderOptions(): RenderOptions {
 /** Clear screen, clear scrollback, cursor home. */
 const CLEAR_ALL = "\x1b[2J\x1b[3J\x1b[H";
 
-/** Writes cells that were not written yet, in order, as one chunk. Renders nothing itself. */
-export function Scrollback({ cells }: { cells: Cell[] }) {
+/**
+ * Writes cells that were not written yet, in order, as one chunk. Renders nothing itself.
+ * `cursor` keeps the count written across remounts (the root's transcript after a sub-agent's
+ * was shown continues where it stopped, agent-view.ts); without it a mount starts at 0.
+ */
+export function Scrollback({ cells, cursor }: { cells: Cell[]; cursor?: { written: number } }) {
   const { write, stdout } = useStdout();
   const opts = useRenderOptions();
-  const written = useRef(0);
+  const own = useRef({ written: 0 });
+  const at = cursor ?? own.current;
   const width = useRef(opts.width);
   useLayoutEffect(() => {
     let text = "";
-    if (opts.width !== width.current && written.current > 0 && stdout.isTTY) {
+    if (opts.width !== width.current && at.written > 0 && stdout.isTTY) {
       // Re-print everything at the new width (see the file comment). Only on a real terminal.
       text = CLEAR_ALL;
-      written.current = 0;
+      at.written = 0;
     }
     width.current = opts.width;
-    if (cells.length <= written.current) {
+    if (cells.length <= at.written) {
       if (text) write(text);
       return;
     }
-    for (let i = written.current; i < cells.length; i++) text += renderCell(cells[i], opts);
-    written.current = cells.length;
+    for (let i = at.written; i < cells.length; i++) text += renderCell(cells[i], opts);
+    at.written = cells.length;
     write(text);
-  }, [cells, opts, write, stdout.isTTY]);
+  }, [cells, opts, write, stdout.isTTY, at]);
   return null;
 }
 
