@@ -182,15 +182,14 @@ describe("app-server: server-everything's elicitation form as mcpServer/elicitat
     expect(client.violations).toEqual([]);
   });
 
-  // Fails if the client's cancel is taken as an answer or leaves the turn waiting. By the contract
-  // of src/surfaces/app-server/elicitation.ts a client's cancel is a decline whose reason says the
-  // user cancelled (a surface cannot cancel a broker request; only its asker's signal can).
+  // Fails if the client's cancel is taken as an answer, reaches the server as decline, or leaves
+  // the turn waiting (src/surfaces/app-server/elicitation.ts: cancel passes through as cancel).
   it("cancelled by the client: no answer reaches the server, the turn completes", async () => {
     const { mock, client, threadId, asked } = await start([call(ELICIT, {}, "el"), say("ok")]);
     client.respond(asked, { action: "cancel" });
     expect(await finished(client, threadId)).toBe("completed");
     const raw = rawResult(outputFor(mock, "el")!);
-    expect(raw.action).toBe("decline");
+    expect(raw.action).toBe("cancel");
     expect(raw.content).toBeUndefined();
     expect(client.violations).toEqual([]);
   });

@@ -99,12 +99,12 @@ describe("MCP elicitation → Codex mcpServer/elicitation/request", () => {
     expect((back as any).content.titledSingle).toBe("hero-3");
   });
 
-  // Fails if decline/cancel become answers, or a wrongly typed value is accepted.
-  it("decline and cancel are declines; wrong types are invalid", () => {
+  // Fails if decline/cancel become answers or merge, or a wrongly typed value is accepted.
+  it("decline and cancel stay apart; wrong types are invalid", () => {
     const request = requestFor({ mode: "form", message: "m", requestedSchema: FORM as never });
     expect(elicitationAnswer(request, { action: "decline" }).kind).toBe("decline");
     expect(elicitationAnswer(request, { action: "cancel" })).toMatchObject({
-      kind: "decline",
+      kind: "cancel",
       reason: expect.stringContaining("cancelled"),
     });
     expect(elicitationAnswer(request, { action: "accept", content: { check: "yes" } }).kind).toBe("invalid");

@@ -9,8 +9,8 @@
  *   server's own. URL mode: `{mode: "url", message, url, elicitationId}`.
  * - The client's `{action, content}`: `accept` → the typed reply (form) or the "Done" option (url);
  *   a value of the wrong type → invalid (the client is told and asked again, see session.ts);
- *   `decline` → a decline; `cancel` → a decline whose reason says the user cancelled (a surface
- *   cannot cancel a request in the broker: only its asker's signal can).
+ *   `decline` → a decline; `cancel` → the request settles `cancelled` (Broker.expire), so the MCP
+ *   server hears `cancel`, as MCP distinguishes a dismissed form from a declined one.
  */
 import { z } from "zod";
 import { ELICITATION_URL_LABELS, type QuestionRequest } from "../../protocol/questions.js";
@@ -54,12 +54,11 @@ export function elicitationAnswer(request: QuestionRequest, result: unknown): Co
     };
   const { action, content } = parsed.data;
   if (action === "decline") return { kind: "decline", reason: "the user declined the MCP server's request" };
-  if (action === "cancel") return { kind: "decline", reason: "the user cancelled the MCP server's request" };
+  if (action === "cancel") return { kind: "cancel", reason: "the user cancelled the MCP server's request" };
   if (request.elicitation?.mode === "url") {
     const id = request.questions[0].id;
     return { kind: "reply", reply: { answers: { [id]: { selected: [ELICITATION_URL_LABELS.done] } } } };
   }
   const mapped = elicitationReply(request, { action, content: (content ?? {}) as Record<string, never> });
-  if (mapped.kind === "cancel") return { kind: "decline", reason: mapped.reason };
   return mapped;
 }

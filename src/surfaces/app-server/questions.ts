@@ -66,6 +66,8 @@ export function requestUserInputParams(
 export type CodexAnswerResult =
   | { kind: "reply"; reply: QuestionReply }
   | { kind: "decline"; reason: string }
+  /** Only for an MCP elicitation: the user dismissed it (the server hears `cancel`). */
+  | { kind: "cancel"; reason: string }
   | { kind: "invalid"; message: string };
 
 /** Parses the client's `item/tool/requestUserInput` result and maps it (see replyFromCodex). */

@@ -228,6 +228,10 @@ export class ClientSession {
         return this.runtime.reply(thread_id, request_id, mapped.reply, this.responder);
       case "decline":
         return this.runtime.broker.decline(thread_id, request_id, this.responder, mapped.reason);
+      case "cancel":
+        if (!request.elicitation)
+          return this.runtime.broker.decline(thread_id, request_id, this.responder, mapped.reason);
+        return { ok: true, outcome: this.runtime.broker.expire(request, mapped.reason) };
     }
   }
 
