@@ -31,24 +31,17 @@ import { createResponders, type Responders } from "../questions/responders.js";
 import { createSecretStore } from "../questions/secrets.js";
 import { leaseMessage, leaseOwner } from "../store/lease.js";
 import type { Store, ThreadRecord } from "../store/types.js";
-import { createExecTools, ExecSessions } from "../tools/exec/index.js";
-import { elicitHandler } from "../tools/mcp/elicit.js";
 import { elicitationLostReason } from "../tools/mcp/elicitation.js";
-import { startMcpServers } from "../tools/mcp/servers.js";
-import { createApplyPatchTools } from "../tools/patch/index.js";
-import { createUpdatePlanTool } from "../tools/plan.js";
-import { type DispatchResult, type ToolHooks, ToolRegistry } from "../tools/registry.js";
-import { createRequestUserInputTool } from "../tools/request-user-input.js";
+import type { DispatchResult, ToolHooks } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
 import { type Bus, createBus } from "../util/bus.js";
 import { type IdSource, randomIds, shortId } from "../util/ids.js";
 import { Agents } from "./agents/index.js";
 import { Approvals } from "./approvals.js";
 import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from "./context.js";
-import { patchApprovalHook } from "./patch-approval.js";
 import { type ActiveTurn, Thread } from "./thread.js";
 import { resolveThreadRef, type ThreadRef } from "./thread-ref.js";
-import { workspaceDiffHooks } from "./workspace-diff.js";
+import { questionsInDefaultMode, threadTools } from "./thread-tools.js";
 
 export interface RuntimeOptions {
   settings: Settings;
@@ -381,87 +374,21 @@ export class Runtime {
     history: ResponseItem[],
     mcpServers: Record<string, McpServerConfig> = {},
   ): Thread {
-    const sessions = new ExecSessions();
-    const registry = new ToolRegistry();
-    // Tools the thread switched off (a client's per-thread config) are never registered: a call
-    // to one is an unknown tool, like any name the model makes up.
-    const off = new Set((record.settings as { disabled_tools?: string[] }).disabled_tools ?? []);
-    // A sub-agent role may allow only some tools (runtime/agents/roles.ts).
-    const allowedList = (record.settings as { allowed_tools?: string[] }).allowed_tools;
-    const allowed = allowedList ? new Set(allowedList) : undefined;
-    const register = registry.register.bind(registry);
-    registry.register = (tool) => {
-      if (!off.has(tool.name) && (!allowed || allowed.has(tool.name))) register(tool);
-    };
-    const exec = createExecTools({
-      sessions,
-      chunkId: () => this.ids.chunk(),
-      // The provider's key variable may be named anything: drop it with the default excludes.
-      envPolicy: { ...this.settings.shell_environment_policy, credential_vars: [this.provider.envKey] },
-    });
-    registry.register(exec.execCommand);
-    registry.register(exec.writeStdin);
-    if (this.settings.questions.enabled) {
-      const modes: Array<"plan" | "default"> = this.questionsInDefaultMode(record)
-        ? ["plan", "default"]
-        : ["plan"];
-      registry.register(
-        createRequestUserInputTool({
-          availableModes: modes,
-          storeSecret: (questionId, value, ctx) => this.secrets.put(ctx.threadId, questionId, value),
-        }),
-      );
-    }
-    const patch = createApplyPatchTools({
-      onApplied: (changes, ctx) => {
-        const t = this.threads.get(ctx.threadId);
-        if (!t) return;
-        t.diffs.track(changes);
-        t.workspace.observePatch(changes);
-        t.emit({ type: "turn.diff", thread_id: t.id, turn_id: ctx.turnId, diff: t.diffs.diff() });
+    const tools = threadTools(
+      {
+        settings: this.settings,
+        provider: this.provider,
+        chunkId: () => this.ids.chunk(),
+        secrets: this.secrets,
+        agents: this.agents,
+        hooks: this.hooks,
+        publish: (e) => this.bus.publish(e),
+        thread: (id) => this.threads.get(id),
       },
-    });
-    // Freeform (custom) tools need the Responses wire; chat providers get the function form.
-    registry.register(this.provider.wire === "chat" ? patch.fn : patch.custom);
-    registry.register(
-      createUpdatePlanTool({
-        onPlan: (u, ctx) =>
-          this.threads.get(ctx.threadId)?.emit({
-            type: "plan.updated",
-            thread_id: ctx.threadId,
-            turn_id: ctx.turnId,
-            explanation: u.explanation,
-            plan: u.plan,
-          }),
-      }),
+      record,
+      mcpServers,
     );
-    if (!(record.settings as { ephemeral?: boolean }).ephemeral)
-      for (const tool of this.agents.tools(record.cwd)) registry.register(tool);
-    registry.addHooks(patchApprovalHook);
-    registry.addHooks(workspaceDiffHooks((id) => this.threads.get(id)));
-    for (const h of this.hooks) registry.addHooks(h);
-    // MCP servers start now, all at once; a turn's first request waits for them (bounded by their
-    // startup timeouts). A client's ephemeral helper thread gets none.
-    const servers = { ...this.settings.mcp_servers, ...mcpServers };
-    const anyServer = Object.values(servers).some((c) => c.enabled);
-    const mcp =
-      (record.settings as { ephemeral?: boolean }).ephemeral || !anyServer
-        ? undefined
-        : startMcpServers({
-            threadId: record.id,
-            servers,
-            register: (tool) => registry.register(tool),
-            emit: (e) => this.bus.publish(e),
-            elicitation: elicitHandler,
-            roots: () => {
-              const t = this.threads.get(record.id);
-              return [...new Set([record.cwd, ...(t?.sandbox().writableRoots ?? [])])];
-            },
-          });
-    if (mcp) registry.loadingUntil(mcp.ready);
-    const thread = new Thread(this, record, history, registry, async () => {
-      await Promise.all([sessions.closeAll(), mcp?.close()]);
-    });
+    const thread = new Thread(this, record, history, tools.registry, tools.close);
     this.threads.set(record.id, thread);
     return thread;
   }
@@ -483,11 +410,6 @@ export class Runtime {
   }
 
   /** Wire tools offered to the model for this thread and mode. */
-  /** Questions in Default mode: the config says so, or a headless run asked for them. */
-  private questionsInDefaultMode(record: ThreadRecord): boolean {
-    return this.settings.questions.default_mode || record.settings.headless_questions !== undefined;
-  }
-
   toolsFor(thread: Thread, _mode: CollaborationMode): WireTool[] {
     const offer = (thread.record.settings as { offer_questions?: boolean }).offer_questions !== false;
     const enabled = this.settings.enabled_tools;
@@ -532,7 +454,7 @@ export class Runtime {
       questions: {
         enabled: this.settings.questions.enabled && offer,
         subAgentPolicy: this.settings.questions.sub_agents,
-        defaultModeAllowed: this.questionsInDefaultMode(thread.record),
+        defaultModeAllowed: questionsInDefaultMode(this.settings, thread.record),
         hasResponder: () => this.responders.has(thread.id),
         policy: thread.questionPolicy(turn),
       },
