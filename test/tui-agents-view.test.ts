@@ -152,7 +152,8 @@ describe("TUI: sub-agents list and transcript", () => {
         { output: [say("parent done")] },
       ],
       side_steps: [
-        { when: { input_contains: [CHILD, "TASK-L"] }, output: [say("TASK-L live answer")], delay_ms: 1500 },
+        // Slow enough that the child is still working when the view switches, even on a loaded machine.
+        { when: { input_contains: [CHILD, "TASK-L"] }, output: [say("TASK-L live answer")], delay_ms: 6000 },
       ],
     });
     await type("go", KEY.enter);
