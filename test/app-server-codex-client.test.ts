@@ -348,6 +348,13 @@ describe("tandem app-server: what a Codex client needs", () => {
     const ids = async (params: Record<string, unknown>) =>
       (await client.request("thread/list", params)).data.map((t: any) => t.id);
     expect(await ids({ sourceKinds: ["exec", "appServer"] })).toEqual([threadId]);
+    // …and the Codex TUI's resume picker asks for ["cli", "vscode"]; its agent panel for
+    // sub-agents below the thread.
+    expect(await ids({ sourceKinds: ["cli", "vscode"] })).toEqual([threadId]);
+    expect(await ids({ sourceKinds: ["subAgentThreadSpawn"], ancestorThreadId: threadId })).toEqual([
+      child.thread.id,
+    ]);
+    expect(await ids({ ancestorThreadId: child.thread.id })).toEqual([]);
     expect(await ids({ parentThreadId: threadId })).toEqual([child.thread.id]);
     expect((await ids({})).sort()).toEqual([threadId, child.thread.id].sort());
   });

@@ -107,6 +107,7 @@ export const ThreadListParams = z.object({
   cwd: z.union([z.string(), z.array(z.string())]).nullish(),
   archived: z.boolean().nullish(),
   parentThreadId: z.string().nullish().describe("Only the sub-agents this thread spawned"),
+  ancestorThreadId: z.string().nullish().describe("Only the sub-agents below this thread, at any depth"),
   sourceKinds: z
     .array(z.string())
     .nullish()

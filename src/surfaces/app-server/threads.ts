@@ -40,6 +40,7 @@ import type { AppServer } from "./server.js";
 import { effortOf, threadConfig } from "./thread-config.js";
 
 const DEFAULT_PAGE = 50;
+const SUB_AGENT_KINDS = ["subAgent", "subAgentThreadSpawn"];
 const MAX_PAGE = 200;
 
 /** The Codex Thread for a stored or loaded thread; `turns` only when asked. */
@@ -174,8 +175,15 @@ const list = method(ThreadListParams, ({ server }: Ctx, p) => {
     p.cwd === undefined || p.cwd === null ? undefined : new Set([p.cwd].flat().map((c) => resolve(c)));
   // Only stored threads: one started here is stored by its first turn (a thread nobody wrote to
   // is not listed, as in Codex); ephemeral threads never are.
+  // Tandem does not record which client started a thread: a root thread matches every
+  // interactive source kind (the Codex TUI's resume picker asks for ["cli", "vscode"]), a
+  // sub-agent the sub-agent kinds.
   const kinds = p.sourceKinds?.length ? new Set(p.sourceKinds) : undefined;
-  const kindOf = (r: ThreadRecord) => (r.parent_id ? ["subAgent", "subAgentThreadSpawn"] : ["appServer"]);
+  const kindOf = (r: ThreadRecord) =>
+    r.parent_id ? SUB_AGENT_KINDS : ["cli", "vscode", "exec", "appServer", "unknown"];
+  const descends = (r: ThreadRecord) =>
+    !p.ancestorThreadId ||
+    (r.id !== p.ancestorThreadId && server.runtime.agents.lineage(r.id).includes(p.ancestorThreadId));
   const records = server.runtime.store
     .listThreads()
     .filter(
@@ -183,6 +191,7 @@ const list = method(ThreadListParams, ({ server }: Ctx, p) => {
         isArchived(server, r) === archived &&
         (!cwds || cwds.has(r.cwd)) &&
         (!p.parentThreadId || r.parent_id === p.parentThreadId) &&
+        descends(r) &&
         (!kinds || kindOf(r).some((k) => kinds.has(k))),
     );
   const page = records.slice(offset, offset + limit);
