@@ -199,6 +199,9 @@ export class AgentView {
     store.addCells(
       cellsFromHistory(items, (callId) => this.runtime.store.getQuestion(requestIdFor(id, callId))),
     );
+    // The first frame of the view must already show the child's state (working, waiting…),
+    // not the fresh store's idle: build the snapshot now rather than on the next frame tick.
+    store.flushNow();
     this.viewing = { id, nickname: a.nickname, store };
     this.emit();
   }
