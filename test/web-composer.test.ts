@@ -128,6 +128,8 @@ describe.skipIf(noBrowser)("web app composer", () => {
     await page.locator("#composer-text").fill("what is this?");
     await page.locator("#send").tap();
     await page.locator("#transcript .md", { hasText: "nice icon" }).waitFor();
+    // The user entry's image may draw a frame after the answer on a loaded machine: wait for it.
+    await page.locator("#transcript .entry.user img").first().waitFor();
     expect(await page.locator("#transcript .entry.user img").count()).toBe(1);
     const sent = JSON.stringify(sv.h.model.requests[0]);
     expect(sent).toContain("what is this?");
