@@ -12,9 +12,7 @@
 import { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
-import { ConfigError } from "../../config/load.js";
-import type { Runtime } from "../../runtime/core.js";
-import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { runtimeFromFlags } from "../../runtime/create.js";
 import { argError } from "../../util/cli-args.js";
 import { AcpAgent } from "./agent.js";
 
@@ -68,18 +66,8 @@ export async function runAcp(argv: string[], io: Partial<AcpIO> = {}): Promise<n
     return 0;
   }
 
-  const overrides = [...(args.config ?? [])];
-  if (args.model) overrides.push(`model=${JSON.stringify(args.model)}`);
-  let runtime: Runtime;
-  try {
-    const created = createRuntime({ overrides, env, home: env.TANDEM_HOME || undefined });
-    runtime = created.runtime;
-    for (const w of created.warnings) log(`warning: ${w}`);
-  } catch (err) {
-    log((err as Error).message);
-    if (err instanceof MissingKeyError) return 1;
-    return err instanceof ConfigError ? 2 : 1;
-  }
+  const runtime = runtimeFromFlags(args, env, log);
+  if (typeof runtime === "number") return runtime;
 
   const version = typeof __TANDEM_VERSION__ === "string" ? __TANDEM_VERSION__ : "0.0.0";
   const acp = new AcpAgent({ runtime, version, log });

@@ -18,9 +18,8 @@
 import { createRequire } from "node:module";
 import type { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
-import { ConfigError, tandemHome } from "../../config/load.js";
-import type { Runtime } from "../../runtime/core.js";
-import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { tandemHome } from "../../config/load.js";
+import { runtimeFromFlags } from "../../runtime/create.js";
 import { argError } from "../../util/cli-args.js";
 import { AppServer } from "./server.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport } from "./transport.js";
@@ -106,19 +105,9 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
     return 0;
   }
 
-  const overrides = [...(args.config ?? [])];
-  if (args.model) overrides.push(`model=${JSON.stringify(args.model)}`);
   const home = env.TANDEM_HOME || undefined;
-  let runtime: Runtime;
-  try {
-    const created = createRuntime({ overrides, env, home });
-    runtime = created.runtime;
-    for (const w of created.warnings) log(`warning: ${w}`);
-  } catch (err) {
-    log((err as Error).message);
-    if (err instanceof MissingKeyError) return 1;
-    return err instanceof ConfigError ? 2 : 1;
-  }
+  const runtime = runtimeFromFlags(args, env, log);
+  if (typeof runtime === "number") return runtime;
 
   const server = new AppServer({ runtime, version: version(), home: home ?? tandemHome(), log });
   let stop = () => {};

@@ -17,9 +17,7 @@ import type { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { ConfigError } from "../../config/load.js";
-import type { Runtime } from "../../runtime/core.js";
-import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { runtimeFromFlags } from "../../runtime/create.js";
 import { argError } from "../../util/cli-args.js";
 import { ElicitationAsker } from "./asker.js";
 import { registerTools } from "./tools.js";
@@ -89,18 +87,8 @@ export async function runMcpServer(argv: string[], io: Partial<McpServerIO> = {}
     return 0;
   }
 
-  const overrides = [...(args.config ?? [])];
-  if (args.model) overrides.push(`model=${JSON.stringify(args.model)}`);
-  let runtime: Runtime;
-  try {
-    const created = createRuntime({ overrides, env, home: env.TANDEM_HOME || undefined });
-    runtime = created.runtime;
-    for (const w of created.warnings) log(`warning: ${w}`);
-  } catch (err) {
-    log((err as Error).message);
-    if (err instanceof MissingKeyError) return 1;
-    return err instanceof ConfigError ? 2 : 1;
-  }
+  const runtime = runtimeFromFlags(args, env, log);
+  if (typeof runtime === "number") return runtime;
 
   const server = new McpServer(
     { name: "tandem", title: "Tandem", version: version() },
