@@ -21,6 +21,7 @@ export async function runMockModelCommand(opts: MockModelCommandOptions): Promis
     port: opts.port,
     host: opts.host,
     log: opts.log,
+    retain: false,
   });
   process.stdout.write(`mock-model listening on ${server.url}\n`);
   let stop = () => {};

@@ -74,6 +74,35 @@ function planItem(out: StepOutput, ordinal: number | string, n: number, answers:
 
 const tokensOf = (chars: number) => Math.ceil(chars / 4);
 
+/** JSON length of arrays already measured, or built by appending to a measured one. */
+const lengthOf = new WeakMap<unknown[], number>();
+
+/** `JSON.stringify(value).length` (0 when it serialises to nothing); known arrays cost nothing. */
+export function jsonLength(value: unknown): number {
+  if (!Array.isArray(value)) return JSON.stringify(value)?.length ?? 0;
+  let n = lengthOf.get(value);
+  if (n === undefined) {
+    n = JSON.stringify(value).length;
+    lengthOf.set(value, n);
+  }
+  return n;
+}
+
+/**
+ * `[...prefix, ...extra]`, its JSON length recorded from the prefix's and the extra items'
+ * alone: a WebSocket chain re-presents the whole logical input on every request, and only
+ * its new tail needs serialising.
+ */
+export function appendMeasured(prefix: unknown[], extra: unknown[]): unknown[] {
+  const out = [...prefix, ...extra];
+  let n = jsonLength(prefix);
+  for (const [i, item] of extra.entries()) {
+    n += (prefix.length + i > 0 ? 1 : 0) + (JSON.stringify(item)?.length ?? 4);
+  }
+  lengthOf.set(out, n);
+  return out;
+}
+
 /**
  * Default usage: input = JSON length of the request's `input` (or chat `messages`) / 4,
  * output = length of everything emitted / 4, reasoning = summary length / 4, cached 0.
@@ -90,7 +119,7 @@ function planUsage(step: Step, items: PlannedItem[], body: Record<string, unknow
     else reasoningChars += item.summary.length + (item.encrypted_content?.length ?? 0);
   }
   const o = step.usage ?? {};
-  const input = o.input_tokens ?? tokensOf(JSON.stringify(prompt)?.length ?? 0);
+  const input = o.input_tokens ?? tokensOf(jsonLength(prompt));
   const reasoning = o.reasoning_tokens ?? tokensOf(reasoningChars);
   const output = o.output_tokens ?? tokensOf(outputChars) + reasoning;
   return {

@@ -27,7 +27,7 @@ import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import { ResponseItem } from "../protocol/items.js";
 import { errorTypeForCode, failedMessage, httpErrorDefaults } from "./errors.js";
-import { type Frame, planStep } from "./output.js";
+import { appendMeasured, type Frame, planStep } from "./output.js";
 import { responsesWire } from "./responses-wire.js";
 import { type HttpFault, pause, type Routed, unmetExpectation } from "./server.js";
 
@@ -107,7 +107,7 @@ function logicalBody(frame: Body, last: Chain | undefined): Body | { error: Body
       const message = `Previous response with id '${String(prev)}' not found.`;
       return { error: errorFrame(400, message, "previous_response_not_found", "invalid_request_error") };
     }
-    input = [...last.input, ...last.output, ...input];
+    input = appendMeasured(last.input, [...last.output, ...input]);
   }
   const body: Body = {};
   for (const [key, value] of Object.entries(frame)) {

@@ -13,7 +13,8 @@
  *
  * Contract of a POST to a model route, in order:
  *   1. A body that is not a JSON object → 400; no step is consumed, nothing is logged.
- *   2. The body is appended to `requests` and, when `log` is set, to the log file as one
+ *   2. The body is counted, appended to `requests` (unless `retain` is false) and, when
+ *      `log` is set, to the log file as one
  *      JSON line (synchronously: it is on disk before the answer starts).
  *   3. `stream` not true → 400 (the mock only streams); no step is consumed.
  *   4. The next step is consumed (wrapping round when `loop`); none left → the script's
@@ -45,6 +46,12 @@ export interface MockModelOptions {
   host?: string;
   /** File that receives each request body as one JSON line. */
   log?: string;
+  /**
+   * Keep every request body and frame in `requests`/`frames` (default true). The command
+   * (`tandem mock-model`) turns it off: nobody in its process reads them, and a long session
+   * would otherwise hold every prompt it was sent.
+   */
+  retain?: boolean;
 }
 
 export interface MockModel {
@@ -54,6 +61,7 @@ export interface MockModel {
   /**
    * Every parsed request body received on a model route, in arrival order. A WebSocket
    * `response.create` appears as its logical body (responses-ws.ts), as HTTP would send it.
+   * Empty when `retain` is false.
    */
   requests: unknown[];
   /** Every WebSocket frame received, as sent (`previous_response_id` and the input tail). */
@@ -90,6 +98,8 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
   const requests: unknown[] = [];
   const frames: unknown[] = [];
   let served = 0;
+  let received = 0;
+  const retain = opts.retain ?? true;
   // Steps marked `compaction` answer compaction requests (./compaction.ts), outside the sequence.
   const compactionSteps = script.steps.filter((st) => st.compaction);
   const sequence = compactionSteps.length ? script.steps.filter((st) => !st.compaction) : script.steps;
@@ -153,11 +163,11 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
       st.when.input_contains.every((needle) => contains(raw, fields, needle)),
     );
     if (side >= 0) {
-      const ctx: AnswerContext = { ordinal: `s${requests.length}`, model, createdAt };
+      const ctx: AnswerContext = { ordinal: `s${received}`, model, createdAt };
       return { step: script.side_steps[side], label: `side step ${side + 1}`, ctx };
     }
     if (isCompactionRequest(fields)) {
-      const ctx: AnswerContext = { ordinal: `c${requests.length}`, model, createdAt };
+      const ctx: AnswerContext = { ordinal: `c${received}`, model, createdAt };
       const step = compactionSteps.shift();
       if (step) return { step, label: "compaction step", ctx };
       return { step: generatedCompactionStep(fields), label: "compaction", ctx };
@@ -180,8 +190,11 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
   }
 
   const record = (body: Body, frame?: unknown): void => {
-    requests.push(body);
-    if (frame !== undefined) frames.push(frame);
+    received += 1;
+    if (retain) {
+      requests.push(body);
+      if (frame !== undefined) frames.push(frame);
+    }
     if (opts.log) {
       appendFileSync(opts.log, `${JSON.stringify(body)}\n`);
       if (frame !== undefined) appendFileSync(`${opts.log}.frames`, `${JSON.stringify(frame)}\n`);
@@ -207,7 +220,7 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
     record(body as Body);
     const step = compactionSteps.shift();
     if (step?.fault?.type === "http") return sendHttpFault(res, step.fault);
-    sendJson(res, 200, compactAnswer(body as Body, requests.length, step));
+    sendJson(res, 200, compactAnswer(body as Body, received, step));
   }
 
   await new Promise<void>((resolve, reject) => {
