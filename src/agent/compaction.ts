@@ -23,6 +23,7 @@ import {
   messageText,
   type ResponseItem,
 } from "../protocol/items.js";
+import { cachedJson } from "../util/json-cache.js";
 import { SUMMARY_MARKER } from "./compaction-prompt.js";
 
 /** Text budget of the user messages kept before the summary (~5k tokens). */
@@ -125,7 +126,7 @@ function recentUsers(users: MessageItem[]): MessageItem[] {
 /** Rough token count of items as sent: ~4 characters per token of their JSON. */
 export function approxTokens(items: ResponseItem[]): number {
   let chars = 0;
-  for (const it of items) chars += JSON.stringify(it).length;
+  for (const it of items) chars += cachedJson(it).length;
   return Math.ceil(chars / 4);
 }
 

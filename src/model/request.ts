@@ -4,14 +4,42 @@
  * and base instructions become a developer message at the front of `input`.
  */
 import type { ResponseItem } from "../protocol/items.js";
+import { cachedJson } from "../util/json-cache.js";
 import type { Prompt } from "./types.js";
 
+/** The last base-instructions item built: the same object for the same text and id, so the
+ * serialisation cache (bodyJson) and the WebSocket continuation check (identity first) hit. */
+let lastBase: { text: string; id?: string; item: ResponseItem } | undefined;
+
 export function baseInstructionsItem(base: NonNullable<Prompt["baseInstructions"]>): ResponseItem {
+  if (lastBase && lastBase.text === base.text && lastBase.id === base.id) return lastBase.item;
   const item: Record<string, unknown> = { type: "message" };
   if (base.id) item.id = base.id;
   item.role = "developer";
   item.content = [{ type: "input_text", text: base.text }];
+  lastBase = { text: base.text, id: base.id, item: item as ResponseItem };
   return item as ResponseItem;
+}
+
+/**
+ * `JSON.stringify(body)`, byte for byte, with the elements of its `input` and `tools` arrays
+ * serialised once per object across requests: a turn's history is re-sent on every round
+ * trip, and re-serialising it was most of the client's share of the loop (bench/core.ts).
+ */
+export function bodyJson(body: Record<string, unknown>): string {
+  let out = "{";
+  for (const key of Object.keys(body)) {
+    const value = body[key];
+    let text: string | undefined;
+    if ((key === "input" || key === "tools") && Array.isArray(value)) {
+      text = `[${value.map(cachedJson).join(",")}]`;
+    } else {
+      text = JSON.stringify(value);
+      if (text === undefined) continue; // undefined and functions are left out, as stringify does
+    }
+    out += `${out.length > 1 ? "," : ""}${JSON.stringify(key)}:${text}`;
+  }
+  return `${out}}`;
 }
 
 export function buildResponsesBody(prompt: Prompt): Record<string, unknown> {

@@ -21,7 +21,7 @@
 import type WebSocket from "ws";
 import type { ResponseItem } from "../protocol/items.js";
 import { classifyCode, classifyThrown, retryAfterFromHeaders } from "./errors.js";
-import { buildResponsesBody } from "./request.js";
+import { bodyJson, buildResponsesBody } from "./request.js";
 import { translateEvent } from "./responses.js";
 import type { ModelClient, ModelError, ModelEvent, Prompt } from "./types.js";
 
@@ -34,6 +34,8 @@ export interface ResponsesWsClientOptions {
   socketIdleMs?: number;
   /** Observes each logical body and the frame actually sent (benchmarks, debugging). */
   onRequest?: (body: Record<string, unknown>, frame: Record<string, unknown>) => void;
+  /** Runs once each frame is written to the socket (benchmarks: where the model's time starts). */
+  onSent?: () => void;
 }
 
 export interface ResponsesWsClient extends ModelClient {
@@ -274,7 +276,7 @@ export function createResponsesWsClient(opts: ResponsesWsClientOptions): Respons
           conn.chain = undefined;
           conn.clear();
           opts.onRequest?.(body, frame);
-          conn.ws.send(JSON.stringify(frame));
+          conn.ws.send(bodyJson(frame), opts.onSent && (() => opts.onSent?.()));
           const output: ResponseItem[] = [];
           let retryFull = false;
           while (true) {

@@ -10,7 +10,7 @@
 import { emptyUsage, type Usage } from "../protocol/events.js";
 import { ResponseItem } from "../protocol/items.js";
 import { classifyCode, classifyThrown } from "./errors.js";
-import { buildResponsesBody } from "./request.js";
+import { bodyJson, buildResponsesBody } from "./request.js";
 import { sseEvents, ssePoster } from "./sse-http.js";
 import type { ModelClient, ModelError, ModelEvent, Prompt } from "./types.js";
 
@@ -21,6 +21,8 @@ export interface ResponsesClientOptions {
   headers?: Record<string, string>;
   /** Observes each body right before it is sent (benchmarks, debugging). */
   onRequest?: (body: Record<string, unknown>) => void;
+  /** Runs once each request is written to the socket (benchmarks: where the model's time starts). */
+  onSent?: () => void;
 }
 
 export function toUsage(u: any): Usage | undefined {
@@ -116,7 +118,7 @@ export function createResponsesClient(opts: ResponsesClientOptions): ModelClient
         }
         let stream: AsyncIterable<any>;
         try {
-          stream = sseEvents(await poster.post(JSON.stringify(body), ctrl.signal));
+          stream = sseEvents(await poster.post(bodyJson(body), ctrl.signal, opts.onSent));
         } catch (err) {
           yield fail(
             signal.aborted

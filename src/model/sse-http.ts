@@ -32,7 +32,8 @@ class ConnectionError extends Error {
 }
 
 export interface SsePost {
-  post(body: string, signal: AbortSignal): Promise<IncomingMessage>;
+  /** `onSent` runs once the body is handed to the kernel (benchmarks: the model's time starts). */
+  post(body: string, signal: AbortSignal, onSent?: () => void): Promise<IncomingMessage>;
 }
 
 /** A poster for `<baseUrl><path>` with its own keep-alive pool. */
@@ -43,7 +44,12 @@ export function ssePoster(baseUrl: string, path: string, headers: Record<string,
   } catch {}
   const mod = url?.protocol === "https:" ? https : http;
   const agent = new mod.Agent({ keepAlive: true, maxSockets: 256 });
-  const send = (body: string, signal: AbortSignal, again: boolean): Promise<IncomingMessage> =>
+  const send = (
+    body: string,
+    signal: AbortSignal,
+    again: boolean,
+    onSent?: () => void,
+  ): Promise<IncomingMessage> =>
     new Promise((resolve, reject) => {
       if (!url || !/^https?:$/.test(url.protocol)) {
         return reject(new ConnectionError("invalid base URL (expected http:// or https://)"));
@@ -69,7 +75,7 @@ export function ssePoster(baseUrl: string, path: string, headers: Record<string,
         if (signal.aborted) return reject(err);
         // The server closed an idle pooled socket just as we reused it: send once more.
         if (again && req.reusedSocket && err.code === "ECONNRESET") {
-          return resolve(send(body, signal, false));
+          return resolve(send(body, signal, false, onSent));
         }
         reject(new ConnectionError(err.message, { cause: err }));
       });
@@ -96,9 +102,9 @@ export function ssePoster(baseUrl: string, path: string, headers: Record<string,
           reject(new HttpStatusError(status, error, { get }, message));
         });
       });
-      req.end(body);
+      req.end(body, onSent);
     });
-  return { post: (body, signal) => send(body, signal, true) };
+  return { post: (body, signal, onSent) => send(body, signal, true, onSent) };
 }
 
 function abortError(): Error {

@@ -14,6 +14,7 @@ import { hostname } from "node:os";
 import type { Usage } from "../../protocol/events.js";
 import type { ResponseItem } from "../../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
+import { cachedJson } from "../../util/json-cache.js";
 import { StoreError } from "../errors.js";
 import { type Lease, type LeaseResult, leaseIsStale } from "../lease.js";
 import type { Store, StoredItem, StoredQuestion, ThreadRecord, TurnRecord } from "../types.js";
@@ -81,7 +82,7 @@ export class PostgresStore implements Store {
   }
   appendItem(threadId: string, turnId: string | null, item: ResponseItem): number {
     const callId = "call_id" in item ? item.call_id : null;
-    return this.bridge.call("appendItem", threadId, turnId, item.type, callId, JSON.stringify(item));
+    return this.bridge.call("appendItem", threadId, turnId, item.type, callId, cachedJson(item));
   }
   loadItems(threadId: string): StoredItem[] {
     return this.bridge.call("loadItems", threadId);

@@ -21,6 +21,7 @@ import Database from "better-sqlite3";
 import { addUsage, emptyUsage, type Usage } from "../../protocol/events.js";
 import type { ResponseItem } from "../../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
+import { cachedJson } from "../../util/json-cache.js";
 import { StoreError } from "../errors.js";
 import { type Lease, type LeaseResult, leaseIsStale } from "../lease.js";
 import type { Store, StoredItem, StoredQuestion, ThreadRecord, TurnRecord } from "../types.js";
@@ -427,7 +428,7 @@ class SqliteStore implements Store {
         turn_id: turnId,
         type: item.type,
         call_id: "call_id" in item ? item.call_id : null,
-        json: JSON.stringify(item),
+        json: cachedJson(item), // the next request re-sends it: serialised once for both
         created_at: Date.now(),
       }) as { seq: number };
       return row.seq;
