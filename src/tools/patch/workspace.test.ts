@@ -73,6 +73,38 @@ it("ignores git-ignored files and gives up on a workspace over maxFiles", async 
   expect(await WorkspaceWatch.take(root, { ...WATCH_LIMITS, maxFiles: 1 })).toBeUndefined();
 });
 
+it("lists once a workspace that was no work tree at the start by walking, without asking git again", async () => {
+  const root = ws({ "a.txt": "a\n" }, false);
+  const watch = (await WorkspaceWatch.take(root))!;
+  // The command makes it a work tree that ignores its own output: a watch that forked git
+  // after every command would now hide out.log; the walk (no process per command) sees it.
+  execFileSync("git", ["-C", root, "init", "-q"], { stdio: "ignore" });
+  writeFileSync(join(root, ".gitignore"), "*.log\n");
+  writeFileSync(join(root, "out.log"), "built\n");
+  // fails if changes() still runs git in a directory that take() found outside git
+  expect(summary(await watch.changes())).toEqual(
+    [
+      ["add", ".gitignore", null, "*.log\n"],
+      ["add", "out.log", null, "built\n"],
+    ].sort(),
+  );
+});
+
+it("lists a work tree's tracked and untracked files in one git call, ignoring what git ignores", async () => {
+  const root = ws({ ".gitignore": "*.log\n", "a.txt": "a\n" }, true);
+  const watch = (await WorkspaceWatch.take(root))!;
+  writeFileSync(join(root, "a.txt"), "a2\n");
+  writeFileSync(join(root, "new.txt"), "n\n");
+  writeFileSync(join(root, "x.log"), "ignored\n");
+  // fails if tracked or untracked-not-ignored files are missed, or ignored ones listed
+  expect(summary(await watch.changes())).toEqual(
+    [
+      ["update", "a.txt", "a\n", "a2\n"],
+      ["add", "new.txt", null, "n\n"],
+    ].sort(),
+  );
+});
+
 it("costs little on a 2,000-file git workspace (measured, printed; no threshold)", async () => {
   const files: Record<string, string> = {};
   for (let i = 0; i < 2000; i++) files[`d${i % 40}/f${i}.ts`] = `export const v${i} = ${i};\n`.repeat(20);

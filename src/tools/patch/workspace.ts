@@ -6,7 +6,8 @@
  * `node_modules`. Each file's size and mtime are kept; contents only where they cannot be had
  * later: files differing from the git index (and untracked ones), or every file outside git.
  * A clean tracked file's baseline is its index blob, read only if the file changes.
- * `changes()` lists the files again, stats them, reads only those whose size or mtime moved,
+ * `changes()` lists the files again (one `git ls-files` in a work tree; no process at all outside
+ * one, where `take` found none), stats them, reads only those whose size or mtime moved,
  * and returns them as `FileChange`s (add / update / delete) against the last state it saw;
  * `observe()` takes apply_patch's own changes so they are not reported twice.
  *
@@ -50,13 +51,35 @@ function git(root: string, args: string[]): Promise<string | undefined> {
 
 const split0 = (text: string) => text.split("\0").filter(Boolean);
 
-/** Files under `root` (relative, `/`-separated), with index oids when git knows them. */
+interface Listed {
+  files: string[];
+  oids: Map<string, string>;
+  dirty: Set<string> | null;
+  /** Listed by git (a work tree), not by walking. */
+  git: boolean;
+}
+
+/**
+ * Files under `root` (relative, `/`-separated). With `baseline`, also the index oids and the
+ * files differing from the index (what `take` needs); else just the names, in one git call.
+ * `useGit` false walks without trying git: forking a process per command is the costliest part
+ * of a comparison, and a directory that was no work tree at the turn's start stays walked.
+ */
 async function listFiles(
   root: string,
   limits: WatchLimits,
-  withDirty = false,
-): Promise<{ files: string[]; oids: Map<string, string>; dirty: Set<string> | null } | undefined> {
-  const staged = await git(root, ["ls-files", "-s", "-z"]);
+  baseline: boolean,
+  useGit = true,
+): Promise<Listed | undefined> {
+  if (useGit && !baseline) {
+    const listed = await git(root, ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]);
+    if (listed !== undefined) {
+      const files = [...new Set(split0(listed))]; // an unmerged path is listed once per stage
+      if (files.length > limits.maxFiles) return undefined;
+      return { files, oids: new Map(), dirty: null, git: true };
+    }
+  }
+  const staged = useGit && baseline ? await git(root, ["ls-files", "-s", "-z"]) : undefined;
   if (staged !== undefined) {
     const oids = new Map<string, string>();
     for (const rec of split0(staged)) {
@@ -67,9 +90,8 @@ async function listFiles(
     const others = split0((await git(root, ["ls-files", "-o", "--exclude-standard", "-z"])) ?? "");
     const files = [...oids.keys(), ...others];
     if (files.length > limits.maxFiles) return undefined;
-    if (!withDirty) return { files, oids, dirty: null };
     const changed = await git(root, ["diff", "--name-only", "--relative", "-z"]);
-    return { files, oids, dirty: changed === undefined ? null : new Set(split0(changed)) };
+    return { files, oids, dirty: changed === undefined ? null : new Set(split0(changed)), git: true };
   }
   const files: string[] = [];
   const walk = async (rel: string): Promise<boolean> => {
@@ -92,7 +114,7 @@ async function listFiles(
     return true;
   };
   if (!(await walk(""))) return undefined;
-  return { files, oids: new Map(), dirty: null };
+  return { files, oids: new Map(), dirty: null, git: false };
 }
 
 async function readText(path: string, limits: WatchLimits): Promise<string | null> {
@@ -110,6 +132,8 @@ export class WorkspaceWatch {
     readonly root: string,
     private entries: Map<string, Entry>,
     private readonly limits: WatchLimits,
+    /** `root` was a git work tree when the watch was taken. */
+    private readonly inGit: boolean,
   ) {}
 
   /** The workspace now, or undefined when it is too large (or not readable). */
@@ -134,7 +158,7 @@ export class WorkspaceWatch {
           entries.set(rel, entry);
         }),
       );
-      return new WorkspaceWatch(root, entries, limits);
+      return new WorkspaceWatch(root, entries, limits, listed.git);
     } catch {
       return undefined;
     }
@@ -150,7 +174,7 @@ export class WorkspaceWatch {
 
   /** Files changed since the last look (or `take`), oldest state → now; updates the state. */
   async changes(): Promise<FileChange[]> {
-    const listed = await listFiles(this.root, this.limits).catch(() => undefined);
+    const listed = await listFiles(this.root, this.limits, false, this.inGit).catch(() => undefined);
     if (!listed) return [];
     const out: FileChange[] = [];
     const seen = new Set<string>();
