@@ -88,6 +88,7 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
   async function cluster(
     script: unknown,
     via: Record<string, (db: string) => { store: string; bus: string }> = {},
+    extra: string[] = [],
   ): Promise<Node[]> {
     mock = await startMockProcess(script);
     const dbName = `cluster_${++n}`;
@@ -99,7 +100,7 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
       const run = await spawnServe(
         [
           ...["--port", "0", "--token", TOKEN, "--responder", "--store", store, "--bus", bus],
-          ...["--node-id", name, "-c", `openai_base_url="${mock.url}"`],
+          ...["--node-id", name, "-c", `openai_base_url="${mock.url}"`, ...extra],
         ],
         { TANDEM_HOME: tempDir(), OPENAI_API_KEY: "k", TANDEM_LEASE_TTL_MS: "1500" },
       );
@@ -211,6 +212,53 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
     expect(JSON.stringify(outputs[0])).toContain("after-failover");
   });
 
+  // fails if a thread whose turn was working when its node died is left running forever (no
+  // takeover without a pending question), its cut-off command gets no output or two, or the
+  // turn is not continued from the stored history on the new owner.
+  it("A is SIGKILLed mid-command: another node marks the command aborted and continues the turn", async () => {
+    const script = {
+      steps: [
+        {
+          output: [
+            {
+              type: "function_call",
+              call_id: "call_run",
+              name: "exec_command",
+              arguments: { cmd: "sleep 6" },
+            },
+          ],
+        },
+        {
+          expect: { input_contains: ["call_run", "go on"] },
+          output: [{ type: "message", text: "resumed fine" }],
+        },
+      ],
+    };
+    const unsandboxed = ["-c", 'sandbox_mode="danger-full-access"', "-c", 'approval_policy="never"'];
+    const [a, b, c] = await cluster(script, {}, unsandboxed);
+    const id = (await post(a, "/thread", {})).body.id as string;
+    expect((await post(a, `/thread/${id}/turn`, { text: "go on" })).status).toBe(202);
+    const onB = await sse(b, id, "0"); // from the start: A may have begun the command already
+    await onB.next(
+      isEvent("item.started", (e) => e.item.type === "command_execution"),
+      15_000,
+    );
+    const killedAt = Date.now();
+    a.proc.kill("SIGKILL");
+    const done = JSON.parse((await onB.next(isEvent("turn.completed"), 20_000)).data).event;
+    console.log(
+      `[cluster] failover of a working turn: SIGKILL to the turn completed elsewhere in ${Date.now() - killedAt} ms`,
+    );
+    expect(done.status).toBe("completed");
+    const items = (await get(c, `/thread/${id}`)).items as any[];
+    const outputs = items.filter((i) => i.type === "function_call_output" && i.call_id === "call_run");
+    expect(outputs).toHaveLength(1);
+    expect(JSON.stringify(outputs[0])).toContain("aborted");
+    expect(JSON.stringify(items)).toContain("resumed fine");
+    const took = [b, c].find((n) => n.stderr().includes(`took over thread ${id}: its turn goes on here`));
+    expect(took).toBeDefined();
+  });
+
   // The issue's partition test: A loses NATS and PostgreSQL (both silent, not closed) with a
   // question pending; its lease lapses and another node takes the thread. When A comes back it
   // says it lost the lease, and a reply it is made to handle itself writes nothing.
@@ -229,6 +277,7 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
       await post(a, `/thread/${id}/turn`, { text: "go" });
       const [q] = await waitFor("the question", pendingOn(b, id));
       const onB = await sse(b, id);
+      const onA = await sse(a, id);
       pgProxy.pause();
       natsProxy.pause();
       await onB.next(
@@ -261,6 +310,12 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
       const outputs = items.filter((i) => i.type === "function_call_output" && i.call_id === "call_ask");
       expect(outputs).toHaveLength(1);
       expect(JSON.stringify(items)).not.toContain("from-a");
+      // A dropped its stale copy without a word: its own clients saw the new owner finish the
+      // turn (over NATS) and never a cancel of the question that was still pending elsewhere.
+      await onA.next(isEvent("turn.completed"), 15_000);
+      const seenOnA = onA.events().map((e) => e.event);
+      expect(seenOnA.some((e) => e.type === "question.cancelled")).toBe(false);
+      expect(seenOnA.filter((e) => e.type === "turn.completed").map((e) => e.status)).toEqual(["completed"]);
       expect(await (await fetch(`${a.url}/metrics`)).text()).toMatch(
         /tandem_leases_lost_total\{node="a"\} 1/,
       );

@@ -14,11 +14,15 @@
  * - Events: every event of this node's bus goes out on `tandem.events.<node>`; events from other
  *   nodes are published into this node's bus, so SSE clients of any node see every thread's
  *   events (Last-Event-ID replays from this node's buffer of them, not from the store).
- * - Failover: every `scanMs` the node looks for threads with a pending question and no live
- *   lease (a dead or drained node's) and opens them, which takes the lease and re-asks their
- *   questions with the same request ids (first answer wins: settling is once, in the store).
+ * - Failover: every `scanMs` the node looks for threads with no live lease (a dead or drained
+ *   node's) that have a pending question or were running, and opens them: that takes the lease,
+ *   re-asks their questions with the same request ids (first answer wins: settling is once, in
+ *   the store), and continues a turn that was mid-request from its stored history (a call cut
+ *   off mid-run is recorded as aborted first, so the model sees it did not finish).
  *   Threads whose lease this node lost (fenced) are reported once each and counted; their stale
- *   copy here is suspended (writes nothing) and its events are no longer sent to other nodes.
+ *   copy here is dropped (Runtime.relinquish: its turn stops, nothing more is written or
+ *   published, its questions stay pending for the new owner). Should that owner die too, this
+ *   node may take the thread over again like any other.
  * - `close()` stops scanning and drains the NATS connection; it does not shut the runtime down.
  */
 import { hostname } from "node:os";
@@ -221,21 +225,22 @@ export class ClusterNode {
         if (this.lost.has(id)) continue;
         this.lost.add(id);
         this.metrics.leasesLost++;
-        // Its stale copy here stops writing (the store would refuse anyway: fenced).
-        const stale = this.runtime.thread(id);
-        if (stale) stale.suspended = true;
+        // Its stale copy here stops: no more model requests or commands, and no writes (the
+        // store would refuse them anyway: fenced).
+        void this.runtime.relinquish(id);
         const now = this.store.getLease(id);
         this.opts.log?.(
           `lost the lease on thread ${id} to node ${now?.node ?? "?"}; its writes here are refused (fenced)`,
         );
       }
       for (const id of this.store.orphanedThreads(20)) {
-        // A thread lost here stays loaded, stale, until restart: never "taken back" by reopening.
         if (this.runtime.thread(id)) continue;
         try {
-          this.runtime.openThread(id);
+          const thread = this.runtime.openThread(id, { continueWorking: true });
+          this.lost.delete(id);
           this.metrics.takeovers++;
-          this.opts.log?.(`took over thread ${id}: its pending questions are asked again here`);
+          const what = thread.active ? "its turn goes on here" : "nothing was left to run";
+          this.opts.log?.(`took over thread ${id}: ${what}`);
         } catch (e) {
           if (!(e instanceof ThreadInUseError))
             this.opts.log?.(`cannot take over thread ${id}: ${(e as Error).message}`);

@@ -15,7 +15,7 @@ import { ABORTED_OUTPUT, orphanCalls } from "../agent/history.js";
 import type { ResolvedProvider } from "../config/load.js";
 import type { McpServerConfig, Settings } from "../config/schema.js";
 import type { ModelClient, WireTool } from "../model/types.js";
-import type { CollaborationMode, Stamped } from "../protocol/events.js";
+import type { CollaborationMode, Event, Stamped } from "../protocol/events.js";
 import { isToolCall, outputFor, type ResponseItem, type ToolCallItem } from "../protocol/items.js";
 import type { TurnOptions } from "../protocol/ops.js";
 import type {
@@ -126,6 +126,8 @@ export class Runtime {
   /** This process's thread-lease identity, and the threads whose lease it holds (item 12). */
   private readonly leaseOwner = leaseOwner();
   private readonly leased = new Set<string>();
+  /** Threads given up to another process (relinquish): their last events are not published. */
+  private readonly muted = new Set<string>();
 
   constructor(opts: RuntimeOptions) {
     this.settings = opts.settings;
@@ -151,11 +153,55 @@ export class Runtime {
     this.broker = createBroker({
       lineage: (id) => this.agents.lineage(id),
       attribute: (id) => this.agents.info(id),
-      bus: this.bus,
+      bus: this.mutedBus(),
       store: this.questionStore(),
       onPendingChange: (threadId, count) => this.threads.get(threadId)?.onPendingQuestions(count),
       maskSecrets: (threadId, text) => this.secrets.view(threadId).mask(text),
     });
+  }
+
+  /** Publishes an event of a thread, unless the thread was given up (relinquish). */
+  publish(event: Event): void {
+    if ("thread_id" in event && this.muted.has(event.thread_id as string)) return;
+    this.bus.publish(event);
+  }
+
+  /** The bus as the broker sees it: a given-up thread's question events go nowhere. */
+  private mutedBus(): Bus {
+    const bus = this.bus;
+    return {
+      publish: (event) => {
+        if ("thread_id" in event && this.muted.has(event.thread_id as string))
+          return { seq: bus.lastSeq, time: Date.now(), event };
+        return bus.publish(event);
+      },
+      subscribe: (listener, opts) => bus.subscribe(listener, opts),
+      get lastSeq() {
+        return bus.lastSeq;
+      },
+      get listenerCount() {
+        return bus.listenerCount;
+      },
+    };
+  }
+
+  /**
+   * Gives up a thread another process now owns (a cluster node that lost its lease, issue 16):
+   * nothing more is written or published for it, its turn stops (no more model requests or
+   * commands here), its in-memory questions settle without touching the store (they stay
+   * pending for the new owner), and it leaves memory; the lease is not released (not ours).
+   */
+  async relinquish(id: string): Promise<void> {
+    const thread = this.threads.get(id);
+    if (!thread) return;
+    this.muted.add(id);
+    thread.suspended = true;
+    this.broker.cancelAll({ threadId: id }, "the thread moved to another node", { persist: false });
+    thread.interrupt("the thread moved to another node");
+    await thread.active?.done.catch(() => {});
+    await thread.disposeTools().catch(() => {});
+    this.threads.delete(id);
+    this.leased.delete(id);
   }
 
   /** The store as the broker sees it: questions of ephemeral threads stay in memory. */
@@ -270,7 +316,9 @@ export class Runtime {
   /**
    * Opens a stored thread (resume). Repairs calls left without output by a crash, and
    * re-asks questions that were pending (Q11): the returned thread then has a running turn
-   * that completes when they are answered.
+   * that completes when they are answered. With `continueWorking`, a thread whose turn was
+   * mid-request when its process stopped (status running, nothing pending) goes on with that
+   * turn from its stored history: a cluster node taking over a dead node's thread (issue 16).
    */
   openThread(
     id: string,
@@ -278,7 +326,7 @@ export class Runtime {
       Pick<
         StartThreadOptions,
         "offerQuestions" | "headlessQuestions" | "questionPolicy" | "mode" | "model" | "effort" | "mcpServers"
-      >
+      > & { continueWorking: boolean }
     > = {},
   ): Thread {
     const existing = this.threads.get(id);
@@ -295,6 +343,7 @@ export class Runtime {
     // Before anything is written: a thread another process drives is refused untouched.
     this.takeLease(id);
     const wasWorking = record.status === "running" || record.status === "waiting_on_user";
+    const wasRunning = record.status === "running";
     const settings = { ...record.settings };
     if (patch.offerQuestions !== undefined) settings.offer_questions = patch.offerQuestions;
     if (patch.headlessQuestions) settings.headless_questions = patch.headlessQuestions;
@@ -343,9 +392,9 @@ export class Runtime {
         pending[0]?.turn_id ??
         stored.find((s) => "call_id" in s.item && s.item.call_id === rerun[0]?.call_id)?.turn_id;
       if (resumed.length && turnId) thread.resumeTurn(turnId, resumed);
-    } else if (wasWorking && (reopened.length || record.parent_id)) {
-      // A sub-agent, or a parent whose sub-agents worked, stopped mid-request: the turn goes on
-      // from its history (the child finishes its task; the parent gets to wait for it again).
+    } else if (wasWorking && (reopened.length || record.parent_id || (patch.continueWorking && wasRunning))) {
+      // A sub-agent, or a parent whose sub-agents worked, or a taken-over thread, stopped
+      // mid-request: the turn goes on from its history (calls cut off were marked aborted above).
       const last = this.store.listTurns(id).at(-1);
       if (last) thread.resumeTurn(last.id, []);
     }
@@ -382,7 +431,7 @@ export class Runtime {
         secrets: this.secrets,
         agents: this.agents,
         hooks: this.hooks,
-        publish: (e) => this.bus.publish(e),
+        publish: (e) => this.publish(e),
         thread: (id) => this.threads.get(id),
       },
       record,

@@ -142,7 +142,7 @@ export class Thread {
   emit(event: Event): void {
     if (event.type === "turn.diff")
       event = { ...event, diff: this.core.secrets.view(this.id).mask(event.diff) };
-    this.core.bus.publish(event);
+    this.core.publish(event);
   }
 
   /** The current turn's net diff, with the thread's secret values masked (Q10). */

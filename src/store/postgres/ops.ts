@@ -351,11 +351,17 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
         .filter(([, h]) => !h.lost)
         .map(([id, h]) => ({ thread_id: id, generation: h.generation }));
     },
-    /** Threads with a pending question and no live lease: a dead or drained node's work. */
+    /**
+     * A dead or drained node's work: threads with no live lease that have a pending question,
+     * or that were running (a turn mid-request when their node stopped), oldest first.
+     */
     async orphanedThreads(limit: number) {
       const rows = await q(
-        "SELECT q.thread_id, MIN(q.created_at) AS first FROM questions q LEFT JOIN thread_leases l ON l.thread_id = q.thread_id " +
-          `WHERE q.outcome IS NULL AND (l.thread_id IS NULL OR l.expires_at < ${NOW}) GROUP BY q.thread_id ORDER BY first LIMIT $1`,
+        "SELECT thread_id, MIN(w.at) AS first FROM (" +
+          "SELECT q.thread_id, q.created_at AS at FROM questions q WHERE q.outcome IS NULL " +
+          "UNION ALL SELECT t.id, t.updated_at FROM threads t WHERE t.status = 'running'" +
+          ") w LEFT JOIN thread_leases l USING (thread_id) " +
+          `WHERE l.thread_id IS NULL OR l.expires_at < ${NOW} GROUP BY thread_id ORDER BY first LIMIT $1`,
         [limit],
       );
       return rows.map((r) => r.thread_id);

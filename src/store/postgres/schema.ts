@@ -89,6 +89,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE turns ADD COLUMN diff TEXT;
   `,
+  // 3: the failover scan looks for running threads every second (ops.ts orphanedThreads).
+  `
+  CREATE INDEX threads_running ON threads (id) WHERE status = 'running';
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

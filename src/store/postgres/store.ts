@@ -140,7 +140,7 @@ export class PostgresStore implements Store {
   lostLeases(): string[] {
     return this.bridge.call("lostLeases");
   }
-  /** Threads with a pending question and no live lease (a dead or drained node's), oldest first. */
+  /** Threads with no live lease that have a pending question or were running (a dead or drained node's), oldest first. */
   orphanedThreads(limit = 50): string[] {
     return this.bridge.call("orphanedThreads", limit);
   }

@@ -184,7 +184,9 @@ const DRAIN_TIMEOUT_MS = 30_000;
 /**
  * Graceful drain (cluster): /readyz turns 503 so the balancer stops sending requests, turns
  * that are working (not waiting on a person) get up to DRAIN_TIMEOUT_MS to finish, then the
- * caller shuts down, which releases the leases: another node re-asks the pending questions.
+ * caller shuts down, which releases the leases with nothing more written: another node re-asks
+ * the pending questions and goes on with a turn still working (a command it cut off is
+ * recorded as aborted there).
  */
 async function drain(runtime: Runtime, cluster: ClusterNode, err: (s: string) => void): Promise<void> {
   cluster.draining = true;
@@ -192,7 +194,8 @@ async function drain(runtime: Runtime, cluster: ClusterNode, err: (s: string) =>
   const working = () => runtime.loadedThreads().filter((t) => t.status === "running");
   if (working().length) err(`draining: waiting for ${working().length} working turn(s) to finish`);
   while (working().length && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
-  if (working().length) err(`drain timeout: interrupting ${working().length} turn(s)`);
+  if (working().length)
+    err(`drain timeout: handing ${working().length} working turn(s) over to another node mid-turn`);
 }
 
 /** Page URLs to print: the bound address, or this machine's LAN addresses for a wildcard bind. */
