@@ -70,6 +70,8 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
   let nodes: Node[] = [];
   const streams: SseClient[] = [];
   let n = 0;
+  /** How the last cluster's nodes were started, for a node that joins later. */
+  let joinArgs: string[] = [];
 
   beforeAll(async () => {
     [pg, nats] = await Promise.all([startPostgres(), startNats()]);
@@ -95,19 +97,36 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
     const db = pg.createDatabase(dbName);
     // One at a time: the first applies the schema; the others find it (concurrent starts are
     // safe too: migrations run under an advisory lock).
+    joinArgs = [
+      ...["--port", "0", "--token", TOKEN, "--responder", "--store", db, "--bus", nats.url],
+      ...["-c", `openai_base_url="${mock.url}"`, ...extra],
+    ];
     for (const name of ["a", "b", "c"]) {
       const { store, bus } = via[name]?.(dbName) ?? { store: db, bus: nats.url };
-      const run = await spawnServe(
-        [
-          ...["--port", "0", "--token", TOKEN, "--responder", "--store", store, "--bus", bus],
-          ...["--node-id", name, "-c", `openai_base_url="${mock.url}"`, ...extra],
-        ],
-        { TANDEM_HOME: tempDir(), OPENAI_API_KEY: "k", TANDEM_LEASE_TTL_MS: "1500" },
-      );
-      const url = /listening on (\S+)/.exec(run.lines[0])![1];
-      nodes.push({ name, url, proc: run.proc, stderr: run.stderr });
+      const args = [
+        ...["--port", "0", "--token", TOKEN, "--responder", "--store", store, "--bus", bus],
+        ...["--node-id", name, "-c", `openai_base_url="${mock.url}"`, ...extra],
+      ];
+      nodes.push(await startNode(name, args));
     }
     return nodes;
+  }
+
+  async function startNode(name: string, args: string[]): Promise<Node> {
+    const run = await spawnServe(args, {
+      TANDEM_HOME: tempDir(),
+      OPENAI_API_KEY: "k",
+      TANDEM_LEASE_TTL_MS: "1500",
+    });
+    const url = /listening on (\S+)/.exec(run.lines[0])![1];
+    return { name, url, proc: run.proc, stderr: run.stderr };
+  }
+
+  /** A node that joins the last cluster now: it has seen none of the earlier events. */
+  async function join(name: string): Promise<Node> {
+    const node = await startNode(name, [...joinArgs, "--node-id", name]);
+    nodes.push(node);
+    return node;
   }
 
   async function post(
@@ -257,6 +276,45 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
     expect(JSON.stringify(items)).toContain("resumed fine");
     const took = [b, c].find((n) => n.stderr().includes(`took over thread ${id}: its turn goes on here`));
     expect(took).toBeDefined();
+  });
+
+  // fails if Last-Event-ID replays from one node's memory (a node that joined after the events
+  // has none), ids differ between nodes, or a resume loses or repeats an event.
+  it("Last-Event-ID resumes from the store on a node that joined after the events", async () => {
+    const [a, b] = await cluster(askThenFinish("resumed-stream"));
+    const id = (await post(a, "/thread", { mode: "plan" })).body.id as string;
+    await post(a, `/thread/${id}/turn`, { text: "go" });
+    const onA = await sse(a, id, "0");
+    const asked = await onA.next(isEvent("question.requested"), 15_000);
+    const [q] = await waitFor("the question", pendingOn(b, id));
+    onA.close(); // the client goes away after the question, holding asked.id
+    expect(Number(asked.id)).toBeGreaterThan(0);
+    await post(b, `/question/${q.request_id}/reply`, { thread_id: id, text: { name: "resumed-stream" } });
+    await waitFor("the turn to complete", async () =>
+      JSON.stringify((await get(b, `/thread/${id}`)).items).includes("named resumed-stream")
+        ? true
+        : undefined,
+    );
+    const d = await join("d");
+    const resumed = await sse(d, id, asked.id);
+    await resumed.next(isEvent("turn.completed"), 15_000);
+    const full = await sse(b, id, "0"); // everything, from the log, on another node
+    const doneId = Number((await full.next(isEvent("turn.completed"), 15_000)).id);
+    // Up to the turn's end (later events may still be on their way to one of the two streams).
+    const ids = (c: SseClient) =>
+      c.frames
+        .filter((f) => f.id !== undefined)
+        .map((f) => Number(f.id))
+        .filter((x) => x <= doneId);
+    const after = ids(full).filter((x) => x > Number(asked.id));
+    expect(ids(resumed)).toEqual(after); // exactly what came after, in order, once each
+    expect(after.length).toBeGreaterThan(2);
+    const types = resumed.events().map((e) => e.event.type);
+    expect(types).toContain("question.answered");
+    expect(types).toContain("turn.completed");
+    // The same event has the same id everywhere: the question as A sent it and as B replays it.
+    const onB = full.frames.find((f) => f.id === asked.id);
+    expect(JSON.parse(onB!.data).event).toEqual(JSON.parse(asked.data).event);
   });
 
   // The issue's partition test: A loses NATS and PostgreSQL (both silent, not closed) with a

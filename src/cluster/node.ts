@@ -11,9 +11,10 @@
  *   its own app (`attach`), marked forwarded so it is never forwarded again. No answer within
  *   `forwardTimeoutMs` (owner dead or cut off) is a 503 the client may retry: by then the lease
  *   lapses and another node takes the thread.
- * - Events: every event of this node's bus goes out on `tandem.events.<node>`; events from other
- *   nodes are published into this node's bus, so SSE clients of any node see every thread's
- *   events (Last-Event-ID replays from this node's buffer of them, not from the store).
+ * - Events: every event of this node's bus is logged in the store (./events.ts: a cluster-wide
+ *   id, deltas excepted) and goes out with that id on `tandem.events.<node>`; events from other
+ *   nodes are published into this node's bus with theirs, so SSE clients of any node see every
+ *   thread's events under the same ids, and Last-Event-ID replays from the store on any node.
  * - Failover: every `scanMs` the node looks for threads with no live lease (a dead or drained
  *   node's) that have a pending question or were running, and opens them: that takes the lease,
  *   re-asks their questions with the same request ids (first answer wins: settling is once, in
@@ -30,6 +31,7 @@ import { connect, type NatsConnection, type Subscription } from "@nats-io/transp
 import type { Event } from "../protocol/events.js";
 import { type Runtime, ThreadInUseError } from "../runtime/core.js";
 import { asPostgresStore, type PostgresStore } from "../store/postgres/store.js";
+import { ClusterEventLog } from "./events.js";
 
 export interface ClusterOptions {
   /** nats://host:port (comma-separated for several servers). */
@@ -57,6 +59,9 @@ export interface ForwardResponse {
 
 export const FORWARDED_HEADER = "x-tandem-forwarded-by";
 
+/** How long the event log keeps events (SSE resume further back gets a gap). */
+const EVENT_RETENTION_MS = 24 * 60 * 60 * 1000;
+
 export interface ClusterMetrics {
   forwards: number;
   forwardFailures: number;
@@ -75,13 +80,18 @@ export class ClusterNode {
     leasesLost: 0,
   };
   draining = false;
+  /** The cluster's event log, for SSE resume (./events.ts). */
+  readonly events: ClusterEventLog;
   private readonly store: PostgresStore;
   private readonly subs: Subscription[] = [];
   private readonly lost = new Set<string>();
   private app?: { fetch(req: Request): Response | Promise<Response> };
   private token = "";
   private timer?: NodeJS.Timeout;
+  /** Set while publishing another node's event into this node's bus: its id. */
+  private remoteId: number | undefined;
   private applyingRemote = false;
+  private pruned = 0;
   private unsubscribe?: () => void;
   private up = true;
 
@@ -94,6 +104,7 @@ export class ClusterNode {
     if (!pg) throw new Error("--bus needs the PostgreSQL store (--store postgres://…)");
     this.store = pg;
     this.node = opts.node ?? pg.node ?? hostname();
+    this.events = new ClusterEventLog(pg, opts.log);
   }
 
   /** Connects to NATS; throws with the URL when it cannot. */
@@ -170,13 +181,15 @@ export class ClusterNode {
     const events = this.nc.subscribe("tandem.events.*", {
       callback: (err, msg) => {
         if (err) return;
-        const { node, event } = msg.json<{ node: string; event: Event }>();
+        const { node, event, id } = msg.json<{ node: string; event: Event; id?: number }>();
         if (node === this.node) return;
         this.applyingRemote = true;
+        this.remoteId = id;
         try {
           this.runtime.bus.publish(event);
         } finally {
           this.applyingRemote = false;
+          this.remoteId = undefined;
         }
       },
     });
@@ -187,12 +200,18 @@ export class ClusterNode {
         else if (s.type === "reconnect") this.up = true;
       }
     })().catch(() => {});
+    // Subscribed before any SSE client, so an event has its id before they see it.
     const sub = this.runtime.bus.subscribe((s) => {
-      if (this.applyingRemote || this.nc.isClosed()) return;
+      if (this.applyingRemote) {
+        if (this.remoteId !== undefined) this.events.adopt(s, this.remoteId);
+        return;
+      }
       // A thread lost here is another node's now: its stale copy's events stay local.
       if ("thread_id" in s.event && typeof s.event.thread_id === "string" && this.lost.has(s.event.thread_id))
         return;
-      this.nc.publish(`tandem.events.${this.node}`, JSON.stringify({ node: this.node, event: s.event }));
+      const id = this.events.record(s);
+      if (this.nc.isClosed()) return;
+      this.nc.publish(`tandem.events.${this.node}`, JSON.stringify({ node: this.node, event: s.event, id }));
     });
     this.unsubscribe = () => sub.unsubscribe();
     this.timer = setInterval(() => this.scan(), this.opts.scanMs ?? 1000);
@@ -221,6 +240,11 @@ export class ClusterNode {
   scan(): void {
     if (this.draining) return;
     try {
+      // Events older than a day leave the log (a client resuming from before gets a gap).
+      if (Date.now() - this.pruned > 60_000) {
+        this.pruned = Date.now();
+        this.events.prune(EVENT_RETENTION_MS);
+      }
       for (const id of this.store.lostLeases()) {
         if (this.lost.has(id)) continue;
         this.lost.add(id);

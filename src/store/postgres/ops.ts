@@ -342,6 +342,41 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
         [key, value],
       );
     },
+    /** Logs one event of the cluster (../../cluster/events.ts); returns its cluster-wide id. */
+    async appendEvent(threadId: string | null, at: number, stamped: string) {
+      const rows = await q("INSERT INTO events (thread_id, at, stamped) VALUES ($1, $2, $3) RETURNING seq", [
+        threadId,
+        at,
+        stamped,
+      ]);
+      return Number(rows[0].seq);
+    },
+    /** Logged events after `after` (of one thread, or all), oldest first, and the oldest id kept. */
+    async eventsSince(after: number, threadId: string | null, limit: number) {
+      const rows = await q(
+        threadId === null
+          ? "SELECT seq, stamped FROM events WHERE seq > $1 ORDER BY seq LIMIT $2"
+          : "SELECT seq, stamped FROM events WHERE seq > $1 AND thread_id = $3 ORDER BY seq LIMIT $2",
+        threadId === null ? [after, limit] : [after, limit, threadId],
+      );
+      const bounds = await q("SELECT MIN(seq) AS first, MAX(seq) AS last FROM events");
+      return {
+        events: rows.map((r) => ({ id: Number(r.seq), stamped: r.stamped as string })),
+        first: bounds[0].first === null ? null : Number(bounds[0].first),
+        last: bounds[0].last === null ? 0 : Number(bounds[0].last),
+      };
+    },
+    /**
+     * Drops logged events older than `before` (ms since the epoch), never the newest one (it
+     * shows how far ids went, so a resume from before the pruned ones learns of the gap).
+     */
+    async pruneEvents(before: number) {
+      const rows = await q(
+        "DELETE FROM events WHERE at < $1 AND seq < (SELECT MAX(seq) FROM events) RETURNING seq",
+        [before],
+      );
+      return rows.length;
+    },
     /** Threads this process leased and has since lost (renewal found another holder). */
     async lostLeases() {
       return [...held].filter(([, h]) => h.lost).map(([id]) => id);

@@ -93,6 +93,18 @@ export const PG_MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX threads_running ON threads (id) WHERE status = 'running';
   `,
+  // 4: the cluster's event log (../../cluster/events.ts): SSE resume (Last-Event-ID) on any
+  // node. \`seq\` is the cluster-wide event id; \`stamped\` the event as delivered, JSON.
+  `
+  CREATE TABLE events (
+    seq BIGSERIAL PRIMARY KEY,
+    thread_id TEXT,
+    at BIGINT NOT NULL,
+    stamped TEXT NOT NULL
+  );
+  CREATE INDEX events_by_thread ON events (thread_id, seq);
+  CREATE INDEX events_by_time ON events (at);
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

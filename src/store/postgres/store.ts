@@ -136,6 +136,22 @@ export class PostgresStore implements Store {
     this.bridge.call("setMeta", key, value);
   }
 
+  /** Cluster event log (../../cluster/events.ts): appends one event, returns its cluster-wide id. */
+  appendEvent(threadId: string | null, at: number, stamped: string): number {
+    return this.bridge.call("appendEvent", threadId, at, stamped);
+  }
+  /** Logged events after `after` (one thread's or all), with the oldest and newest ids kept. */
+  eventsSince(
+    after: number,
+    threadId: string | null,
+    limit: number,
+  ): { events: Array<{ id: number; stamped: string }>; first: number | null; last: number } {
+    return this.bridge.call("eventsSince", after, threadId, limit);
+  }
+  pruneEvents(before: number): number {
+    return this.bridge.call("pruneEvents", before);
+  }
+
   /** Threads this process leased and lost to another node since (their writes are fenced). */
   lostLeases(): string[] {
     return this.bridge.call("lostLeases");

@@ -144,7 +144,14 @@ export async function runServe(argv: string[]): Promise<number> {
 
   let server: Awaited<ReturnType<typeof startHttpServer>>;
   try {
-    server = await startHttpServer(runtime, { port, host, token, version: version(), extend });
+    server = await startHttpServer(runtime, {
+      port,
+      host,
+      token,
+      version: version(),
+      extend,
+      eventLog: cluster?.events,
+    });
   } catch (e) {
     err(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
     await cluster?.close();

@@ -20,8 +20,13 @@
  *   never settles a question.
  * - On disconnect (client gone, server closing, or the client falling more than `maxQueuedBytes`
  *   behind) the bus listener, heartbeat timer and responder registration are all removed.
+ * - In a cluster (`eventLog`, ../../cluster/events.ts) ids are cluster-wide: `id:` and `seq` are
+ *   the event's id in the store's log, the same on every node, and a resume replays from that
+ *   log on whichever node the client reaches. Deltas carry no `id:` line (their `seq` repeats
+ *   the last id sent), so a resume never starts in the middle of a streamed item.
  */
 import type { Context } from "hono";
+import type { EventLog } from "../../cluster/events.js";
 import type { Stamped } from "../../protocol/events.js";
 import type { Runtime } from "../../runtime/core.js";
 import { shortId } from "../../util/ids.js";
@@ -32,6 +37,8 @@ export interface EventStreamOptions {
   heartbeatMs?: number;
   /** A client this far behind is dropped; it reconnects with Last-Event-ID (default 8 MiB). */
   maxQueuedBytes?: number;
+  /** A cluster's event log: cluster-wide ids and resume from the store. */
+  eventLog?: EventLog;
 }
 
 const RESPONDER_KIND = /^[a-z][a-z0-9-]{0,31}$/;
@@ -69,13 +76,68 @@ export function eventStream(c: Context, runtime: Runtime, opts: EventStreamOptio
             controller.close();
           }
         };
+        const log = opts.eventLog;
         const control = (name: string, extra: Record<string, unknown> = {}) =>
           write(
-            `event: ${name}\ndata: ${JSON.stringify({ last_seq: runtime.bus.lastSeq, server_time: Date.now(), ...extra })}\n\n`,
+            `event: ${name}\ndata: ${JSON.stringify({ last_seq: log ? log.lastId() : runtime.bus.lastSeq, server_time: Date.now(), ...extra })}\n\n`,
           );
         const send = (s: Stamped) => write(`id: ${s.seq}\ndata: ${JSON.stringify(s)}\n\n`);
 
+        /** Once subscribed: the responder registration, heartbeat and cleanup. */
+        const finish = (unsubscribe: () => void) => {
+          const detach = responderKind
+            ? runtime.responders.attach(threadId ? { threadId } : "all", {
+                kind: responderKind,
+                id: connectionId,
+              })
+            : undefined;
+          const timer = setInterval(() => write(": ping\n\n"), heartbeatMs);
+          timer.unref?.();
+          cleanup = () => {
+            if (closed) return;
+            closed = true;
+            clearInterval(timer);
+            unsubscribe();
+            detach?.();
+            c.req.raw.signal.removeEventListener("abort", cleanup);
+          };
+          c.req.raw.signal.addEventListener("abort", cleanup, { once: true });
+        };
+
         control("ready", { connection_id: connectionId });
+        if (log) {
+          // Cluster: live events are held while the log replays; then those the replay
+          // already covered are skipped.
+          let lastSent = since ?? log.lastId();
+          const sendLogged = (s: Stamped) => {
+            const id = log.idOf(s);
+            if (id === undefined) return write(`data: ${JSON.stringify({ ...s, seq: lastSent })}\n\n`);
+            if (id <= lastSent && since !== undefined) return; // replayed already
+            lastSent = Math.max(lastSent, id);
+            write(`id: ${id}\ndata: ${JSON.stringify({ ...s, seq: id })}\n\n`);
+          };
+          const held: Stamped[] = [];
+          let replaying = true;
+          const sub = runtime.bus.subscribe((s) => (replaying ? held.push(s) : sendLogged(s)), { threadId });
+          if (since !== undefined) {
+            try {
+              const r = log.since(since, threadId);
+              if (r.gap)
+                control("gap", {
+                  message: `events after ${since} are no longer logged; refetch threads and questions`,
+                });
+              for (const s of r.events) sendLogged(s);
+            } catch (e) {
+              control("gap", {
+                message: `the event log is unavailable (${(e as Error).message}); refetch threads and questions`,
+              });
+            }
+          }
+          for (const s of held) sendLogged(s);
+          replaying = false;
+          finish(() => sub.unsubscribe());
+          return;
+        }
         // Replayed events arrive synchronously inside subscribe(); hold them until the gap
         // notice (if any) is out, so a client learns of the gap before it sees later events.
         const early: Stamped[] = [];
@@ -90,24 +152,7 @@ export function eventStream(c: Context, runtime: Runtime, opts: EventStreamOptio
           });
         for (const s of early) send(s);
         live = true;
-
-        const detach = responderKind
-          ? runtime.responders.attach(threadId ? { threadId } : "all", {
-              kind: responderKind,
-              id: connectionId,
-            })
-          : undefined;
-        const timer = setInterval(() => write(": ping\n\n"), heartbeatMs);
-        timer.unref?.();
-        cleanup = () => {
-          if (closed) return;
-          closed = true;
-          clearInterval(timer);
-          sub.unsubscribe();
-          detach?.();
-          c.req.raw.signal.removeEventListener("abort", cleanup);
-        };
-        c.req.raw.signal.addEventListener("abort", cleanup, { once: true });
+        finish(() => sub.unsubscribe());
       },
       cancel() {
         cleanup();
