@@ -24,6 +24,11 @@
  *   copy here is dropped (Runtime.relinquish: its turn stops, nothing more is written or
  *   published, its questions stay pending for the new owner). Should that owner die too, this
  *   node may take the thread over again like any other.
+ * - Hand-over: `Runtime.claim(id)` (the app-server before it opens a thread, issue 16) asks the
+ *   live owner to hand the thread over (`POST /thread/:id/handover`, routes.ts): the owner stops
+ *   it without writing and releases the lease, and this node opens it, going on with its turn
+ *   and re-asking its questions with the same ids. An owner that does not answer is a
+ *   ThreadInUseError naming it (its lease lapses within the TTL if it is dead).
  * - `close()` stops scanning and drains the NATS connection; it does not shut the runtime down.
  */
 import { hostname } from "node:os";
@@ -105,6 +110,10 @@ export class ClusterNode {
     this.store = pg;
     this.node = opts.node ?? pg.node ?? hostname();
     this.events = new ClusterEventLog(pg, opts.log);
+    runtime.claimHook = (id) => {
+      const owner = this.ownerOf(id);
+      return owner === undefined ? undefined : this.requestHandover(owner, id);
+    };
   }
 
   /** Connects to NATS; throws with the URL when it cannot. */
@@ -169,6 +178,24 @@ export class ClusterNode {
       };
       return { status: 503, contentType: "application/json", body: JSON.stringify(body) };
     }
+  }
+
+  private async requestHandover(owner: string, threadId: string): Promise<void> {
+    const res = await this.forward(owner, {
+      method: "POST",
+      path: `/thread/${encodeURIComponent(threadId)}/handover`,
+    });
+    if (res.status === 200) {
+      this.opts.log?.(`thread ${threadId} handed over by node ${owner}`);
+      return;
+    }
+    let message = res.body;
+    try {
+      message = JSON.parse(res.body)?.error?.message ?? message;
+    } catch {}
+    throw new ThreadInUseError(
+      `thread ${threadId} runs on node ${owner}, which did not hand it over: ${message}`,
+    );
   }
 
   private listen(): void {

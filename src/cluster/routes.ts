@@ -8,6 +8,9 @@
  *   to the owner and answered with the owner's response. A request already forwarded is served
  *   here (no loops), unless this node has lost the thread's lease since: then 409 `lease_lost`.
  *   Everything else is served here.
+ * - `POST /thread/:id/handover` (token required; what a claiming node sends, node.ts): when this
+ *   node runs the thread, it stops it without writing and releases its lease (200
+ *   `{handed_over, node}`); otherwise 409 `not_owner`.
  */
 import type { Context, Hono, Next } from "hono";
 import type { Runtime } from "../runtime/core.js";
@@ -58,6 +61,14 @@ export function mountCluster(app: Hono, runtime: Runtime, cluster: ClusterNode):
       headers: { "content-type": res.contentType ?? "application/json", "x-tandem-node": owner },
     });
   };
+  app.post("/thread/:id/handover", async (c) => {
+    const id = c.req.param("id");
+    if (!(await runtime.handOver(id))) {
+      const message = `node ${cluster.node} does not run thread ${id}`;
+      return c.json({ error: { code: "not_owner", message } }, 409);
+    }
+    return c.json({ handed_over: id, node: cluster.node });
+  });
   app.use("/thread/*", forward);
   app.use("/question/*", forward);
 }

@@ -128,6 +128,13 @@ export class Runtime {
   private readonly leased = new Set<string>();
   /** Threads given up to another process (relinquish): their last events are not published. */
   private readonly muted = new Set<string>();
+  /** Threads just handed over to this process (claim): opening them goes on with their turn. */
+  private readonly claimed = new Set<string>();
+  /**
+   * Cluster (issue 16, set by ClusterNode): when another live node runs `id`, asks it to hand
+   * the thread over and resolves once it has; undefined when there is nobody to ask.
+   */
+  claimHook?: (id: string) => Promise<void> | undefined;
 
   constructor(opts: RuntimeOptions) {
     this.settings = opts.settings;
@@ -186,12 +193,36 @@ export class Runtime {
   }
 
   /**
+   * Before opening `id` here in a cluster: a promise that resolves once the node that runs it
+   * has handed it over (then `openThread` goes on with its turn and re-asks its questions);
+   * undefined when nothing has to move (loaded here, owned by nobody, or no cluster).
+   */
+  claim(id: string): Promise<void> | undefined {
+    if (this.threads.has(id)) return undefined;
+    return this.claimHook?.(id)?.then(() => {
+      this.claimed.add(id);
+    });
+  }
+
+  /**
+   * Hands a thread this process runs over to another (cluster, POST /thread/:id/handover): as
+   * relinquish, and the lease is released so the claiming node takes it at once. Its turn,
+   * if any, goes on there from the stored history; its questions are asked again there.
+   */
+  async handOver(id: string): Promise<boolean> {
+    if (!this.threads.has(id)) return false;
+    await this.relinquish(id, { release: true });
+    return true;
+  }
+
+  /**
    * Gives up a thread another process now owns (a cluster node that lost its lease, issue 16):
    * nothing more is written or published for it, its turn stops (no more model requests or
    * commands here), its in-memory questions settle without touching the store (they stay
-   * pending for the new owner), and it leaves memory; the lease is not released (not ours).
+   * pending for the new owner), and it leaves memory; the lease is not released (not ours)
+   * unless `release` (handOver: it still is).
    */
-  async relinquish(id: string): Promise<void> {
+  async relinquish(id: string, opts: { release?: boolean } = {}): Promise<void> {
     const thread = this.threads.get(id);
     if (!thread) return;
     this.muted.add(id);
@@ -201,7 +232,8 @@ export class Runtime {
     await thread.active?.done.catch(() => {});
     await thread.disposeTools().catch(() => {});
     this.threads.delete(id);
-    this.leased.delete(id);
+    if (opts.release) this.releaseLease(id);
+    else this.leased.delete(id);
   }
 
   /** The store as the broker sees it: questions of ephemeral threads stay in memory. */
@@ -342,8 +374,12 @@ export class Runtime {
     }
     // Before anything is written: a thread another process drives is refused untouched.
     this.takeLease(id);
+    this.muted.delete(id); // given up here once, back now
+
     const wasWorking = record.status === "running" || record.status === "waiting_on_user";
-    const wasRunning = record.status === "running";
+    // Taken over from a dead node, or handed over by a live one: a turn mid-request goes on.
+    const claimed = this.claimed.delete(id);
+    const goOn = (patch.continueWorking === true || claimed) && record.status === "running";
     const settings = { ...record.settings };
     if (patch.offerQuestions !== undefined) settings.offer_questions = patch.offerQuestions;
     if (patch.headlessQuestions) settings.headless_questions = patch.headlessQuestions;
@@ -392,7 +428,7 @@ export class Runtime {
         pending[0]?.turn_id ??
         stored.find((s) => "call_id" in s.item && s.item.call_id === rerun[0]?.call_id)?.turn_id;
       if (resumed.length && turnId) thread.resumeTurn(turnId, resumed);
-    } else if (wasWorking && (reopened.length || record.parent_id || (patch.continueWorking && wasRunning))) {
+    } else if (wasWorking && (reopened.length || record.parent_id || goOn)) {
       // A sub-agent, or a parent whose sub-agents worked, or a taken-over thread, stopped
       // mid-request: the turn goes on from its history (calls cut off were marked aborted above).
       const last = this.store.listTurns(id).at(-1);

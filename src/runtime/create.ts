@@ -69,14 +69,20 @@ export function createRuntime(opts: CreateRuntimeOptions = {}): {
  * 1 for anything else. Configuration warnings go to `log` too.
  */
 export function runtimeFromFlags(
-  flags: { config?: string[]; model?: string },
+  flags: { config?: string[]; model?: string; store?: string; "node-id"?: string },
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
 ): Runtime | number {
   const overrides = [...(flags.config ?? [])];
   if (flags.model) overrides.push(`model=${JSON.stringify(flags.model)}`);
   try {
-    const created = createRuntime({ overrides, env, home: env.TANDEM_HOME || undefined });
+    const created = createRuntime({
+      overrides,
+      env,
+      home: env.TANDEM_HOME || undefined,
+      store: flags.store,
+      node: flags["node-id"],
+    });
     for (const w of created.warnings) log(`warning: ${w}`);
     return created.runtime;
   } catch (err) {

@@ -28,7 +28,7 @@ import { ErrorCode, RpcError } from "./rpc.js";
 import type { AppServer } from "./server.js";
 import type { ClientSession } from "./session.js";
 import { SETTINGS_METHODS } from "./settings.js";
-import { THREAD_METHODS } from "./threads.js";
+import { inUseOr, THREAD_METHODS } from "./threads.js";
 import { TURN_METHODS } from "./turns.js";
 
 const initialize = method(InitializeParams, ({ server, session }, p) => {
@@ -154,5 +154,23 @@ export function handleRequest(
   }
   if (!session.initialized && name !== "initialize")
     throw new RpcError(ErrorCode.NotInitialized, `not initialized: send initialize before ${name}`);
-  return m.run({ server, session }, parseParams(name, m.params, params));
+  const parsed = parseParams(name, m.params, params);
+  // In a cluster a thread another node runs moves here first (Runtime.claim, issue 16).
+  const threadId = OPENS_THREAD.has(name) ? (parsed as { threadId?: unknown }).threadId : undefined;
+  const claim = typeof threadId === "string" ? server.runtime.claim(threadId) : undefined;
+  if (!claim) return m.run({ server, session }, parsed);
+  return claim.then(
+    () => m.run({ server, session }, parsed),
+    (err: unknown) => {
+      throw inUseOr(err, ErrorCode.ThreadInUse, threadId as string);
+    },
+  );
 }
+
+/** Methods that open a stored thread on this process (and so claim it first in a cluster). */
+const OPENS_THREAD = new Set([
+  "thread/resume",
+  "turn/start",
+  "thread/settings/update",
+  "thread/compact/start",
+]);

@@ -15,10 +15,12 @@
  * - Exit codes: 0 after a clean stop, 1 when the runtime cannot start (no API key, store error),
  *   2 for usage or configuration errors.
  */
+import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import type { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import { tandemHome } from "../../config/load.js";
+import type { Runtime } from "../../runtime/core.js";
 import { runtimeFromFlags } from "../../runtime/create.js";
 import { argError } from "../../util/cli-args.js";
 import { AppServer } from "./server.js";
@@ -39,7 +41,12 @@ Serves the Codex app-server v2 JSON-RPC protocol (plus tandem/* methods):
                         Without either, a token is generated and printed on stderr; a listener
                         that is not loopback requires one of them
   -c, --config k=v      override a configuration value
-  -m, --model MODEL     default model for new threads`;
+  -m, --model MODEL     default model for new threads
+  --store URL           where threads are stored: a SQLite file path or postgres://user@host/db
+  --bus URL             join a cluster of tandem nodes over NATS (needs a postgres:// --store): a
+                        thread another node runs moves here when a client opens it, and the other
+                        nodes' HTTP requests for threads running here are served (docs/scale-out.md)
+  --node-id ID          this node's name on the threads it runs (default: the host name)`;
 
 export interface AppServerIO {
   stdin: Readable;
@@ -77,6 +84,9 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
     "ws-token-file"?: string;
     config?: string[];
     model?: string;
+    store?: string;
+    bus?: string;
+    "node-id"?: string;
     help?: boolean;
   };
   let where: { host: string; port: number } | undefined;
@@ -90,6 +100,9 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
         "ws-token-file": { type: "string" },
         config: { type: "string", short: "c", multiple: true },
         model: { type: "string", short: "m" },
+        store: { type: "string" },
+        bus: { type: "string" },
+        "node-id": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }).values;
@@ -108,6 +121,17 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
   const home = env.TANDEM_HOME || undefined;
   const runtime = runtimeFromFlags(args, env, log);
   if (typeof runtime === "number") return runtime;
+
+  let cluster: Awaited<ReturnType<typeof joinCluster>> | undefined;
+  if (args.bus) {
+    try {
+      cluster = await joinCluster(runtime, args.bus, args["node-id"], log);
+    } catch (err) {
+      log((err as Error).message);
+      await runtime.shutdown();
+      return 1;
+    }
+  }
 
   const server = new AppServer({ runtime, version: version(), home: home ?? tandemHome(), log });
   let stop = () => {};
@@ -146,6 +170,34 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
     await listener?.close();
     await server.close();
     await runtime.shutdown();
+    await cluster?.close();
   }
   return code;
+}
+
+/**
+ * Joins a cluster (issue 16): the node's failover scan and event log, and an HTTP app, never
+ * listened on, that serves the requests other nodes forward here (threads running here).
+ */
+async function joinCluster(
+  runtime: Runtime,
+  busUrl: string,
+  node: string | undefined,
+  log: (l: string) => void,
+) {
+  const [{ ClusterNode }, { mountCluster }, { createHttpApp }] = await Promise.all([
+    import("../../cluster/node.js"),
+    import("../../cluster/routes.js"),
+    import("../http/app.js"),
+  ]);
+  const cluster = await ClusterNode.start(runtime, { busUrl, node, log });
+  const token = randomBytes(24).toString("hex");
+  const app = createHttpApp(runtime, {
+    token,
+    version: version(),
+    eventLog: cluster.events,
+    extend: (a) => mountCluster(a, runtime, cluster),
+  });
+  cluster.attach(app, token);
+  return cluster;
 }
