@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type MockProcess, runTandem, spawnServe, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
-import { isEvent, openSse, type SseClient } from "./http-helpers.js";
+import { isEvent, nth, openSse, type SseClient } from "./http-helpers.js";
 import { startNats, type TestNats } from "./infra/nats.js";
 import { startPostgres, type TestPostgres } from "./infra/postgres.js";
 import { startProxy } from "./infra/proxy.js";
@@ -200,16 +200,15 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
     const id = (await post(a, "/thread", { mode: "plan" })).body.id as string;
     await post(a, `/thread/${id}/turn`, { text: "go" });
     const [q] = await waitFor("the question", pendingOn(b, id));
-    const onB = await sse(b, id);
+    // From the log's start: the first ask must be in hand before the kill, or a late copy of it
+    // could pass for the re-ask.
+    const onB = await sse(b, id, "0");
+    const asked = (e: any) => e.request.request_id === q.request_id;
+    await onB.next(isEvent("question.requested", asked), 15_000);
     const killedAt = Date.now();
     a.proc.kill("SIGKILL");
     const reasked = JSON.parse(
-      (
-        await onB.next(
-          isEvent("question.requested", (e) => e.request.request_id === q.request_id),
-          20_000,
-        )
-      ).data,
+      (await onB.next(nth(2, isEvent("question.requested", asked)), 20_000)).data,
     ).event;
     const failoverMs = Date.now() - killedAt;
     console.log(`[cluster] failover: SIGKILL to the question re-asked on another node in ${failoverMs} ms`);
@@ -334,14 +333,13 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
       const id = (await post(a, "/thread", { mode: "plan" })).body.id as string;
       await post(a, `/thread/${id}/turn`, { text: "go" });
       const [q] = await waitFor("the question", pendingOn(b, id));
-      const onB = await sse(b, id);
+      const onB = await sse(b, id, "0");
+      const asked = (e: any) => e.request.request_id === q.request_id;
+      await onB.next(isEvent("question.requested", asked), 15_000);
       const onA = await sse(a, id);
       pgProxy.pause();
       natsProxy.pause();
-      await onB.next(
-        isEvent("question.requested", (e) => e.request.request_id === q.request_id),
-        20_000,
-      );
+      await onB.next(nth(2, isEvent("question.requested", asked)), 20_000);
       pgProxy.resume();
       natsProxy.resume();
       await waitFor("A to say it lost the lease", async () =>
@@ -390,15 +388,14 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
     const id = (await post(a, "/thread", { mode: "plan" })).body.id as string;
     await post(a, `/thread/${id}/turn`, { text: "go" });
     const [q] = await waitFor("the question", pendingOn(b, id));
-    const onB = await sse(b, id);
+    const onB = await sse(b, id, "0");
+    const asked = (e: any) => e.request.request_id === q.request_id;
+    await onB.next(isEvent("question.requested", asked), 15_000);
     const exited = new Promise<number | null>((r) => a.proc.once("exit", (code) => r(code)));
     const t0 = Date.now();
     a.proc.kill("SIGTERM");
     expect(await exited).toBe(0);
-    await onB.next(
-      isEvent("question.requested", (e) => e.request.request_id === q.request_id),
-      10_000,
-    );
+    await onB.next(nth(2, isEvent("question.requested", asked)), 10_000);
     console.log(`[cluster] drain: SIGTERM to the question re-asked elsewhere in ${Date.now() - t0} ms`);
     const reply = await post(b, `/question/${q.request_id}/reply`, {
       thread_id: id,

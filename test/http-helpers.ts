@@ -164,6 +164,15 @@ export function isEvent(type: string, more: (e: any) => boolean = () => true) {
   };
 }
 
+/**
+ * Like `pred`, true only for its `n`-th matching frame (each frame tested once, in order, as
+ * `SseClient.next` does): waits for an event to happen again, e.g. a question asked anew.
+ */
+export function nth(n: number, pred: (f: SseFrame) => boolean) {
+  let seen = 0;
+  return (f: SseFrame) => pred(f) && ++seen === n;
+}
+
 /** Polls until `check` is true (for counts that settle after a socket closes). */
 export async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
   const end = Date.now() + timeoutMs;
