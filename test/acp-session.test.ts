@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
+import { SUMMARY_MARKER } from "../src/agent/compaction-prompt.js";
 import type { Script } from "../src/mock-model/index.js";
 import { type AcpRun, startAcp, textOf } from "./acp-client.js";
 import { modelRequests } from "./app-server-helpers.js";
@@ -456,5 +457,40 @@ describe("tandem acp: sessions over stdio", () => {
     expect(next.stopReason).toBe("end_turn");
     // The refused prompt never reached the model.
     expect(JSON.stringify(modelRequests(mock!))).not.toContain('"second"');
+  });
+
+  // fails if the session does not advertise /compact, a "/compact" prompt reaches the model as a
+  // user message instead of compacting, the client is not told it happened, or the next prompt
+  // is not sent from the compacted view (summary first, the user's words kept).
+  it("/compact as a prompt compacts the session's context (advertised as a slash command)", async () => {
+    const run = await serve({ steps: [{ output: [message("noted")] }, { output: [message("blue")] }] });
+    await run.initialize();
+    const cwd = tempDir("tandem-acp-ws-");
+    const created = await run.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+    const sessionId = created.sessionId;
+    const prompt = (text: string) =>
+      run.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+    expect((await prompt("remember: blue")).stopReason).toBe("end_turn");
+    const commands = run.of(sessionId, "available_commands_update").at(-1);
+    expect(commands?.availableCommands.map((c) => c.name)).toContain("compact");
+    expect((await prompt("/compact")).stopReason).toBe("end_turn");
+    const said = run
+      .of(sessionId, "agent_message_chunk")
+      .map((u) => (u.content.type === "text" ? u.content.text : ""))
+      .join("");
+    expect(said).toMatch(/Compacted the conversation: ~\d+ → ~\d+ tokens/);
+    expect((await prompt("what color?")).stopReason).toBe("end_turn");
+    const requests = modelRequests(mock!);
+    expect(JSON.stringify(requests)).not.toContain('"/compact"');
+    const last = JSON.stringify(requests.at(-1).input);
+    expect(last).toContain(SUMMARY_MARKER);
+    expect(last).toContain("remember: blue");
+    // Loaded again, the summary shows as a compaction line, not as something the user typed.
+    const before = run.updates.length;
+    await run.agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+    const replay = JSON.stringify(run.updates.slice(before));
+    expect(replay).toContain("Compacted the conversation");
+    expect(replay).not.toContain(SUMMARY_MARKER);
+    expect(replay).toContain("remember: blue");
   });
 });

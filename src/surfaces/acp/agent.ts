@@ -124,6 +124,7 @@ export class AcpAgent {
         const mcpServers = clientMcpServers(params.mcpServers);
         const thread = this.opts.runtime.startThread({ cwd: params.cwd, mcpServers });
         const session = this.open(thread);
+        setImmediate(() => session.advertiseCommands()); // once the client has the session id
         return { sessionId: session.id, ...session.state() };
       })
       .onRequest(methods.agent.session.load, ({ params }) =>
@@ -195,6 +196,7 @@ export class AcpAgent {
     for (const update of historyUpdates(items, thread.record.cwd, thread.active?.id)) session.send(update);
     // Questions pending since an earlier process are asked again once the client has the history.
     setImmediate(() => {
+      session.advertiseCommands();
       for (const request of runtime.broker.list({ threadId: thread.id })) this.asker.ask(request);
     });
     return session.state();

@@ -5,7 +5,8 @@
  * - Items recorded outside a turn (environment context, AGENTS.md) are context, not conversation:
  *   left out. Developer and system messages too.
  * - User messages → `user_message_chunk` (text, images as image blocks); assistant messages →
- *   `agent_message_chunk`; reasoning summaries → `agent_thought_chunk`.
+ *   `agent_message_chunk`; reasoning summaries → `agent_thought_chunk`. A compaction's summary
+ *   (stored as a user message) is one `agent_message_chunk` saying the conversation was compacted.
  * - A tool call and its output become one `tool_call` with its final status: `completed`, or
  *   `failed` when the call was aborted, the command exited non-zero, or the patch was not written;
  *   a call without output is `in_progress` while its turn runs, else `failed`. Commands carry their
@@ -13,11 +14,13 @@
  *   `update_plan` calls also replay their plan as a `plan` update.
  */
 import type { ContentBlock, SessionUpdate, ToolCallStatus } from "@agentclientprotocol/sdk";
+import { isSummaryItem } from "../../agent/compaction.js";
 import type { MessageItem, ResponseItem, ToolCallItem } from "../../protocol/items.js";
 import type { StoredItem } from "../../store/types.js";
 import { outputContent, PATCH_TOOL, text, toolCallStart } from "./updates.js";
 
 const ABORTED = "aborted";
+const COMPACTED = "Compacted the conversation (the thread keeps its full history).\n";
 const PATCH_APPLIED = /^Success\. Updated the following files:/;
 
 /** The updates replaying `items`; `runningTurn` is the id of a turn still running, if any. */
@@ -59,6 +62,8 @@ function itemUpdates(
 
 function message(item: MessageItem): SessionUpdate[] {
   if (item.role !== "user" && item.role !== "assistant") return [];
+  if (isSummaryItem(item))
+    return [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: COMPACTED } }];
   const kind = item.role === "user" ? "user_message_chunk" : "agent_message_chunk";
   return item.content.map((c): SessionUpdate => {
     const content: ContentBlock =

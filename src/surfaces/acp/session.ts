@@ -12,6 +12,9 @@
  *   ran out → `max_tokens`, because the provider filtered the content → `refusal`; any other failure
  *   is a JSON-RPC error (-32603) naming what failed. A prompt while a turn runs is refused (-32600)
  *   and changes nothing.
+ * - Slash commands (advertised with `available_commands_update` once the session is open):
+ *   `/compact` alone as the prompt compacts the thread's context (issue 13) instead of starting a
+ *   turn, and resolves `end_turn` once done (`cancelled` if cancelled, an error if it failed).
  * - `cancel` interrupts the running turn: its pending questions settle as cancelled in the core and
  *   their client requests are cancelled; the prompt then resolves `cancelled`.
  * - Events of the thread are sent as `session/update`s (updates.ts), in bus order.
@@ -80,7 +83,8 @@ export class AcpSession {
         `session ${this.id} is already running a prompt; wait for its response or send session/cancel`,
       );
     const { text, images } = promptInput(blocks);
-    const turn = this.thread.startTurn(text, { images });
+    const compact = images.length === 0 && text.trim() === "/compact";
+    const turn = compact ? this.thread.compact() : this.thread.startTurn(text, { images });
     this.prompting = true;
     // The prompt request cancelled by the client interrupts; the connection closing does not (the
     // turn and its questions stay for the next process, like any shutdown, Q11).
@@ -101,6 +105,11 @@ export class AcpSession {
     this.thread.interrupt("cancelled by the client");
   }
 
+  /** Tells the client which slash commands a prompt may start with. */
+  advertiseCommands(): void {
+    this.send({ sessionUpdate: "available_commands_update", availableCommands: COMMANDS });
+  }
+
   setMode(mode: CollaborationMode): void {
     if (mode === this.mode) return;
     this.thread.update({ mode });
@@ -116,6 +125,14 @@ export class AcpSession {
     this.detach();
   }
 }
+
+const COMMANDS = [
+  {
+    name: "compact",
+    description: "Summarize the conversation so far to free context; the thread keeps its full history",
+    input: null,
+  },
+];
 
 function stopReason(status: string, kind?: string, message = ""): StopReason {
   if (status === "completed") return "end_turn";

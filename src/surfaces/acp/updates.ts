@@ -121,6 +121,22 @@ export class SessionUpdates {
         return this.started(event.item);
       case "item.completed":
         return this.completed(event.item);
+      case "context.compacted":
+      case "context.compaction_failed":
+        // Compaction (automatic, or `/compact`) shows as a line of the agent's message.
+        return [
+          {
+            sessionUpdate: "agent_message_chunk",
+            messageId: event.item_id,
+            content: {
+              type: "text",
+              text:
+                event.type === "context.compacted"
+                  ? `Compacted the conversation: ~${event.before_tokens} → ~${event.after_tokens} tokens in the prompt (the thread keeps its full history).\n`
+                  : `Compaction failed: ${event.message}\n`,
+            },
+          },
+        ];
       case "plan.updated":
         return [
           {
