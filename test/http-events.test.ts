@@ -4,8 +4,9 @@
  */
 import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
+import type { EventLog } from "../src/cluster/events.js";
 import { Scripts } from "../src/mock-model/index.js";
-import type { Event } from "../src/protocol/events.js";
+import type { Event, Stamped } from "../src/protocol/events.js";
 import { isEvent, openSse, type Served, serve, TOKEN, until } from "./http-helpers.js";
 
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -129,6 +130,65 @@ describe("GET /event", () => {
     }
     expect(runtime.bus.listenerCount).toBe(baseline);
     res.destroy();
+  });
+
+  // fails if a resume whose replay alone overflows the client's queue throws out of the stream
+  // (a 500) or leaves its bus listener behind (each retry would leak another).
+  it("a replay too large for the queue drops the client cleanly and leaks no listener", async () => {
+    sv = await serve({ script: Scripts.questionDemo(), maxQueuedBytes: 64 * 1024 });
+    const { runtime } = sv.h;
+    const baseline = runtime.bus.listenerCount;
+    const delta = "x".repeat(1024);
+    for (let i = 0; i < 500; i++)
+      runtime.bus.publish({ type: "agent_message.delta", thread_id: "t", turn_id: "u", item_id: "m", delta });
+    const u = new URL(`${sv.url}/event?since=0`);
+    const req = httpRequest({
+      host: u.hostname,
+      port: u.port,
+      path: `${u.pathname}${u.search}`,
+      headers: auth,
+    });
+    const res = await new Promise<import("node:http").IncomingMessage>((r) => req.once("response", r).end());
+    expect(res.statusCode).toBe(200);
+    res.resume();
+    await new Promise((r) => res.once("end", r));
+    expect(runtime.bus.listenerCount).toBe(baseline);
+  });
+
+  // fails if a resumed cluster stream drops another node's event because it arrived after an
+  // event with a later id (ids come from one sequence; NATS delivers other nodes' events late).
+  it("cluster ids: a resumed stream keeps a late event from another node", async () => {
+    const ids = new WeakMap<Stamped, number>();
+    const rows: Stamped[] = [];
+    let tag: number | undefined;
+    const log: EventLog = {
+      idOf: (s) => ids.get(s),
+      since: (after) => ({ events: rows.filter((r) => r.seq > after), gap: false }),
+      lastId: () => rows.reduce((m, r) => Math.max(m, r.seq), 0),
+    };
+    sv = await serve({ script: Scripts.questionDemo(), eventLog: log });
+    const { runtime } = sv.h;
+    // Subscribed first, as the cluster node is: each event has its id before the stream sees it.
+    runtime.bus.subscribe((s) => {
+      if (tag === undefined) return;
+      ids.set(s, tag);
+      const row = { ...s, seq: tag }; // as the store reads it back: its own object, same id
+      ids.set(row, tag);
+      rows.push(row);
+    });
+    const publish = (id: number) => {
+      tag = id;
+      runtime.bus.publish({ type: "thread.status_changed", thread_id: "t", status: "idle" });
+      tag = undefined;
+    };
+    publish(100);
+    const sse = await openSse(`${sv.url}/event?since=99`, auth);
+    await sse.next((f) => f.id === "100"); // replayed from the log
+    publish(102);
+    publish(101); // another node's, late
+    await sse.next((f) => f.id === "101", 5_000);
+    expect(sse.frames.filter((f) => f.id !== undefined).map((f) => f.id)).toEqual(["100", "102", "101"]);
+    sse.close();
   });
 
   it("refuses bad parameters with 4xx", async () => {

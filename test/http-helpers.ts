@@ -3,6 +3,7 @@
  * scripted model over real HTTP) behind a real HTTP server on port 0, a fetch wrapper with the
  * token, and an SSE reader over fetch that parses frames exactly as a browser would.
  */
+import type { EventLog } from "../src/cluster/events.js";
 import type { Script } from "../src/mock-model/index.js";
 import type { HttpServer } from "../src/surfaces/http/server.js";
 import { startHttpServer } from "../src/surfaces/http/server.js";
@@ -32,6 +33,7 @@ export async function serve(opts: {
   home?: string;
   heartbeatMs?: number;
   maxQueuedBytes?: number;
+  eventLog?: EventLog;
 }): Promise<Served> {
   const h = await harness({ script: opts.script, overrides: opts.overrides, home: opts.home });
   const server = await startHttpServer(h.runtime, {
@@ -39,6 +41,7 @@ export async function serve(opts: {
     port: 0,
     heartbeatMs: opts.heartbeatMs,
     maxQueuedBytes: opts.maxQueuedBytes,
+    eventLog: opts.eventLog,
     defaultCwd: h.cwd,
   });
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {

@@ -67,6 +67,13 @@ export function eventStream(c: Context, runtime: Runtime, opts: EventStreamOptio
     {
       start(controller) {
         let closed = false;
+        // Set as soon as the bus listener exists: a stream dropped at any point (even while it
+        // replays) always removes it.
+        let unsubscribe = () => {};
+        cleanup = () => {
+          closed = true;
+          unsubscribe();
+        };
         const write = (text: string) => {
           if (closed) return;
           controller.enqueue(encoder.encode(text));
@@ -83,8 +90,9 @@ export function eventStream(c: Context, runtime: Runtime, opts: EventStreamOptio
           );
         const send = (s: Stamped) => write(`id: ${s.seq}\ndata: ${JSON.stringify(s)}\n\n`);
 
-        /** Once subscribed: the responder registration, heartbeat and cleanup. */
-        const finish = (unsubscribe: () => void) => {
+        /** Once subscribed and caught up: the responder registration, heartbeat and cleanup. */
+        const finish = () => {
+          if (closed) return;
           const detach = responderKind
             ? runtime.responders.attach(threadId ? { threadId } : "all", {
                 kind: responderKind,
@@ -106,36 +114,44 @@ export function eventStream(c: Context, runtime: Runtime, opts: EventStreamOptio
 
         control("ready", { connection_id: connectionId });
         if (log) {
-          // Cluster: live events are held while the log replays; then those the replay
-          // already covered are skipped.
+          // Cluster: live events are held while the log replays; then every id the replay sent
+          // is skipped if it also arrives live (another node's event can arrive late over NATS).
           let lastSent = since ?? log.lastId();
+          const replayed = new Set<number>();
           const sendLogged = (s: Stamped) => {
             const id = log.idOf(s);
             if (id === undefined) return write(`data: ${JSON.stringify({ ...s, seq: lastSent })}\n\n`);
-            if (id <= lastSent && since !== undefined) return; // replayed already
+            if (replayed.has(id)) return;
             lastSent = Math.max(lastSent, id);
             write(`id: ${id}\ndata: ${JSON.stringify({ ...s, seq: id })}\n\n`);
           };
           const held: Stamped[] = [];
           let replaying = true;
           const sub = runtime.bus.subscribe((s) => (replaying ? held.push(s) : sendLogged(s)), { threadId });
+          unsubscribe = () => sub.unsubscribe();
           if (since !== undefined) {
+            let replay: ReturnType<typeof log.since> | undefined;
             try {
-              const r = log.since(since, threadId);
-              if (r.gap)
-                control("gap", {
-                  message: `events after ${since} are no longer logged; refetch threads and questions`,
-                });
-              for (const s of r.events) sendLogged(s);
+              replay = log.since(since, threadId);
             } catch (e) {
+              const why = (e as Error).message;
               control("gap", {
-                message: `the event log is unavailable (${(e as Error).message}); refetch threads and questions`,
+                message: `the event log is unavailable (${why}); refetch threads and questions`,
               });
+            }
+            if (replay?.gap)
+              control("gap", {
+                message: `events after ${since} are no longer logged; refetch threads and questions`,
+              });
+            for (const s of replay?.events ?? []) {
+              sendLogged(s);
+              replayed.add(s.seq);
             }
           }
           for (const s of held) sendLogged(s);
+          held.length = 0;
           replaying = false;
-          finish(() => sub.unsubscribe());
+          finish();
           return;
         }
         // Replayed events arrive synchronously inside subscribe(); hold them until the gap
@@ -143,6 +159,7 @@ export function eventStream(c: Context, runtime: Runtime, opts: EventStreamOptio
         const early: Stamped[] = [];
         let live = false;
         const sub = runtime.bus.subscribe((s) => (live ? send(s) : early.push(s)), { threadId, since });
+        unsubscribe = () => sub.unsubscribe();
         const restarted = since !== undefined && since > runtime.bus.lastSeq;
         if (sub.gap || restarted)
           control("gap", {
@@ -152,7 +169,7 @@ export function eventStream(c: Context, runtime: Runtime, opts: EventStreamOptio
           });
         for (const s of early) send(s);
         live = true;
-        finish(() => sub.unsubscribe());
+        finish();
       },
       cancel() {
         cleanup();
