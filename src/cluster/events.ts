@@ -4,7 +4,7 @@
  *
  * Contract:
  * - Every event this node publishes for a thread it owns, except streaming deltas (types ending
- *   in `.delta` or `_delta`), is written to the store's `events` table before any other listener
+ *   in `.delta` or `_delta`) and `turn.diff` (a snapshot the turn's record keeps), is written to the store's `events` table before any other listener
  *   sees it (`record`, called by the node's first bus listener); the row id is the event's
  *   cluster-wide id (`idOf`). Events of other nodes arrive over NATS with their id and are
  *   registered the same way (`adopt`), so every node shows the same id for the same event.
@@ -14,6 +14,8 @@
  * - `since(after, threadId?)` reads the log: at most `limit` events after `after`, oldest first.
  *   `gap` is true when ids after `after` were pruned (older than the retention, default 24 h),
  *   or when there were more than `limit`: the client then refetches state over the API.
+ * - A thread's replay includes the events its live stream carries for it: a sub-agent's
+ *   question events are logged with the ancestors that `related` names.
  * - Order: ids follow the store's insert order. A thread's events come from its owner, in order.
  *   A stream of all threads delivers each node's events in order, but another node's event can
  *   arrive after a later id of this node's: a client resuming such a stream may miss an event
@@ -33,7 +35,9 @@ export interface EventLog {
 
 const REPLAY_LIMIT = 10_000;
 
-export const isDelta = (e: Event) => e.type.endsWith(".delta") || e.type.endsWith("_delta");
+/** Events the log leaves out: streamed pieces and the turn diff's running snapshot. */
+export const unlogged = (e: Event) =>
+  e.type.endsWith(".delta") || e.type.endsWith("_delta") || e.type === "turn.diff";
 
 export class ClusterEventLog implements EventLog {
   private readonly ids = new WeakMap<Stamped, number>();
@@ -42,19 +46,23 @@ export class ClusterEventLog implements EventLog {
   constructor(
     private readonly store: PostgresStore,
     private readonly log?: (line: string) => void,
+    /** Other threads an event belongs to (the bus's `related`: a sub-agent's ancestors). */
+    private readonly related?: (event: Event) => readonly string[] | undefined,
   ) {
     try {
       this.newest = store.eventsSince(Number.MAX_SAFE_INTEGER, null, 0).last;
     } catch {}
   }
 
-  /** Writes one of this node's events; returns its id (undefined: a delta, or not written). */
+  /** Writes one of this node's events; returns its id (undefined: not logged, or not written). */
   record(s: Stamped): number | undefined {
-    if (isDelta(s.event)) return undefined;
+    if (unlogged(s.event)) return undefined;
     const threadId =
       "thread_id" in s.event && typeof s.event.thread_id === "string" ? s.event.thread_id : null;
     try {
-      const id = this.store.appendEvent(threadId, s.time, JSON.stringify({ time: s.time, event: s.event }));
+      const also = this.related?.(s.event)?.filter((t) => t !== threadId) ?? [];
+      const stamped = JSON.stringify({ time: s.time, event: s.event });
+      const id = this.store.appendEvent(threadId, also.length ? also : null, s.time, stamped);
       this.adopt(s, id);
       return id;
     } catch (e) {

@@ -109,7 +109,12 @@ export class ClusterNode {
     if (!pg) throw new Error("--bus needs the PostgreSQL store (--store postgres://…)");
     this.store = pg;
     this.node = opts.node ?? pg.node ?? hostname();
-    this.events = new ClusterEventLog(pg, opts.log);
+    this.events = new ClusterEventLog(pg, opts.log, (e) =>
+      e.type.startsWith("question.") && "thread_id" in e && e.thread_id
+        ? runtime.agents.lineage(e.thread_id)
+        : undefined,
+    );
+    runtime.onFenced = (id) => void this.lose(id);
     runtime.claimHook = (id) => {
       const owner = this.ownerOf(id);
       return owner === undefined ? undefined : this.requestHandover(owner, id);
@@ -263,26 +268,38 @@ export class ClusterNode {
     };
   }
 
+  /**
+   * Records that another node took `id` (seen at lease renewal, or a write refused by fencing):
+   * counted and said once. The caller stops the stale copy here (Runtime.relinquish): no more
+   * model requests or commands, no writes, no events. False when already known.
+   */
+  private lose(id: string): boolean {
+    if (this.lost.has(id)) return false;
+    this.lost.add(id);
+    this.metrics.leasesLost++;
+    let holder = "?";
+    try {
+      holder = this.store.getLease(id)?.node ?? "?";
+    } catch {}
+    this.opts.log?.(`lost the lease on thread ${id} to node ${holder}; its writes here are refused (fenced)`);
+    return true;
+  }
+
   /** One failover pass: take orphaned threads, report lost leases. */
   scan(): void {
     if (this.draining) return;
-    try {
-      // Events older than a day leave the log (a client resuming from before gets a gap).
-      if (Date.now() - this.pruned > 60_000) {
-        this.pruned = Date.now();
+    // Events older than a day leave the log (a client resuming from before gets a gap).
+    if (Date.now() - this.pruned > 60_000) {
+      this.pruned = Date.now();
+      try {
         this.events.prune(EVENT_RETENTION_MS);
+      } catch (e) {
+        this.opts.log?.(`event log: pruning failed: ${(e as Error).message}`);
       }
+    }
+    try {
       for (const id of this.store.lostLeases()) {
-        if (this.lost.has(id)) continue;
-        this.lost.add(id);
-        this.metrics.leasesLost++;
-        // Its stale copy here stops: no more model requests or commands, and no writes (the
-        // store would refuse them anyway: fenced).
-        void this.runtime.relinquish(id);
-        const now = this.store.getLease(id);
-        this.opts.log?.(
-          `lost the lease on thread ${id} to node ${now?.node ?? "?"}; its writes here are refused (fenced)`,
-        );
+        if (this.lose(id)) void this.runtime.relinquish(id).catch(() => {});
       }
       for (const id of this.store.orphanedThreads(20)) {
         if (this.runtime.thread(id)) continue;

@@ -216,6 +216,19 @@ export class Runtime {
   }
 
   /**
+   * A write for `id` was refused because another process took its lease (fencing, issue 16):
+   * this process stops acting on the thread at once, without a word (the failing turn's own
+   * events would tell clients it failed while it goes on elsewhere).
+   */
+  fenced(id: string): void {
+    this.onFenced?.(id);
+    void this.relinquish(id).catch(() => {});
+  }
+
+  /** Told when a thread is fenced here (ClusterNode: counts and reports the lost lease). */
+  onFenced?: (id: string) => void;
+
+  /**
    * Gives up a thread another process now owns (a cluster node that lost its lease, issue 16):
    * nothing more is written or published for it, its turn stops (no more model requests or
    * commands here), its in-memory questions settle without touching the store (they stay
@@ -368,7 +381,7 @@ export class Runtime {
     // A sub-agent opens through its working ancestor, which reopens its working children (issue 14).
     const ancestor = this.agents.workingAncestor(id);
     if (ancestor) {
-      this.openThread(ancestor);
+      this.openThread(ancestor, { continueWorking: patch.continueWorking });
       const opened = this.threads.get(id);
       if (opened) return opened;
     }
@@ -431,8 +444,9 @@ export class Runtime {
     } else if (wasWorking && (reopened.length || record.parent_id || goOn)) {
       // A sub-agent, or a parent whose sub-agents worked, or a taken-over thread, stopped
       // mid-request: the turn goes on from its history (calls cut off were marked aborted above).
+      // A turn recorded as ended is not run again (a crash between ending it and the status).
       const last = this.store.listTurns(id).at(-1);
-      if (last) thread.resumeTurn(last.id, []);
+      if (last && last.status === "running") thread.resumeTurn(last.id, []);
     }
     return thread;
   }

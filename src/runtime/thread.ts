@@ -24,6 +24,7 @@ import { addUsage, emptyUsage } from "../protocol/events.js";
 import { messageText, type ResponseItem, type ToolCallItem, userMessage } from "../protocol/items.js";
 import type { TurnOptions } from "../protocol/ops.js";
 import type { QuestionPolicy } from "../protocol/questions.js";
+import { StoreError } from "../store/errors.js";
 import type { ThreadRecord } from "../store/types.js";
 import { TurnDiffTracker } from "../tools/patch/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -97,8 +98,15 @@ export class Thread {
   /** Persists then appends one item. */
   recordItem(item: ResponseItem, turnId: string | null): void {
     if (this.suspended) return;
-    if (this.stored) this.core.store.appendItem(this.id, turnId, item);
-    else this.unsaved.push({ item, turnId });
+    if (this.stored) {
+      try {
+        this.core.store.appendItem(this.id, turnId, item);
+      } catch (e) {
+        // Another process holds the thread now: stop here, quietly (Runtime.fenced).
+        if (StoreError.isInstance(e) && e.code === "fenced") this.core.fenced(this.id);
+        throw e;
+      }
+    } else this.unsaved.push({ item, turnId });
     this.history.push(item);
     this.record.updated_at = Math.max(this.record.updated_at, Date.now());
   }
@@ -153,6 +161,7 @@ export class Thread {
   /** Starts a turn with user input. Throws TurnBusyError while another turn runs. */
   startTurn(text: string, opts: { images?: string[]; options?: TurnOptions } = {}): ActiveTurn {
     if (this.closed) throw new Error(`thread ${this.id} is closed`);
+    if (this.suspended) throw new Error(`thread ${this.id} is shutting down or moved to another process`);
     if (this.active)
       throw new TurnBusyError(
         `thread ${this.id} already has a running turn (${this.active.id}); steer it or interrupt it`,

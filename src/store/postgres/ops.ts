@@ -343,12 +343,11 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
       );
     },
     /** Logs one event of the cluster (../../cluster/events.ts); returns its cluster-wide id. */
-    async appendEvent(threadId: string | null, at: number, stamped: string) {
-      const rows = await q("INSERT INTO events (thread_id, at, stamped) VALUES ($1, $2, $3) RETURNING seq", [
-        threadId,
-        at,
-        stamped,
-      ]);
+    async appendEvent(threadId: string | null, also: string[] | null, at: number, stamped: string) {
+      const rows = await q(
+        "INSERT INTO events (thread_id, also, at, stamped) VALUES ($1, $2, $3, $4) RETURNING seq",
+        [threadId, also, at, stamped],
+      );
       return Number(rows[0].seq);
     },
     /** Logged events after `after` (of one thread, or all), oldest first, and the oldest id kept. */
@@ -356,7 +355,7 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
       const rows = await q(
         threadId === null
           ? "SELECT seq, stamped FROM events WHERE seq > $1 ORDER BY seq LIMIT $2"
-          : "SELECT seq, stamped FROM events WHERE seq > $1 AND thread_id = $3 ORDER BY seq LIMIT $2",
+          : "SELECT seq, stamped FROM events WHERE seq > $1 AND (thread_id = $3 OR $3 = ANY(also)) ORDER BY seq LIMIT $2",
         threadId === null ? [after, limit] : [after, limit, threadId],
       );
       const bounds = await q("SELECT MIN(seq) AS first, MAX(seq) AS last FROM events");
@@ -372,10 +371,11 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
      */
     async pruneEvents(before: number) {
       const rows = await q(
-        "DELETE FROM events WHERE at < $1 AND seq < (SELECT MAX(seq) FROM events) RETURNING seq",
+        "WITH d AS (DELETE FROM events WHERE at < $1 AND seq < (SELECT MAX(seq) FROM events) RETURNING 1) " +
+          "SELECT count(*)::int AS n FROM d",
         [before],
       );
-      return rows.length;
+      return Number(rows[0].n);
     },
     /** Threads this process leased and has since lost (renewal found another holder). */
     async lostLeases() {
@@ -388,13 +388,16 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
     },
     /**
      * A dead or drained node's work: threads with no live lease that have a pending question,
-     * or that were running (a turn mid-request when their node stopped), oldest first.
+     * or that were running in the last hour (a turn mid-request when their node stopped), oldest
+     * first.
      */
     async orphanedThreads(limit: number) {
       const rows = await q(
         "SELECT thread_id, MIN(w.at) AS first FROM (" +
           "SELECT q.thread_id, q.created_at AS at FROM questions q WHERE q.outcome IS NULL " +
-          "UNION ALL SELECT t.id, t.updated_at FROM threads t WHERE t.status = 'running'" +
+          // Running threads only while recent: one a process stopped long ago (or that crashed
+          // last month) is resumed by whoever opens it, not by the first node to start.
+          `UNION ALL SELECT t.id, t.updated_at FROM threads t WHERE t.status = 'running' AND t.updated_at > ${NOW} - 3600000` +
           ") w LEFT JOIN thread_leases l USING (thread_id) " +
           `WHERE l.thread_id IS NULL OR l.expires_at < ${NOW} GROUP BY thread_id ORDER BY first LIMIT $1`,
         [limit],

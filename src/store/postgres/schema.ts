@@ -99,6 +99,7 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE TABLE events (
     seq BIGSERIAL PRIMARY KEY,
     thread_id TEXT,
+    also TEXT[],
     at BIGINT NOT NULL,
     stamped TEXT NOT NULL
   );

@@ -137,8 +137,8 @@ export class PostgresStore implements Store {
   }
 
   /** Cluster event log (../../cluster/events.ts): appends one event, returns its cluster-wide id. */
-  appendEvent(threadId: string | null, at: number, stamped: string): number {
-    return this.bridge.call("appendEvent", threadId, at, stamped);
+  appendEvent(threadId: string | null, also: string[] | null, at: number, stamped: string): number {
+    return this.bridge.call("appendEvent", threadId, also, at, stamped);
   }
   /** Logged events after `after` (one thread's or all), with the oldest and newest ids kept. */
   eventsSince(
