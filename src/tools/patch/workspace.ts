@@ -6,8 +6,8 @@
  * `node_modules`. Each file's size and mtime are kept; contents only where they cannot be had
  * later: files differing from the git index (and untracked ones), or every file outside git.
  * A clean tracked file's baseline is its index blob, read only if the file changes.
- * `changes()` lists the files again (one `git ls-files` in a work tree; no process at all outside
- * one, where `take` found none), stats them, reads only those whose size or mtime moved,
+ * `changes()` lists the files again (one `git ls-files` in a work tree; outside one, a walk and
+ * no process at all unless a `.git` appeared), stats them, reads only those whose size or mtime moved,
  * and returns them as `FileChange`s (add / update / delete) against the last state it saw;
  * `observe()` takes apply_patch's own changes so they are not reported twice.
  *
@@ -63,7 +63,7 @@ interface Listed {
  * Files under `root` (relative, `/`-separated). With `baseline`, also the index oids and the
  * files differing from the index (what `take` needs); else just the names, in one git call.
  * `useGit` false walks without trying git: forking a process per command is the costliest part
- * of a comparison, and a directory that was no work tree at the turn's start stays walked.
+ * of a comparison.
  */
 async function listFiles(
   root: string,
@@ -174,7 +174,14 @@ export class WorkspaceWatch {
 
   /** Files changed since the last look (or `take`), oldest state → now; updates the state. */
   async changes(): Promise<FileChange[]> {
-    const listed = await listFiles(this.root, this.limits, false, this.inGit).catch(() => undefined);
+    // A directory that became a work tree since (git init) is listed by git again: a stat, not a fork.
+    const inGit =
+      this.inGit ||
+      (await stat(join(this.root, ".git")).then(
+        () => true,
+        () => false,
+      ));
+    const listed = await listFiles(this.root, this.limits, false, inGit).catch(() => undefined);
     if (!listed) return [];
     const out: FileChange[] = [];
     const seen = new Set<string>();
