@@ -7,23 +7,28 @@ import type { ResponseItem } from "../protocol/items.js";
 import { cachedJson } from "../util/json-cache.js";
 import type { Prompt } from "./types.js";
 
-/** The last base-instructions item built: the same object for the same text and id, so the
- * serialisation cache (bodyJson) and the WebSocket continuation check (identity first) hit. */
-let lastBase: { text: string; id?: string; item: ResponseItem } | undefined;
+/** Base-instructions items built, by id and text: the same object for the same thread's base,
+ * so the serialisation cache (bodyJson) and the WebSocket continuation check (identity first)
+ * hit. Bounded: the oldest entry goes past 256 (threads of one process). */
+const bases = new Map<string, ResponseItem>();
 
 export function baseInstructionsItem(base: NonNullable<Prompt["baseInstructions"]>): ResponseItem {
-  if (lastBase && lastBase.text === base.text && lastBase.id === base.id) return lastBase.item;
+  const key = `${base.id ?? ""}\u0000${base.text}`;
+  const known = bases.get(key);
+  if (known) return known;
   const item: Record<string, unknown> = { type: "message" };
   if (base.id) item.id = base.id;
   item.role = "developer";
   item.content = [{ type: "input_text", text: base.text }];
-  lastBase = { text: base.text, id: base.id, item: item as ResponseItem };
+  bases.set(key, item as ResponseItem);
+  if (bases.size > 256) bases.delete(bases.keys().next().value as string);
   return item as ResponseItem;
 }
 
 /**
- * `JSON.stringify(body)`, byte for byte, with the elements of its `input` and `tools` arrays
- * serialised once per object across requests: a turn's history is re-sent on every round
+ * `JSON.stringify(body)`, byte for byte, for plain JSON data (what buildResponsesBody makes: no
+ * array holes, no `toJSON`), with the elements of its `input` and `tools` arrays serialised once
+ * per object across requests: a turn's history is re-sent on every round
  * trip, and re-serialising it was most of the client's share of the loop (bench/core.ts).
  */
 export function bodyJson(body: Record<string, unknown>): string {
