@@ -51,7 +51,8 @@ const wallRe = /Wall time: (\d+\.\d+) seconds/;
  * the time between consecutive sampling requests minus the tool-execution window (spawning
  * and running `true`). That gap holds the model's own time too (the mock parsing the request
  * and writing its answer, and both trips through the kernel), so it is split:
- *   model time   = request written to the socket → first event parsed (`response.created`);
+ *   model time   = request written to the socket → its answer starting to arrive (HTTP
+ *                  response head / first WebSocket frame), before Tandem parses any of it;
  *   Tandem share = the gap minus model time: parsing the stream, recording, dispatching,
  *                  building and serialising the next request. The targets apply to this part.
  * The floor line is the same body size round-tripped by bare node:http (or ws) to a server
@@ -60,7 +61,13 @@ const wallRe = /Wall time: (\d+\.\d+) seconds/;
 export async function loopOverheadHttp(
   rounds = 250,
   wire: "http" | "websocket" = "http",
-  make?: (o: { baseUrl: string; apiKey: string; onRequest: () => void; onSent: () => void }) => ModelClient,
+  make?: (o: {
+    baseUrl: string;
+    apiKey: string;
+    onRequest: () => void;
+    onSent: () => void;
+    onResponse: () => void;
+  }) => ModelClient,
 ): Promise<void> {
   const steps = Array.from({ length: rounds }, (_, i) => ({
     output: [
@@ -70,30 +77,26 @@ export async function loopOverheadHttp(
   steps.push({ output: [{ type: "message", text: "done" }] } as any);
   // The scripted model runs in its own process, as in real use (`tandem mock-model`).
   const mock = await startMockProcess({ steps }, { log: false });
-  const arrivals: number[] = [];
-  const sent: number[] = [];
-  const firstEvent: number[] = [];
+  // One record per request written; a resent request (a retry) would add one, and is reported.
+  const reqs: Array<{ at: number; sent?: number; response?: number }> = [];
   const clientOpts = {
     baseUrl: mock.url,
     apiKey: "k",
-    onRequest: () => arrivals.push(performance.now()),
-    onSent: () => sent.push(performance.now()),
+    onRequest: () => reqs.push({ at: performance.now() }),
+    onSent: () => {
+      const r = reqs.at(-1);
+      if (r) r.sent ??= performance.now();
+    },
+    onResponse: () => {
+      const r = reqs.at(-1);
+      if (r) r.response ??= performance.now();
+    },
   };
-  const inner = make
+  const client = make
     ? make(clientOpts)
     : wire === "http"
       ? createResponsesClient(clientOpts)
       : createResponsesWsClient(clientOpts);
-  const client: ModelClient = {
-    async *stream(prompt, signal) {
-      let first = true;
-      for await (const ev of inner.stream(prompt, signal)) {
-        if (first) firstEvent.push(performance.now());
-        first = false;
-        yield ev;
-      }
-    },
-  };
   // The tool runs unsandboxed: the sandbox's own cost is its own line (sandboxCost), and the
   // kernel tearing down its namespaces after each command would add noise to this one.
   const rt = runtimeFor(client, mock.url, ['sandbox_mode="danger-full-access"']);
@@ -116,10 +119,15 @@ export async function loopOverheadHttp(
   const walls = outputs.map((o) => Number(wallRe.exec(o.output)?.[1] ?? 0) * 1000);
   const per: number[] = [];
   const model: number[] = [];
-  for (let i = 1; i < arrivals.length; i++) {
-    per.push(arrivals[i] - arrivals[i - 1] - toolWindow[i - 1]);
-    model.push(firstEvent[i - 1] - sent[i - 1]);
+  for (let i = 1; i < reqs.length; i++) {
+    per.push(reqs[i].at - reqs[i - 1].at - toolWindow[i - 1]);
+    model.push((reqs[i - 1].response ?? Number.NaN) - (reqs[i - 1].sent ?? Number.NaN));
   }
+  if (reqs.length !== rounds + 1)
+    line(
+      "  WARNING: requests resent; the figures below mix rounds",
+      `${reqs.length} requests for ${rounds + 1}`,
+    );
   const share = per.map((p, i) => p - model[i]);
   const name = wire === "http" ? "HTTP" : "WebSocket";
   const warm = (xs: number[]) => xs.slice(10); // warm-up
@@ -134,18 +142,18 @@ export async function loopOverheadHttp(
   );
   line(
     "  floor: same body size round-tripped by bare node, p50",
-    fmt(await roundTripFloor(wire, arrivals.length)),
+    fmt(await roundTripFloor(wire, reqs.length)),
   );
   // CPU of this process per round trip (loop, client, spawning the tool; not the mock's): less
   // sensitive to a busy machine, where the wall figures above mostly measure scheduling.
-  line("  Tandem CPU per round trip, spawn included", fmt((cpu.user + cpu.system) / 1000 / arrivals.length));
+  line("  Tandem CPU per round trip, spawn included", fmt((cpu.user + cpu.system) / 1000 / reqs.length));
   const dispatch = toolWindow.map((w, i) => w - walls[i]).slice(10);
   line(
     "  tool window: spawn+run `true` (wall) / dispatch around it",
     `${fmt(median(walls))} / ${fmt(median(dispatch))}`,
   );
   await rt.shutdown();
-  (inner as { close?: () => void }).close?.();
+  (client as { close?: () => void }).close?.();
   await mock.stop();
 }
 

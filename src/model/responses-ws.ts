@@ -36,6 +36,8 @@ export interface ResponsesWsClientOptions {
   onRequest?: (body: Record<string, unknown>, frame: Record<string, unknown>) => void;
   /** Runs once each frame is written to the socket (benchmarks: where the model's time starts). */
   onSent?: () => void;
+  /** Runs when each answer's first frame arrives, before it is parsed (benchmarks). */
+  onResponse?: () => void;
 }
 
 export interface ResponsesWsClient extends ModelClient {
@@ -61,8 +63,14 @@ class Conn {
   chain?: Chain;
   idleTimer?: NodeJS.Timeout;
 
+  /** Called once, at the next frame's arrival (a request's answer starting; benchmarks). */
+  onFrame?: () => void;
+
   constructor(readonly ws: WebSocket) {
     ws.on("message", (data) => {
+      const first = this.onFrame;
+      this.onFrame = undefined;
+      first?.();
       let msg: unknown;
       try {
         msg = JSON.parse(String(data));
@@ -276,6 +284,7 @@ export function createResponsesWsClient(opts: ResponsesWsClientOptions): Respons
           conn.chain = undefined;
           conn.clear();
           opts.onRequest?.(body, frame);
+          conn.onFrame = opts.onResponse;
           conn.ws.send(bodyJson(frame), opts.onSent && (() => opts.onSent?.()));
           const output: ResponseItem[] = [];
           let retryFull = false;

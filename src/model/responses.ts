@@ -23,6 +23,8 @@ export interface ResponsesClientOptions {
   onRequest?: (body: Record<string, unknown>) => void;
   /** Runs once each request is written to the socket (benchmarks: where the model's time starts). */
   onSent?: () => void;
+  /** Runs when each answer starts arriving, before it is parsed (benchmarks: the model's time ends). */
+  onResponse?: () => void;
 }
 
 export function toUsage(u: any): Usage | undefined {
@@ -118,7 +120,9 @@ export function createResponsesClient(opts: ResponsesClientOptions): ModelClient
         }
         let stream: AsyncIterable<any>;
         try {
-          stream = sseEvents(await poster.post(bodyJson(body), ctrl.signal, opts.onSent));
+          const res = await poster.post(bodyJson(body), ctrl.signal, opts.onSent);
+          opts.onResponse?.();
+          stream = sseEvents(res);
         } catch (err) {
           yield fail(
             signal.aborted
