@@ -25,6 +25,7 @@ describe.skipIf(missing("postgres", "nats-server").length > 0)("app-server as a 
   let appServer: ServerProcess | undefined;
   const stops: Array<() => unknown> = [];
   const clients: TestClient[] = [];
+  let dbs = 0;
 
   beforeAll(async () => {
     [pg, nats] = await Promise.all([startPostgres(), startNats()]);
@@ -39,12 +40,10 @@ describe.skipIf(missing("postgres", "nats-server").length > 0)("app-server as a 
     await mock?.stop();
   });
 
-  // fails if the app-server cannot open a thread another node runs (ThreadInUse), the question
-  // comes back under a new id, the call gets two outputs, or the serve node keeps acting on the
-  // thread instead of forwarding to the app-server node that now runs it.
-  it("a thread asked on a serve node moves to the app-server client that opens it", async () => {
+  /** A serve node "a" and an app-server node "x" on one database; a's thread asks a question. */
+  async function askedOnServeNode() {
     mock = await startMockProcess(questionScript());
-    const db = pg.createDatabase("app_server_cluster");
+    const db = pg.createDatabase(`app_server_cluster_${++dbs}`);
     const lease = { TANDEM_LEASE_TTL_MS: "1500" };
     const serve = await spawnServe(
       [
@@ -74,6 +73,14 @@ describe.skipIf(missing("postgres", "nats-server").length > 0)("app-server as a 
     }
     expect(pending).toHaveLength(1);
 
+    return { a, post, started, id, pending, turnId: pending[0].turn_id as string };
+  }
+
+  // fails if the app-server cannot open a thread another node runs (ThreadInUse), the question
+  // comes back under a new id, the call gets two outputs, or the serve node keeps acting on the
+  // thread instead of forwarding to the app-server node that now runs it.
+  it("a thread asked on a serve node moves to the app-server client that opens it", async () => {
+    const { a, post, started, id, pending } = await askedOnServeNode();
     const c = await wsClient(started.url, "x");
     stops.push(() => c.close());
     clients.push(c.client);
@@ -85,18 +92,38 @@ describe.skipIf(missing("postgres", "nats-server").length > 0)("app-server as a 
     expect(question.params.itemId).toBe("call_q01");
     expect(started.server.stderr()).toContain(`thread ${id} handed over by node a`);
 
-    await answerAndFinish(c.client, mock, question);
+    await answerAndFinish(c.client, mock!, question);
     const detail = (await (await fetch(`${a}/thread/${id}`, { headers: json })).json()) as any;
     const outputs = detail.items.filter(
       (i: any) => i.type === "function_call_output" && i.call_id === "call_q01",
     );
     expect(outputs).toHaveLength(1);
     expect(JSON.stringify(outputs[0])).toContain("demo-app");
-    expect(readFileSync(mock.log, "utf8")).toContain("demo-app");
+    expect(readFileSync(mock!.log, "utf8")).toContain("demo-app");
 
     // The serve node no longer runs it: a request for it there is answered by the app-server node.
     const interrupt = await post(`/thread/${id}/interrupt`, {});
     expect(interrupt.by).toBe("x");
     expect(interrupt.status).toBeLessThan(500);
+  });
+
+  // fails if turn/interrupt of a thread another node runs is refused or acts on nothing (the
+  // client did not open it here: the op must reach the node that runs it).
+  it("turn/interrupt of a thread running on a serve node is forwarded to it", async () => {
+    const { a, started, id, turnId } = await askedOnServeNode();
+    const c = await wsClient(started.url, "x");
+    stops.push(() => c.close());
+    clients.push(c.client);
+    await c.client.initialize();
+    expect(await c.client.request("turn/interrupt", { threadId: id, turnId })).toEqual({});
+    let status = "";
+    for (let i = 0; i < 100 && status !== "interrupted"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const detail = (await (await fetch(`${a}/thread/${id}`, { headers: json })).json()) as any;
+      status = detail.turns?.find((t: any) => t.id === turnId)?.status ?? "";
+    }
+    expect(status).toBe("interrupted");
+    // Still a's: nothing moved to the app-server node.
+    expect(started.server.stderr()).not.toContain("handed over");
   });
 });

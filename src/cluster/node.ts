@@ -29,6 +29,8 @@
  *   it without writing and releases the lease, and this node opens it, going on with its turn
  *   and re-asking its questions with the same ids. An owner that does not answer is a
  *   ThreadInUseError naming it (its lease lapses within the TTL if it is dead).
+ * - Remote ops: `Runtime.remoteOp` (the app-server's turn/steer and turn/interrupt of a thread
+ *   another node runs) forwards to that node's HTTP route and returns its answer.
  * - `close()` stops scanning and drains the NATS connection; it does not shut the runtime down.
  */
 import { hostname } from "node:os";
@@ -115,6 +117,24 @@ export class ClusterNode {
         : undefined,
     );
     runtime.onFenced = (id) => void this.lose(id);
+    runtime.remoteOp = (id, op, body) => {
+      const owner = runtime.thread(id) ? undefined : this.ownerOf(id);
+      if (owner === undefined) return undefined;
+      return this.forward(owner, {
+        method: "POST",
+        path: `/thread/${encodeURIComponent(id)}/${op}`,
+        contentType: "application/json",
+        body: JSON.stringify(body),
+      }).then((r) => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(r.body);
+        } catch {
+          parsed = { error: { message: r.body } };
+        }
+        return { status: r.status, body: parsed };
+      });
+    };
     runtime.claimHook = (id) => {
       const owner = this.ownerOf(id);
       return owner === undefined ? undefined : this.requestHandover(owner, id);

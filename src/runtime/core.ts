@@ -135,6 +135,15 @@ export class Runtime {
    * the thread over and resolves once it has; undefined when there is nobody to ask.
    */
   claimHook?: (id: string) => Promise<void> | undefined;
+  /**
+   * Cluster (set by ClusterNode): runs `POST /thread/:id/<op>` on the live node that runs `id`
+   * and resolves with its HTTP answer; undefined when no other node runs it (act here).
+   */
+  remoteOp?: (
+    id: string,
+    op: "steer" | "interrupt",
+    body: Record<string, unknown>,
+  ) => Promise<{ status: number; body: any }> | undefined;
 
   constructor(opts: RuntimeOptions) {
     this.settings = opts.settings;

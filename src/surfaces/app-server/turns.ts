@@ -126,7 +126,43 @@ const start = method(TurnStartParams, ({ server, session }: Ctx, p) => {
   }
 });
 
+/**
+ * A thread another cluster node runs (issue 16): the op goes to that node and its answer comes
+ * back as this method's. The turn id is checked against the store's running turn first.
+ */
+function remote(
+  server: AppServer,
+  name: string,
+  threadId: string,
+  turnId: string,
+  op: "steer" | "interrupt",
+  body: Record<string, unknown>,
+): Promise<{ status: number; body: any }> | undefined {
+  if (server.runtime.thread(threadId)) return undefined;
+  const running = server.runtime.store.listTurns(threadId).findLast((t) => t.status === "running");
+  if (!running) return undefined;
+  const pending = server.runtime.remoteOp?.(threadId, op, body);
+  if (!pending) return undefined;
+  if (running.id !== turnId)
+    throw new RpcError(
+      ErrorCode.TurnConflict,
+      `turn ${turnId} is not running on thread ${threadId}; the running turn is ${running.id}`,
+      { threadId, activeTurnId: running.id },
+    );
+  return pending.then((r) => {
+    if (r.status < 300) return r;
+    const message = r.body?.error?.message ?? `the node running thread ${threadId} answered ${r.status}`;
+    const code = r.status === 409 ? ErrorCode.TurnConflict : ErrorCode.InternalError;
+    throw new RpcError(code, `${name}: ${message}`, { threadId });
+  });
+}
+
 const steer = method(TurnSteerParams, ({ server }: Ctx, p) => {
+  const { text: steerText, images: steerImages } = userInput("turn/steer", p.input);
+  if (!steerImages.length) {
+    const forwarded = remote(server, "turn/steer", p.threadId, p.expectedTurnId, "steer", { text: steerText });
+    if (forwarded) return forwarded.then((r) => ({ turnId: r.body.turn_id as string }));
+  }
   const thread = loadedThread(server, p.threadId);
   expectTurn(thread, p.expectedTurnId);
   const { text, images } = userInput("turn/steer", p.input);
@@ -145,6 +181,8 @@ const interrupt = method(TurnInterruptParams, ({ server }: Ctx, p) => {
   requireThread(server, p.threadId);
   // Interrupting a turn that just ended (a Ctrl+C racing turn/completed) is done already.
   if (endedTurn(server, p.threadId, p.turnId)) return {};
+  const forwarded = remote(server, "turn/interrupt", p.threadId, p.turnId, "interrupt", {});
+  if (forwarded) return forwarded.then(() => ({}));
   const thread = loadedThread(server, p.threadId);
   expectTurn(thread, p.turnId);
   thread.interrupt("interrupted by client");
