@@ -15,7 +15,6 @@
  * - Exit codes: 0 after a clean stop, 1 when the runtime cannot start (no API key, store error),
  *   2 for usage or configuration errors.
  */
-import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import type { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
@@ -56,6 +55,14 @@ export interface AppServerIO {
   /** Stops the server when aborted. Without it, SIGINT/SIGTERM of this process do. */
   signal?: AbortSignal;
   maxMessageBytes?: number;
+  /**
+   * Joins a cluster for `--bus` (the CLI passes ../../cluster-join.ts: surfaces do not import
+   * each other, and a cluster node serves forwarded requests through the HTTP surface's app).
+   */
+  joinCluster?: (
+    runtime: Runtime,
+    opts: { busUrl: string; node?: string; version: string; log: (line: string) => void },
+  ) => Promise<{ close(): Promise<void> }>;
 }
 
 function version(): string {
@@ -122,10 +129,16 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
   const runtime = runtimeFromFlags(args, env, log);
   if (typeof runtime === "number") return runtime;
 
-  let cluster: Awaited<ReturnType<typeof joinCluster>> | undefined;
+  let cluster: { close(): Promise<void> } | undefined;
   if (args.bus) {
     try {
-      cluster = await joinCluster(runtime, args.bus, args["node-id"], log);
+      if (!io.joinCluster) throw new Error("--bus: this entry point cannot join a cluster");
+      cluster = await io.joinCluster(runtime, {
+        busUrl: args.bus,
+        node: args["node-id"],
+        version: version(),
+        log,
+      });
     } catch (err) {
       log((err as Error).message);
       await runtime.shutdown();
@@ -173,31 +186,4 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
     await cluster?.close();
   }
   return code;
-}
-
-/**
- * Joins a cluster (issue 16): the node's failover scan and event log, and an HTTP app, never
- * listened on, that serves the requests other nodes forward here (threads running here).
- */
-async function joinCluster(
-  runtime: Runtime,
-  busUrl: string,
-  node: string | undefined,
-  log: (l: string) => void,
-) {
-  const [{ ClusterNode }, { mountCluster }, { createHttpApp }] = await Promise.all([
-    import("../../cluster/node.js"),
-    import("../../cluster/routes.js"),
-    import("../http/app.js"),
-  ]);
-  const cluster = await ClusterNode.start(runtime, { busUrl, node, log });
-  const token = randomBytes(24).toString("hex");
-  const app = createHttpApp(runtime, {
-    token,
-    version: version(),
-    eventLog: cluster.events,
-    extend: (a) => mountCluster(a, runtime, cluster),
-  });
-  cluster.attach(app, token);
-  return cluster;
 }
