@@ -160,7 +160,9 @@ function remote(
 const steer = method(TurnSteerParams, ({ server }: Ctx, p) => {
   const { text: steerText, images: steerImages } = userInput("turn/steer", p.input);
   if (!steerImages.length) {
-    const forwarded = remote(server, "turn/steer", p.threadId, p.expectedTurnId, "steer", { text: steerText });
+    const forwarded = remote(server, "turn/steer", p.threadId, p.expectedTurnId, "steer", {
+      text: steerText,
+    });
     if (forwarded) return forwarded.then((r) => ({ turnId: r.body.turn_id as string }));
   }
   const thread = loadedThread(server, p.threadId);
