@@ -21,15 +21,15 @@
  *   the store), and continues a turn that was mid-request from its stored history (a call cut
  *   off mid-run is recorded as aborted first, so the model sees it did not finish).
  *   Threads whose lease this node lost (fenced) are reported once each and counted; their stale
- *   copy here is dropped (Runtime.relinquish: its turn stops, nothing more is written or
+ *   copy here is dropped (Runtime.ownership.relinquish: its turn stops, nothing more is written or
  *   published, its questions stay pending for the new owner). Should that owner die too, this
  *   node may take the thread over again like any other.
- * - Hand-over: `Runtime.claim(id)` (the app-server before it opens a thread, issue 16) asks the
+ * - Hand-over: `Runtime.ownership.claim(id)` (the app-server before it opens a thread, issue 16) asks the
  *   live owner to hand the thread over (`POST /thread/:id/handover`, routes.ts): the owner stops
  *   it without writing and releases the lease, and this node opens it, going on with its turn
  *   and re-asking its questions with the same ids. An owner that does not answer is a
  *   ThreadInUseError naming it (its lease lapses within the TTL if it is dead).
- * - Remote ops: `Runtime.remoteOp` (the app-server's turn/steer and turn/interrupt of a thread
+ * - Remote ops: `Runtime.ownership.remoteOp` (the app-server's turn/steer and turn/interrupt of a thread
  *   another node runs) forwards to that node's HTTP route and returns its answer.
  * - `close()` stops scanning and drains the NATS connection; it does not shut the runtime down.
  */
@@ -116,8 +116,8 @@ export class ClusterNode {
         ? runtime.agents.lineage(e.thread_id)
         : undefined,
     );
-    runtime.onFenced = (id) => void this.lose(id);
-    runtime.remoteOp = (id, op, body) => {
+    runtime.ownership.onFenced = (id) => void this.lose(id);
+    runtime.ownership.remoteOp = (id, op, body) => {
       const owner = runtime.thread(id) ? undefined : this.ownerOf(id);
       if (owner === undefined) return undefined;
       return this.forward(owner, {
@@ -135,7 +135,7 @@ export class ClusterNode {
         return { status: r.status, body: parsed };
       });
     };
-    runtime.claimHook = (id) => {
+    runtime.ownership.claimHook = (id) => {
       const owner = this.ownerOf(id);
       return owner === undefined ? undefined : this.requestHandover(owner, id);
     };
@@ -290,7 +290,7 @@ export class ClusterNode {
 
   /**
    * Records that another node took `id` (seen at lease renewal, or a write refused by fencing):
-   * counted and said once. The caller stops the stale copy here (Runtime.relinquish): no more
+   * counted and said once. The caller stops the stale copy here (Runtime.ownership.relinquish): no more
    * model requests or commands, no writes, no events. False when already known.
    */
   private lose(id: string): boolean {
@@ -319,7 +319,7 @@ export class ClusterNode {
     }
     try {
       for (const id of this.store.lostLeases()) {
-        if (this.lose(id)) void this.runtime.relinquish(id).catch(() => {});
+        if (this.lose(id)) void this.runtime.ownership.relinquish(id).catch(() => {});
       }
       for (const id of this.store.orphanedThreads(20)) {
         if (this.runtime.thread(id)) continue;

@@ -63,7 +63,7 @@ export function mountCluster(app: Hono, runtime: Runtime, cluster: ClusterNode):
   };
   app.post("/thread/:id/handover", async (c) => {
     const id = c.req.param("id");
-    if (!(await runtime.handOver(id))) {
+    if (!(await runtime.ownership.handOver(id))) {
       const message = `node ${cluster.node} does not run thread ${id}`;
       return c.json({ error: { code: "not_owner", message } }, 409);
     }

@@ -15,7 +15,7 @@ import { ABORTED_OUTPUT, orphanCalls } from "../agent/history.js";
 import type { ResolvedProvider } from "../config/load.js";
 import type { McpServerConfig, Settings } from "../config/schema.js";
 import type { ModelClient, WireTool } from "../model/types.js";
-import type { CollaborationMode, Event, Stamped } from "../protocol/events.js";
+import type { CollaborationMode, Stamped } from "../protocol/events.js";
 import { isToolCall, outputFor, type ResponseItem, type ToolCallItem } from "../protocol/items.js";
 import type { TurnOptions } from "../protocol/ops.js";
 import type {
@@ -39,6 +39,7 @@ import { type IdSource, randomIds, shortId } from "../util/ids.js";
 import { Agents } from "./agents/index.js";
 import { Approvals } from "./approvals.js";
 import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from "./context.js";
+import { Ownership } from "./ownership.js";
 import { type ActiveTurn, Thread } from "./thread.js";
 import { resolveThreadRef, type ThreadRef } from "./thread-ref.js";
 import { questionsInDefaultMode, threadTools } from "./thread-tools.js";
@@ -126,24 +127,8 @@ export class Runtime {
   /** This process's thread-lease identity, and the threads whose lease it holds (item 12). */
   private readonly leaseOwner = leaseOwner();
   private readonly leased = new Set<string>();
-  /** Threads given up to another process (relinquish): their last events are not published. */
-  private readonly muted = new Set<string>();
-  /** Threads just handed over to this process (claim): opening them goes on with their turn. */
-  private readonly claimed = new Set<string>();
-  /**
-   * Cluster (issue 16, set by ClusterNode): when another live node runs `id`, asks it to hand
-   * the thread over and resolves once it has; undefined when there is nobody to ask.
-   */
-  claimHook?: (id: string) => Promise<void> | undefined;
-  /**
-   * Cluster (set by ClusterNode): runs `POST /thread/:id/<op>` on the live node that runs `id`
-   * and resolves with its HTTP answer; undefined when no other node runs it (act here).
-   */
-  remoteOp?: (
-    id: string,
-    op: "steer" | "interrupt",
-    body: Record<string, unknown>,
-  ) => Promise<{ status: number; body: any }> | undefined;
+  /** Moving threads between processes of a cluster (./ownership.ts). */
+  readonly ownership: Ownership;
 
   constructor(opts: RuntimeOptions) {
     this.settings = opts.settings;
@@ -166,96 +151,24 @@ export class Runtime {
     this.protectedPaths = protectedPathsFor(opts.home, opts.store.path);
     this.agents = new Agents(this);
     this.responders = createResponders({ lineage: (id) => this.agents.lineage(id) });
+    this.ownership = new Ownership({
+      bus: this.bus,
+      broker: () => this.broker,
+      thread: (id) => this.threads.get(id),
+      unload: (id, release) => {
+        this.threads.delete(id);
+        if (release) this.releaseLease(id);
+        else this.leased.delete(id);
+      },
+    });
     this.broker = createBroker({
       lineage: (id) => this.agents.lineage(id),
       attribute: (id) => this.agents.info(id),
-      bus: this.mutedBus(),
+      bus: this.ownership.bus,
       store: this.questionStore(),
       onPendingChange: (threadId, count) => this.threads.get(threadId)?.onPendingQuestions(count),
       maskSecrets: (threadId, text) => this.secrets.view(threadId).mask(text),
     });
-  }
-
-  /** Publishes an event of a thread, unless the thread was given up (relinquish). */
-  publish(event: Event): void {
-    if ("thread_id" in event && this.muted.has(event.thread_id as string)) return;
-    this.bus.publish(event);
-  }
-
-  /** The bus as the broker sees it: a given-up thread's question events go nowhere. */
-  private mutedBus(): Bus {
-    const bus = this.bus;
-    return {
-      publish: (event) => {
-        if ("thread_id" in event && this.muted.has(event.thread_id as string))
-          return { seq: bus.lastSeq, time: Date.now(), event };
-        return bus.publish(event);
-      },
-      subscribe: (listener, opts) => bus.subscribe(listener, opts),
-      get lastSeq() {
-        return bus.lastSeq;
-      },
-      get listenerCount() {
-        return bus.listenerCount;
-      },
-    };
-  }
-
-  /**
-   * Before opening `id` here in a cluster: a promise that resolves once the node that runs it
-   * has handed it over (then `openThread` goes on with its turn and re-asks its questions);
-   * undefined when nothing has to move (loaded here, owned by nobody, or no cluster).
-   */
-  claim(id: string): Promise<void> | undefined {
-    if (this.threads.has(id)) return undefined;
-    return this.claimHook?.(id)?.then(() => {
-      this.claimed.add(id);
-    });
-  }
-
-  /**
-   * Hands a thread this process runs over to another (cluster, POST /thread/:id/handover): as
-   * relinquish, and the lease is released so the claiming node takes it at once. Its turn,
-   * if any, goes on there from the stored history; its questions are asked again there.
-   */
-  async handOver(id: string): Promise<boolean> {
-    if (!this.threads.has(id)) return false;
-    await this.relinquish(id, { release: true });
-    return true;
-  }
-
-  /**
-   * A write for `id` was refused because another process took its lease (fencing, issue 16):
-   * this process stops acting on the thread at once, without a word (the failing turn's own
-   * events would tell clients it failed while it goes on elsewhere).
-   */
-  fenced(id: string): void {
-    this.onFenced?.(id);
-    void this.relinquish(id).catch(() => {});
-  }
-
-  /** Told when a thread is fenced here (ClusterNode: counts and reports the lost lease). */
-  onFenced?: (id: string) => void;
-
-  /**
-   * Gives up a thread another process now owns (a cluster node that lost its lease, issue 16):
-   * nothing more is written or published for it, its turn stops (no more model requests or
-   * commands here), its in-memory questions settle without touching the store (they stay
-   * pending for the new owner), and it leaves memory; the lease is not released (not ours)
-   * unless `release` (handOver: it still is).
-   */
-  async relinquish(id: string, opts: { release?: boolean } = {}): Promise<void> {
-    const thread = this.threads.get(id);
-    if (!thread) return;
-    this.muted.add(id);
-    thread.suspended = true;
-    this.broker.cancelAll({ threadId: id }, "the thread moved to another node", { persist: false });
-    thread.interrupt("the thread moved to another node");
-    await thread.active?.done.catch(() => {});
-    await thread.disposeTools().catch(() => {});
-    this.threads.delete(id);
-    if (opts.release) this.releaseLease(id);
-    else this.leased.delete(id);
   }
 
   /** The store as the broker sees it: questions of ephemeral threads stay in memory. */
@@ -396,11 +309,11 @@ export class Runtime {
     }
     // Before anything is written: a thread another process drives is refused untouched.
     this.takeLease(id);
-    this.muted.delete(id); // given up here once, back now
+    this.ownership.unmute(id); // given up here once, back now
 
     const wasWorking = record.status === "running" || record.status === "waiting_on_user";
     // Taken over from a dead node, or handed over by a live one: a turn mid-request goes on.
-    const claimed = this.claimed.delete(id);
+    const claimed = this.ownership.takeClaimed(id);
     const goOn = (patch.continueWorking === true || claimed) && record.status === "running";
     const settings = { ...record.settings };
     if (patch.offerQuestions !== undefined) settings.offer_questions = patch.offerQuestions;
@@ -490,7 +403,7 @@ export class Runtime {
         secrets: this.secrets,
         agents: this.agents,
         hooks: this.hooks,
-        publish: (e) => this.publish(e),
+        publish: (e) => this.ownership.publish(e),
         thread: (id) => this.threads.get(id),
       },
       record,

@@ -102,8 +102,8 @@ export class Thread {
       try {
         this.core.store.appendItem(this.id, turnId, item);
       } catch (e) {
-        // Another process holds the thread now: stop here, quietly (Runtime.fenced).
-        if (StoreError.isInstance(e) && e.code === "fenced") this.core.fenced(this.id);
+        // Another process holds the thread now: stop here, quietly (Runtime.ownership.fenced).
+        if (StoreError.isInstance(e) && e.code === "fenced") this.core.ownership.fenced(this.id);
         throw e;
       }
     } else this.unsaved.push({ item, turnId });
@@ -150,7 +150,7 @@ export class Thread {
   emit(event: Event): void {
     if (event.type === "turn.diff")
       event = { ...event, diff: this.core.secrets.view(this.id).mask(event.diff) };
-    this.core.publish(event);
+    this.core.ownership.publish(event);
   }
 
   /** The current turn's net diff, with the thread's secret values masked (Q10). */

@@ -155,9 +155,9 @@ export function handleRequest(
   if (!session.initialized && name !== "initialize")
     throw new RpcError(ErrorCode.NotInitialized, `not initialized: send initialize before ${name}`);
   const parsed = parseParams(name, m.params, params);
-  // In a cluster a thread another node runs moves here first (Runtime.claim, issue 16).
+  // In a cluster a thread another node runs moves here first (Runtime.ownership.claim, issue 16).
   const threadId = OPENS_THREAD.has(name) ? (parsed as { threadId?: unknown }).threadId : undefined;
-  const claim = typeof threadId === "string" ? server.runtime.claim(threadId) : undefined;
+  const claim = typeof threadId === "string" ? server.runtime.ownership.claim(threadId) : undefined;
   if (!claim) return m.run({ server, session }, parsed);
   return claim.then(
     () => m.run({ server, session }, parsed),

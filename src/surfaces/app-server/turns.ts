@@ -141,7 +141,7 @@ function remote(
   if (server.runtime.thread(threadId)) return undefined;
   const running = server.runtime.store.listTurns(threadId).findLast((t) => t.status === "running");
   if (!running) return undefined;
-  const pending = server.runtime.remoteOp?.(threadId, op, body);
+  const pending = server.runtime.ownership.remoteOp?.(threadId, op, body);
   if (!pending) return undefined;
   if (running.id !== turnId)
     throw new RpcError(
