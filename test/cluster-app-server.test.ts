@@ -44,7 +44,7 @@ describe.skipIf(missing("postgres", "nats-server").length > 0)("app-server as a 
   async function askedOnServeNode() {
     mock = await startMockProcess(questionScript());
     const db = pg.createDatabase(`app_server_cluster_${++dbs}`);
-    const lease = { TANDEM_LEASE_TTL_MS: "1500" };
+    const lease = { TANDEM_LEASE_TTL_MS: "3000" };
     const serve = await spawnServe(
       [
         ...["--port", "0", "--token", TOKEN, "--responder", "--store", db, "--bus", nats.url],

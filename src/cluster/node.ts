@@ -136,8 +136,11 @@ export class ClusterNode {
       });
     };
     runtime.ownership.claimHook = (id) => {
-      const owner = this.ownerOf(id);
-      return owner === undefined ? undefined : this.requestHandover(owner, id);
+      // The node named on the lease is asked even when its lease looks lapsed: a busy node
+      // renews late, and one that is gone answers "no responders" at once.
+      const lease = this.store.getLease(id);
+      if (!lease?.node || lease.node === this.node) return undefined;
+      return this.requestHandover(lease.node, id, lease.expired === true);
     };
   }
 
@@ -205,7 +208,7 @@ export class ClusterNode {
     }
   }
 
-  private async requestHandover(owner: string, threadId: string): Promise<void> {
+  private async requestHandover(owner: string, threadId: string, lapsed: boolean): Promise<void> {
     const res = await this.forward(owner, {
       method: "POST",
       path: `/thread/${encodeURIComponent(threadId)}/handover`,
@@ -214,6 +217,8 @@ export class ClusterNode {
       this.opts.log?.(`thread ${threadId} handed over by node ${owner}`);
       return;
     }
+    // Its lease lapsed and it does not run the thread, or is gone: opening takes the lease.
+    if (lapsed && (res.status === 503 || res.status === 409)) return;
     let message = res.body;
     try {
       message = JSON.parse(res.body)?.error?.message ?? message;
