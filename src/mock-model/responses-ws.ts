@@ -166,12 +166,21 @@ async function answer(ws: WebSocket, text: string, state: { last?: Chain }, deps
       : rendered.frames;
   const delay = step.token_delay_ms ?? 0;
   let completed: unknown;
-  for (const fr of frames) {
-    if (delay && fr.delta && !(await pause(delay, gone))) return;
-    if (gone.aborted) return;
-    const data = dataOf(fr);
-    send(ws, data);
-    if (data.startsWith('{"type":"response.completed"')) completed = JSON.parse(data);
+  // Without a token delay the whole answer goes out in one write, as the HTTP route sends it in
+  // one body: frames are still separate WebSocket messages, but the client is woken once.
+  // (`_socket` is ws's own field; without it each frame is simply written on its own.)
+  const socket = delay ? undefined : (ws as unknown as { _socket?: Duplex })._socket;
+  socket?.cork();
+  try {
+    for (const fr of frames) {
+      if (delay && fr.delta && !(await pause(delay, gone))) return;
+      if (gone.aborted) return;
+      const data = dataOf(fr);
+      send(ws, data);
+      if (data.startsWith('{"type":"response.completed"')) completed = JSON.parse(data);
+    }
+  } finally {
+    socket?.uncork();
   }
   if (fault?.type === "cut") {
     ws.terminate();
