@@ -4,7 +4,8 @@
  * Skipped with the reason where postgres or nats-server is absent.
  */
 import type { ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { join as join_ } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type MockProcess, runTandem, spawnServe, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
@@ -39,6 +40,19 @@ function askThenFinish(answer: string) {
   };
 }
 
+/** Runs `cmd` (call_run), then, once the model sees its output and `prompt`, says `text`. */
+function runThenSay(cmd: string, prompt: string, text: string) {
+  return {
+    steps: [
+      { output: [{ type: "function_call", call_id: "call_run", name: "exec_command", arguments: { cmd } }] },
+      {
+        expect: { input_contains: ["call_run", prompt] },
+        output: [{ type: "message", text }],
+      },
+    ],
+  };
+}
+
 interface Node {
   name: string;
   url: string;
@@ -47,6 +61,20 @@ interface Node {
 }
 
 const skip = missing("postgres", "nats-server").length > 0;
+
+/** True while `pid` runs (a zombie, killed but not yet reaped, counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
 
 describe("scale-out flags refuse what cannot work", () => {
   // fails if --bus is accepted without a shared store (it could not route: no leases to read),
@@ -234,24 +262,7 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
   // takeover without a pending question), its cut-off command gets no output or two, or the
   // turn is not continued from the stored history on the new owner.
   it("A is SIGKILLed mid-command: another node marks the command aborted and continues the turn", async () => {
-    const script = {
-      steps: [
-        {
-          output: [
-            {
-              type: "function_call",
-              call_id: "call_run",
-              name: "exec_command",
-              arguments: { cmd: "sleep 6" },
-            },
-          ],
-        },
-        {
-          expect: { input_contains: ["call_run", "go on"] },
-          output: [{ type: "message", text: "resumed fine" }],
-        },
-      ],
-    };
+    const script = runThenSay("sleep 6", "go on", "resumed fine");
     const unsandboxed = ["-c", 'sandbox_mode="danger-full-access"', "-c", 'approval_policy="never"'];
     const [a, b, c] = await cluster(script, {}, unsandboxed);
     const id = (await post(a, "/thread", {})).body.id as string;
@@ -378,6 +389,52 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
     } finally {
       await pgProxy.close();
       await natsProxy.close();
+    }
+  });
+
+  // Split brain: A is cut off from PostgreSQL (silence, not a reset; NATS still up) while its
+  // command runs. Another node takes the thread once the lease lapses and continues the turn, so
+  // A must have stopped the command by then or both nodes act on the workspace at once.
+  // fails if A's command outlives the takeover (no self-fencing), or A never says why it stopped.
+  it("an owner cut off from the store kills its running command before another node takes over", async () => {
+    const dir = tempDir();
+    const pidFile = join_(dir, "pid");
+    const script = runThenSay(`echo $$ > ${pidFile}; exec sleep 60`, "keep going", "continued elsewhere");
+    const pgProxy = await startProxy(pg.port);
+    try {
+      const unsandboxed = ["-c", 'sandbox_mode="danger-full-access"', "-c", 'approval_policy="never"'];
+      const [a, b, c] = await cluster(
+        script,
+        { a: (db) => ({ store: `postgres://postgres@127.0.0.1:${pgProxy.port}/${db}`, bus: nats.url }) },
+        unsandboxed,
+      );
+      const id = (await post(a, "/thread", {})).body.id as string;
+      expect((await post(a, `/thread/${id}/turn`, { text: "keep going" })).status).toBe(202);
+      const pid = await waitFor("the command's pid", async () => {
+        const text = existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : "";
+        return /^\d+$/.test(text) ? Number(text) : undefined;
+      });
+      expect(alive(pid)).toBe(true);
+      pgProxy.pause();
+      const tookOver = (n: Node) => n.stderr().includes(`took over thread ${id}`);
+      // Until another node says it took the thread, and at that moment: A's command is gone.
+      const taker = await waitFor(
+        "another node to take the thread",
+        async () => [b, c].find(tookOver),
+        20_000,
+      );
+      expect(alive(pid), `A's command outlived the takeover; A said: ${a.stderr()}`).toBe(false);
+      expect(a.stderr()).toContain(`lost the lease on thread ${id}: the store did not confirm it`);
+      pgProxy.resume();
+      const done = await waitFor("the turn to complete on the new owner", async () => {
+        const items = (await get(taker, `/thread/${id}`)).items as any[];
+        return JSON.stringify(items).includes("continued elsewhere") ? items : undefined;
+      });
+      const outputs = done.filter((i) => i.type === "function_call_output" && i.call_id === "call_run");
+      expect(outputs).toHaveLength(1);
+      expect(JSON.stringify(outputs[0])).toContain("aborted");
+    } finally {
+      await pgProxy.close();
     }
   });
 

@@ -20,7 +20,8 @@
  *   re-asks their questions with the same request ids (first answer wins: settling is once, in
  *   the store), and continues a turn that was mid-request from its stored history (a call cut
  *   off mid-run is recorded as aborted first, so the model sees it did not finish).
- *   Threads whose lease this node lost (fenced) are reported once each and counted; their stale
+ *   Threads whose lease this node lost (fenced: taken by another node, or not confirmed by the
+ *   store in time, checked every tenth of the TTL) are reported once each and counted; their stale
  *   copy here is dropped (Runtime.ownership.relinquish: its turn stops, nothing more is written or
  *   published, its questions stay pending for the new owner). Should that owner die too, this
  *   node may take the thread over again like any other.
@@ -95,6 +96,7 @@ export class ClusterNode {
   private app?: { fetch(req: Request): Response | Promise<Response> };
   private token = "";
   private timer?: NodeJS.Timeout;
+  private leaseTimer?: NodeJS.Timeout;
   /** Set while publishing another node's event into this node's bus: its id. */
   private remoteId: number | undefined;
   private applyingRemote = false;
@@ -273,6 +275,11 @@ export class ClusterNode {
     this.unsubscribe = () => sub.unsubscribe();
     this.timer = setInterval(() => this.scan(), this.opts.scanMs ?? 1000);
     this.timer.unref();
+    // Lost leases are looked for often: a node cut off from the store must stop its threads'
+    // commands before another node may take them (self-fencing at 3/4 of the TTL, store worker).
+    const every = Math.min(this.opts.scanMs ?? 1000, Math.max(50, Math.floor(this.store.leaseTtlMs / 10)));
+    this.leaseTimer = setInterval(() => this.checkLeases(), every);
+    this.leaseTimer.unref();
   }
 
   private async serveForwarded(req: ForwardRequest): Promise<ForwardResponse> {
@@ -298,16 +305,38 @@ export class ClusterNode {
    * counted and said once. The caller stops the stale copy here (Runtime.ownership.relinquish): no more
    * model requests or commands, no writes, no events. False when already known.
    */
-  private lose(id: string): boolean {
+  private lose(id: string, unconfirmed?: boolean): boolean {
     if (this.lost.has(id)) return false;
     this.lost.add(id);
     this.metrics.leasesLost++;
+    unconfirmed ??= this.store.lostLeases().some((l) => l.thread_id === id && l.unconfirmed);
+    if (unconfirmed) {
+      // The store is out of reach: asking it who holds the lease now would hang.
+      const ms = Math.round(this.store.leaseTtlMs * 0.75);
+      this.opts.log?.(
+        `lost the lease on thread ${id}: the store did not confirm it for ${ms} ms (PostgreSQL unreachable?), ` +
+          "so another node may take it; its turn and commands stop here and its writes are refused (fenced)",
+      );
+      return true;
+    }
     let holder = "?";
     try {
       holder = this.store.getLease(id)?.node ?? "?";
     } catch {}
     this.opts.log?.(`lost the lease on thread ${id} to node ${holder}; its writes here are refused (fenced)`);
     return true;
+  }
+
+  /** Stops the stale copy of every thread whose lease this node lost (taken, or unconfirmed). */
+  checkLeases(): void {
+    try {
+      for (const l of this.store.lostLeases()) {
+        if (this.lose(l.thread_id, l.unconfirmed))
+          void this.runtime.ownership.relinquish(l.thread_id).catch(() => {});
+      }
+    } catch (e) {
+      this.opts.log?.(`lease check failed: ${(e as Error).message}`);
+    }
   }
 
   /** One failover pass: take orphaned threads, report lost leases. */
@@ -322,10 +351,15 @@ export class ClusterNode {
         this.opts.log?.(`event log: pruning failed: ${(e as Error).message}`);
       }
     }
+    this.checkLeases();
+    // The rest waits a tick: a thread just given up stops its commands (abort handlers run in
+    // microtasks) before this blocks on a store that may be out of reach.
+    setImmediate(() => this.takeOrphans());
+  }
+
+  private takeOrphans(): void {
+    if (this.draining) return;
     try {
-      for (const id of this.store.lostLeases()) {
-        if (this.lose(id)) void this.runtime.ownership.relinquish(id).catch(() => {});
-      }
       for (const id of this.store.orphanedThreads(20)) {
         if (this.runtime.thread(id)) continue;
         try {
@@ -370,6 +404,7 @@ export class ClusterNode {
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
     this.unsubscribe?.();
     await this.nc.drain().catch(() => {});
   }

@@ -57,3 +57,51 @@ export async function startProxy(targetPort: number): Promise<TestProxy> {
       }),
   };
 }
+
+/**
+ * The same proxy in a child process, for a test whose own thread blocks on the connection it
+ * cuts (the synchronous PostgreSQL store): `pause()` and `resume()` resolve once the child did
+ * it. `close()` ends the child.
+ */
+export async function startProxyProcess(targetPort: number): Promise<{
+  port: number;
+  pause(): Promise<void>;
+  resume(): Promise<void>;
+  close(): Promise<void>;
+}> {
+  const { spawn } = await import("node:child_process");
+  const { createInterface } = await import("node:readline");
+  const { fileURLToPath } = await import("node:url");
+  const self = fileURLToPath(import.meta.url);
+  const code =
+    `import(${JSON.stringify(self)}).then(async ({ startProxy }) => {` +
+    `const p = await startProxy(${targetPort}); console.log(p.port);` +
+    `require("node:readline").createInterface({ input: process.stdin }).on("line", (l) => {` +
+    `if (l === "pause") p.pause(); else if (l === "resume") p.resume(); console.log(l); });` +
+    `process.stdin.on("end", () => process.exit(0)); })`;
+  const child = spawn(process.execPath, ["--import", "tsx", "-e", code], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const next = async () => {
+    const r = await lines.next();
+    if (r.done) throw new Error("the proxy process ended");
+    return r.value as string;
+  };
+  const port = Number(await next());
+  const say = async (what: string) => {
+    child.stdin!.write(`${what}\n`);
+    while ((await next()) !== what);
+  };
+  return {
+    port,
+    pause: () => say("pause"),
+    resume: () => say("resume"),
+    close: async () => {
+      const gone = new Promise((r) => child.once("exit", r));
+      child.stdin!.end();
+      child.kill("SIGTERM");
+      await gone;
+    },
+  };
+}

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import pgClient from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startPostgres, type TestPostgres } from "../../../test/infra/postgres.js";
+import { startProxyProcess } from "../../../test/infra/proxy.js";
 import { missing } from "../../../test/system-tools.js";
 import { openStore, type Store, StoreError } from "../index.js";
 import type { Lease } from "../lease.js";
@@ -43,6 +44,16 @@ const owner = (token: string, pid = process.pid): Lease => ({
   since: Date.now(),
   token,
 });
+
+/** What `fn` threw (undefined when it returned). */
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -182,6 +193,50 @@ describe.skipIf(missing("postgres").length > 0)("PostgreSQL leases and fencing",
       expect(b.countItems("t1")).toBe(1);
     } finally {
       child.kill("SIGKILL");
+    }
+  });
+
+  // Split brain at store level: the database goes silent (a partition, not a reset) while a
+  // write is on the wire. The holder must stop trusting its lease before it can lapse, fail the
+  // hung write instead of freezing its caller for the whole call timeout, refuse later writes
+  // without the database, and stop renewing, so another node takes the thread once it lapses.
+  // fails if the hung write waits out the 60 s call timeout, a lease the store stopped
+  // confirming is not reported, a write is attempted with it, or it is renewed after the heal.
+  it("a holder cut off from the database fences itself before its lease can lapse", async () => {
+    const url = pg.createDatabase(`cutoff_${++n}`);
+    const proxy = await startProxyProcess(pg.port); // in a child: this thread blocks on it
+    try {
+      const viaProxy = url.replace(/:\d+\//, `:${proxy.port}/`);
+      const a = openStore(viaProxy, { node: "node-a", leaseTtlMs: 600, timeoutMs: 60_000 });
+      open.push(a);
+      const b = store(url, "node-b", 600);
+      a.createThread(record("t1"));
+      expect(a.acquireLease("t1", { ...owner("tok-a"), host: "elsewhere" })).toEqual({ ok: true });
+      expect(a.appendItem("t1", null, msg("before"))).toBe(1);
+      await proxy.pause();
+      // Hangs on the silent connection until the lease goes unconfirmed; then it is dropped.
+      const hung = thrown(() => a.appendItem("t1", null, msg("on the wire")));
+      expect(StoreError.isInstance(hung) && hung.code).toBe("unavailable");
+      expect((hung as Error).message).toContain("while a lease went unconfirmed");
+      expect(asPostgresStore(a)!.lostLeases()).toEqual([{ thread_id: "t1", unconfirmed: true }]);
+      // Refused here, without the database: the message says why.
+      const refused = thrown(() => a.appendItem("t1", null, msg("after")));
+      expect(StoreError.isInstance(refused) && refused.code).toBe("fenced");
+      expect((refused as Error).message).toMatch(
+        /lost the lease on thread t1 .*the store did not confirm it/,
+      );
+      // Other calls fail (the reason given), they do not hang.
+      expect(codeOf(() => a.getThread("t1"))).toBe("unavailable");
+      await proxy.resume();
+      // A no longer renews: the lease lapses and B takes it; A's writes stay refused.
+      for (let i = 0; i < 50 && !b.getLease("t1")?.expired; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(b.acquireLease("t1", owner("tok-b"))).toEqual({ ok: true });
+      expect(codeOf(() => a.appendItem("t1", null, msg("late")))).toBe("fenced");
+      const texts = b.loadItems("t1").map((i) => (i.item as { content: { text: string }[] }).content[0].text);
+      expect(texts).not.toContain("after");
+      expect(texts).not.toContain("late");
+    } finally {
+      await proxy.close();
     }
   });
 });

@@ -281,6 +281,7 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
      * judged dead); taking it from another holder bumps the generation.
      */
     async acquireLease(threadId: string, owner: Row, takeOver: string | null) {
+      const started = Date.now(); // no later than the database's NOW below (self-fencing, worker.ts)
       return tx(async () => {
         const t = await q("SELECT lease_generation FROM threads WHERE id = $1 FOR UPDATE", [threadId]);
         if (!t.length)
@@ -317,7 +318,7 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
             data.ttlMs,
           ],
         );
-        held.set(threadId, { generation, token: owner.token, lost: false });
+        held.set(threadId, { generation, token: owner.token, lost: false, confirmed: started });
         return { ok: true };
       });
     },
@@ -376,10 +377,6 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
         [before],
       );
       return Number(rows[0].n);
-    },
-    /** Threads this process leased and has since lost (renewal found another holder). */
-    async lostLeases() {
-      return [...held].filter(([, h]) => h.lost).map(([id]) => id);
     },
     async heldLeases() {
       return [...held]

@@ -54,7 +54,7 @@ export function openPostgresStore(url: string, opts: PostgresStoreOptions = {}):
       `cannot open the Tandem store ${redact(url)}: ${(e as Error).message}; check the URL and that the database accepts connections`,
     );
   }
-  return new PostgresStore(bridge, redact(url), opts.node ?? hostname());
+  return new PostgresStore(bridge, redact(url), opts.node ?? hostname(), ttl);
 }
 
 export class PostgresStore implements Store {
@@ -63,6 +63,8 @@ export class PostgresStore implements Store {
     readonly path: string,
     /** The node id written on this store's leases. */
     readonly node: string,
+    /** How long a lease lasts without renewal. */
+    readonly leaseTtlMs: number,
   ) {}
 
   createThread(thread: ThreadRecord): void {
@@ -152,10 +154,15 @@ export class PostgresStore implements Store {
     return this.bridge.call("pruneEvents", before);
   }
 
-  /** Threads this process leased and lost to another node since (their writes are fenced). */
-  lostLeases(): string[] {
+  /**
+   * Threads this process leased and lost since (their writes are fenced): taken by another node,
+   * or `unconfirmed` (the store did not confirm the lease for 3/4 of its TTL, so another node may
+   * take it; ./worker.ts). Answered at once even while another operation hangs.
+   */
+  lostLeases(): Array<{ thread_id: string; unconfirmed: boolean }> {
     return this.bridge.call("lostLeases");
   }
+
   /** Threads with no live lease that have a pending question or were running (a dead or drained node's), oldest first. */
   orphanedThreads(limit = 50): string[] {
     return this.bridge.call("orphanedThreads", limit);

@@ -13,6 +13,14 @@
  * takeover needs to bump it), so once another node has taken the lease the write is refused
  * with `fenced`. Renewal pushes `expires_at` of every held lease; a lease the renewal no longer
  * finds is marked lost (the refusal then says so).
+ *
+ * Self-fencing: each held lease remembers when the store last confirmed it (`confirmed`: the
+ * local time its acquisition or latest successful renewal *started*, never later than the
+ * database's own renewal time). Once that is more than FENCE_AFTER of the TTL ago (the store
+ * cut off, renewals hanging) the lease is treated as lost here, before any other node can take
+ * it: writes for it are refused without asking the database, renewal stops (so it lapses even if
+ * the database comes back first), and `lostLeases` reports it, answered at once even while an
+ * operation hangs on the cut-off connection, so the node stops the thread's turn and commands.
  */
 
 export interface PgWorkerData {
@@ -42,23 +50,57 @@ export function pgWorkerMain(
     "total_tokens",
   ];
   type Row = Record<string, any>;
-  const held = new Map<string, { generation: number; token: string; lost: boolean }>();
+  type Held = { generation: number; token: string; lost: boolean; confirmed: number; unconfirmed?: boolean };
+  const held = new Map<string, Held>();
+  /** Writes whose first argument is the thread: refused up front when its lease is lost here. */
+  const FENCED_FIRST = new Set(["appendItem", "updateThread", "addUsage"]);
+  /** The share of the TTL after which an unconfirmed lease counts as lost here (see above). */
+  const FENCE_AFTER = 0.75;
+  /** Marks lost (unconfirmed) the held leases the store has not confirmed in time; how many now. */
+  function selfFence(only?: string): number {
+    const limit = Date.now() - data.ttlMs * FENCE_AFTER;
+    let now = 0;
+    for (const [id, h] of held) {
+      if (only !== undefined && id !== only) continue;
+      if (!h.lost && h.confirmed < limit) {
+        h.lost = true;
+        h.unconfirmed = true;
+        now++;
+      }
+    }
+    return now;
+  }
   // A client whose connection broke is replaced by a fresh one before the next use (a restarted
   // database, a dropped connection); the op that saw the break fails with `unavailable`.
   const broken = new Set<unknown>();
-  const client = (name: string) => {
-    const c = new pg.Client({ connectionString: data.url, application_name: name });
+  // A connection that cannot be reopened within half a lease fails the call: a node cut off from
+  // the database answers "unavailable" quickly instead of freezing its callers. (Opening the
+  // store the first time may take longer.)
+  const reopenTimeout = Math.max(1000, Math.round(data.ttlMs / 2));
+  const client = (name: string, connectionTimeoutMillis = reopenTimeout) => {
+    const c = new pg.Client({ connectionString: data.url, application_name: name, connectionTimeoutMillis });
     c.on("error", () => broken.add(c));
     return c;
   };
-  let db = client("tandem");
-  let renewer = client("tandem-lease");
+  let db = client("tandem", 15_000);
+  let renewer = client("tandem-lease", 15_000);
   let ready: Promise<void> | undefined;
   let closed = false;
+  // After a reopen failed, calls fail at once for a while (the reason repeated) rather than each
+  // waiting out its own connection timeout: a node cut off from the database stays responsive.
+  let down: { until: number; why: string } | undefined;
   async function heal(): Promise<void> {
     if (broken.has(db)) {
+      if (down && Date.now() < down.until) throw new Error(`${down.why} (retried within a second)`);
       const fresh = client("tandem");
-      await fresh.connect();
+      try {
+        await fresh.connect();
+        down = undefined;
+      } catch (e) {
+        down = { until: Date.now() + 1000, why: (e as Error).message };
+        fresh.end().catch(() => {});
+        throw e;
+      }
       db.end().catch(() => {});
       db = fresh;
     }
@@ -91,12 +133,21 @@ export function pgWorkerMain(
       throw e;
     }
   }
-  const gen = (threadId: string) => held.get(threadId)?.generation ?? null;
+  /** The generation a write for `threadId` must match (null: not leased here); a lost lease refuses. */
+  const gen = (threadId: string): number | null => {
+    selfFence(threadId);
+    const h = held.get(threadId);
+    if (h?.lost) throw fencedError("write", threadId);
+    return h?.generation ?? null;
+  };
   function fencedError(what: string, threadId: string): OpError {
     const h = held.get(threadId);
+    const why = h?.unconfirmed
+      ? `: the store did not confirm it for over ${Math.round(data.ttlMs * FENCE_AFTER)} ms, so another node may have taken it`
+      : " to another node";
     return new OpError(
       "fenced",
-      `${what}: this node lost the lease on thread ${threadId} (generation ${h?.generation}) to another node; ` +
+      `${what}: this node lost the lease on thread ${threadId} (generation ${h?.generation})${why}; ` +
         "the write was refused and nothing was written",
     );
   }
@@ -114,6 +165,8 @@ export function pgWorkerMain(
   }
   /** Locks the thread row (shared) and checks the fence, inside a transaction. */
   async function checkFence(what: string, threadId: string): Promise<void> {
+    selfFence(threadId);
+    if (held.get(threadId)?.lost) throw fencedError(what, threadId);
     const g = gen(threadId);
     if (g === null) return;
     const rows = await q("SELECT lease_generation FROM threads WHERE id = $1 FOR SHARE", [threadId]);
@@ -194,8 +247,10 @@ export function pgWorkerMain(
   }
 
   async function renew(): Promise<void> {
+    selfFence();
     const live = [...held].filter(([, h]) => !h.lost);
     if (!live.length) return;
+    const started = Date.now();
     const rows = (
       await renewer.query(
         `UPDATE thread_leases l SET expires_at = ${NOW} + $1 FROM unnest($2::text[], $3::bigint[], $4::text[]) AS h(id, g, tok) ` +
@@ -204,7 +259,11 @@ export function pgWorkerMain(
       )
     ).rows as Row[];
     const renewed = new Set(rows.map((r) => r.thread_id));
-    for (const [id, h] of live) if (!renewed.has(id) && held.get(id) === h) h.lost = true;
+    for (const [id, h] of live) {
+      if (held.get(id) !== h || h.lost) continue; // replaced, or self-fenced while this ran
+      if (renewed.has(id)) h.confirmed = started;
+      else h.lost = true;
+    }
   }
 
   let renewing = false;
@@ -222,6 +281,28 @@ export function pgWorkerMain(
     Math.max(50, Math.floor(data.ttlMs / 3)),
   );
 
+  // The watchdog: when a held lease goes unconfirmed the database is out of reach, and an
+  // operation waiting on it (the caller's thread blocked in the bridge) or a renewal would hang
+  // until TCP gives up. Their connections are dropped so they fail now: the node goes on to stop
+  // the threads it no longer safely owns. Both connections are reopened on their next use.
+  /** Set while an operation runs: since when. */
+  let busy = 0;
+  let cutAt = 0;
+  function cut(c: { connection?: { stream?: { destroyed?: boolean; destroy(): void } } }): void {
+    broken.add(c);
+    const stream = c.connection?.stream;
+    if (stream && !stream.destroyed) stream.destroy();
+  }
+  function watch(): void {
+    if (closed || selfFence() === 0) return;
+    if (busy) {
+      cutAt = Date.now();
+      cut(db);
+    }
+    if (renewing) cut(renewer);
+  }
+  const watchdog = setInterval(watch, Math.max(20, Math.floor(data.ttlMs / 10)));
+
   function reply(id: number, msg: Row): void {
     data.port.postMessage({ id, ...msg });
     Atomics.store(flag, 0, 1);
@@ -230,15 +311,28 @@ export function pgWorkerMain(
 
   let chain: Promise<void> = Promise.resolve();
   data.port.on("message", (m: { id: number; op: string; args: unknown[] }) => {
+    // Answered at once, outside the queue: it reads only `held`, and it must answer while an
+    // operation hangs on a cut-off connection (that is when a lease goes unconfirmed).
+    if (m.op === "lostLeases") {
+      watch();
+      const value = [...held]
+        .filter(([, h]) => h.lost)
+        .map(([id, h]) => ({ thread_id: id, unconfirmed: h.unconfirmed === true }));
+      reply(m.id, { ok: true, value });
+      return;
+    }
     chain = chain.then(async () => {
       if (m.op === "close") {
         closed = true;
         clearInterval(timer);
+        clearInterval(watchdog);
         await Promise.allSettled([db.end(), renewer.end()]);
         reply(m.id, { ok: true });
         data.port.close();
         return;
       }
+      busy = Date.now();
+      cutAt = 0;
       try {
         ready ??= (async () => {
           await db.connect();
@@ -246,6 +340,13 @@ export function pgWorkerMain(
           await migrate();
         })();
         await ready;
+        // A write for a lease lost here is refused before any reconnecting: "fenced" tells the
+        // caller to give the thread up, quietly (it goes on elsewhere).
+        const tid = m.args[0];
+        if (typeof tid === "string" && FENCED_FIRST.has(m.op)) {
+          selfFence(tid);
+          if (held.get(tid)?.lost) throw fencedError(m.op, tid);
+        }
         await heal().catch((e: Error) => {
           throw new OpError(
             "unavailable",
@@ -260,7 +361,13 @@ export function pgWorkerMain(
         // No SQLSTATE, or a connection/shutdown class one: the connection itself is gone.
         if (!(e instanceof OpError) && (!err.code || /^(08|57)/.test(err.code))) broken.add(db);
         const code = e instanceof OpError ? e.code : m.op === "init" ? "open" : undefined;
-        reply(m.id, { ok: false, code, pgCode: err.code, message: err.message ?? String(e) });
+        const message = cutAt
+          ? `PostgreSQL did not answer for ${cutAt - busy} ms while a lease went unconfirmed; ` +
+            "the connection was dropped (the write, if any, may or may not have landed) and is reopened on the next call"
+          : (err.message ?? String(e));
+        reply(m.id, { ok: false, code, pgCode: err.code, message });
+      } finally {
+        busy = 0;
       }
     });
   });
