@@ -6,6 +6,7 @@
 import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join as join_ } from "node:path";
+import pgClient from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type MockProcess, runTandem, spawnServe, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
@@ -114,10 +115,13 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
     await mock?.stop();
   });
 
-  /** Starts nodes a, b, c; `via` gives a node other store and bus URLs (through a proxy). */
+  /**
+   * Starts nodes a, b, c; `via` gives a node other store and bus URLs (through a proxy) and
+   * optionally its own lease TTL (default 1500 ms).
+   */
   async function cluster(
     script: unknown,
-    via: Record<string, (db: string) => { store: string; bus: string }> = {},
+    via: Record<string, (db: string) => { store: string; bus: string; ttlMs?: number }> = {},
     extra: string[] = [],
   ): Promise<Node[]> {
     mock = await startMockProcess(script);
@@ -130,21 +134,21 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
       ...["-c", `openai_base_url="${mock.url}"`, ...extra],
     ];
     for (const name of ["a", "b", "c"]) {
-      const { store, bus } = via[name]?.(dbName) ?? { store: db, bus: nats.url };
+      const { store, bus, ttlMs } = via[name]?.(dbName) ?? { store: db, bus: nats.url };
       const args = [
         ...["--port", "0", "--token", TOKEN, "--responder", "--store", store, "--bus", bus],
         ...["--node-id", name, "-c", `openai_base_url="${mock.url}"`, ...extra],
       ];
-      nodes.push(await startNode(name, args));
+      nodes.push(await startNode(name, args, ttlMs));
     }
     return nodes;
   }
 
-  async function startNode(name: string, args: string[]): Promise<Node> {
+  async function startNode(name: string, args: string[], ttlMs = 1500): Promise<Node> {
     const run = await spawnServe(args, {
       TANDEM_HOME: tempDir(),
       OPENAI_API_KEY: "k",
-      TANDEM_LEASE_TTL_MS: "1500",
+      TANDEM_LEASE_TTL_MS: String(ttlMs),
     });
     const url = /listening on (\S+)/.exec(run.lines[0])![1];
     return { name, url, proc: run.proc, stderr: run.stderr };
@@ -356,11 +360,17 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
       await waitFor("A to say it lost the lease", async () =>
         a.stderr().includes(`lost the lease on thread ${id}`) ? true : undefined,
       );
-      // A handles a reply itself (as a forwarded request): its broker still holds the question.
-      const res = await fetch(`${a.url}/question/${q.request_id}/reply`, {
-        method: "POST",
-        headers: { ...json, "x-tandem-forwarded-by": "1" },
-        body: JSON.stringify({ thread_id: id, text: { name: "from-a" } }),
+      // A is made to handle a reply itself (as a forwarded request). Right after the heal its
+      // store may still answer 503 store_unavailable (retry shortly), as a client would.
+      const res = await waitFor<Response>("A's answer", async () => {
+        const r = await fetch(`${a.url}/question/${q.request_id}/reply`, {
+          method: "POST",
+          headers: { ...json, "x-tandem-forwarded-by": "1" },
+          body: JSON.stringify({ thread_id: id, text: { name: "from-a" } }),
+        });
+        if (r.status !== 503) return r;
+        expect(((await r.json()) as any).error.code).toBe("store_unavailable");
+        return undefined;
       });
       const body = (await res.json()) as any;
       expect(res.status).toBe(409);
@@ -395,19 +405,24 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
   // Split brain: A is cut off from PostgreSQL (silence, not a reset; NATS still up) while its
   // command runs. Another node takes the thread once the lease lapses and continues the turn, so
   // A must have stopped the command by then or both nodes act on the workspace at once.
-  // fails if A's command outlives the takeover (no self-fencing), or A never says why it stopped.
+  // fails if A's command is alive when its lease lapses in the database (no self-fencing, or a
+  // kill with a SIGTERM grace), or A never says why it stopped.
   it("an owner cut off from the store kills its running command before another node takes over", async () => {
     const dir = tempDir();
     const pidFile = join_(dir, "pid");
-    const script = runThenSay(`echo $$ > ${pidFile}; exec sleep 60`, "keep going", "continued elsewhere");
+    // It ignores SIGTERM (inherited by `sleep`): only an immediate SIGKILL stops it in time.
+    const cmd = `trap '' TERM; echo $$ > ${pidFile}; while :; do sleep 0.05; done`;
+    const script = runThenSay(cmd, "keep going", "continued elsewhere");
     const pgProxy = await startProxy(pg.port);
+    let dbName = "";
     try {
       const unsandboxed = ["-c", 'sandbox_mode="danger-full-access"', "-c", 'approval_policy="never"'];
-      const [a, b, c] = await cluster(
-        script,
-        { a: (db) => ({ store: `postgres://postgres@127.0.0.1:${pgProxy.port}/${db}`, bus: nats.url }) },
-        unsandboxed,
-      );
+      // A's lease lasts 3 s: it self-fences at 3/4 of that, checking every twentieth.
+      const viaProxy = (db: string) => {
+        dbName = db;
+        return { store: `postgres://postgres@127.0.0.1:${pgProxy.port}/${db}`, bus: nats.url, ttlMs: 3000 };
+      };
+      const [a, b, c] = await cluster(script, { a: viaProxy }, unsandboxed);
       const id = (await post(a, "/thread", {})).body.id as string;
       expect((await post(a, `/thread/${id}/turn`, { text: "keep going" })).status).toBe(202);
       const pid = await waitFor("the command's pid", async () => {
@@ -415,15 +430,32 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
         return /^\d+$/.test(text) ? Number(text) : undefined;
       });
       expect(alive(pid)).toBe(true);
+      const lease = new pgClient.Client({
+        connectionString: `postgres://postgres@127.0.0.1:${pg.port}/${dbName}`,
+      });
+      await lease.connect();
       pgProxy.pause();
+      try {
+        // The moment the lease lapses in the database (another node may take the thread from
+        // then on), A's command must already be dead.
+        for (;;) {
+          const { rows } = await lease.query(
+            "SELECT expires_at < (extract(epoch from clock_timestamp()) * 1000)::bigint AS lapsed FROM thread_leases WHERE thread_id = $1",
+            [id],
+          );
+          if (!rows.length || rows[0].lapsed) break;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        expect(alive(pid), `A's command outlived its lease; A said: ${a.stderr()}`).toBe(false);
+      } finally {
+        await lease.end();
+      }
       const tookOver = (n: Node) => n.stderr().includes(`took over thread ${id}`);
-      // Until another node says it took the thread, and at that moment: A's command is gone.
       const taker = await waitFor(
         "another node to take the thread",
         async () => [b, c].find(tookOver),
         20_000,
       );
-      expect(alive(pid), `A's command outlived the takeover; A said: ${a.stderr()}`).toBe(false);
       expect(a.stderr()).toContain(`lost the lease on thread ${id}: the store did not confirm it`);
       pgProxy.resume();
       const done = await waitFor("the turn to complete on the new owner", async () => {

@@ -21,7 +21,7 @@
  *   the store), and continues a turn that was mid-request from its stored history (a call cut
  *   off mid-run is recorded as aborted first, so the model sees it did not finish).
  *   Threads whose lease this node lost (fenced: taken by another node, or not confirmed by the
- *   store in time, checked every tenth of the TTL) are reported once each and counted; their stale
+ *   store in time, checked every twentieth of the TTL) are reported once each and counted; their stale
  *   copy here is dropped (Runtime.ownership.relinquish: its turn stops, nothing more is written or
  *   published, its questions stay pending for the new owner). Should that owner die too, this
  *   node may take the thread over again like any other.
@@ -97,6 +97,7 @@ export class ClusterNode {
   private token = "";
   private timer?: NodeJS.Timeout;
   private leaseTimer?: NodeJS.Timeout;
+  private closed = false;
   /** Set while publishing another node's event into this node's bus: its id. */
   private remoteId: number | undefined;
   private applyingRemote = false;
@@ -277,7 +278,7 @@ export class ClusterNode {
     this.timer.unref();
     // Lost leases are looked for often: a node cut off from the store must stop its threads'
     // commands before another node may take them (self-fencing at 3/4 of the TTL, store worker).
-    const every = Math.min(this.opts.scanMs ?? 1000, Math.max(50, Math.floor(this.store.leaseTtlMs / 10)));
+    const every = Math.min(this.opts.scanMs ?? 1000, Math.max(25, Math.floor(this.store.leaseTtlMs / 20)));
     this.leaseTimer = setInterval(() => this.checkLeases(), every);
     this.leaseTimer.unref();
   }
@@ -330,10 +331,16 @@ export class ClusterNode {
   /** Stops the stale copy of every thread whose lease this node lost (taken, or unconfirmed). */
   checkLeases(): void {
     try {
-      for (const l of this.store.lostLeases()) {
+      const lost = this.store.lostLeases();
+      // Unconfirmed first: giving those up must not wait on `lose` asking the store about others.
+      lost.sort((x, y) => Number(y.unconfirmed) - Number(x.unconfirmed));
+      for (const l of lost) {
         if (this.lose(l.thread_id, l.unconfirmed))
-          void this.runtime.ownership.relinquish(l.thread_id).catch(() => {});
+          void this.runtime.ownership.relinquish(l.thread_id, { now: true }).catch(() => {});
       }
+      // Leased here again since (reopened after the store came back): this node owns it now.
+      const still = new Set(lost.map((l) => l.thread_id));
+      for (const id of this.lost) if (!still.has(id) && this.runtime.thread(id)) this.lost.delete(id);
     } catch (e) {
       this.opts.log?.(`lease check failed: ${(e as Error).message}`);
     }
@@ -354,7 +361,9 @@ export class ClusterNode {
     this.checkLeases();
     // The rest waits a tick: a thread just given up stops its commands (abort handlers run in
     // microtasks) before this blocks on a store that may be out of reach.
-    setImmediate(() => this.takeOrphans());
+    setImmediate(() => {
+      if (!this.closed) this.takeOrphans();
+    });
   }
 
   private takeOrphans(): void {
@@ -403,6 +412,7 @@ export class ClusterNode {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.timer) clearInterval(this.timer);
     if (this.leaseTimer) clearInterval(this.leaseTimer);
     this.unsubscribe?.();

@@ -19,6 +19,7 @@
  */
 import type { Event } from "../protocol/events.js";
 import type { Broker } from "../questions/broker.js";
+import { AbortNow } from "../util/abort.js";
 import type { Bus } from "../util/bus.js";
 import type { Thread } from "./thread.js";
 
@@ -99,18 +100,24 @@ export class Ownership {
 
   fenced(id: string): void {
     this.onFenced?.(id);
-    void this.relinquish(id).catch(() => {});
+    void this.relinquish(id, { now: true }).catch(() => {});
   }
 
-  async relinquish(id: string, opts: { release?: boolean } = {}): Promise<void> {
+  /**
+   * `now`: another process may already be starting the thread's work again, so its commands and
+   * sessions are SIGKILLed at once (no grace), the kill signals sent before this first awaits.
+   */
+  async relinquish(id: string, opts: { release?: boolean; now?: boolean } = {}): Promise<void> {
     const thread = this.host.thread(id);
     if (!thread) return;
     this.muted.add(id);
     thread.suspended = true;
     this.host.broker().cancelAll({ threadId: id }, "the thread moved to another node", { persist: false });
-    thread.interrupt("the thread moved to another node");
+    const why = "the thread moved to another node";
+    thread.interrupt(opts.now ? new AbortNow(why) : why);
+    const disposed = opts.now ? thread.disposeTools({ now: true }).catch(() => {}) : undefined;
     await thread.active?.done.catch(() => {});
-    await thread.disposeTools().catch(() => {});
+    await (disposed ?? thread.disposeTools().catch(() => {}));
     this.host.unload(id, opts.release === true);
   }
 }

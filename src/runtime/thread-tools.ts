@@ -53,7 +53,7 @@ export function threadTools(
   host: ThreadToolsHost,
   record: ThreadRecord,
   mcpServers: Record<string, McpServerConfig>,
-): { registry: ToolRegistry; close(): Promise<void> } {
+): { registry: ToolRegistry; close(opts?: { now?: boolean }): Promise<void> } {
   const { settings } = host;
   const st = record.settings as {
     disabled_tools?: string[];
@@ -132,8 +132,8 @@ export function threadTools(
   if (mcp) registry.loadingUntil(mcp.ready);
   return {
     registry,
-    close: async () => {
-      await Promise.all([sessions.closeAll(), mcp?.close()]);
+    close: async (opts?: { now?: boolean }) => {
+      await Promise.all([sessions.closeAll(opts?.now ? 0 : undefined), mcp?.close()]);
     },
   };
 }

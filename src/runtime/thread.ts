@@ -29,6 +29,7 @@ import type { ThreadRecord } from "../store/types.js";
 import { TurnDiffTracker } from "../tools/patch/index.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
+import type { AbortNow } from "../util/abort.js";
 import { PauseClock } from "../util/pause-clock.js";
 import type { Runtime } from "./core.js";
 import { TurnWorkspace } from "./workspace-diff.js";
@@ -80,7 +81,8 @@ export class Thread {
     public record: ThreadRecord,
     history: ResponseItem[],
     readonly registry: ToolRegistry,
-    readonly disposeTools: () => Promise<void>,
+    /** Stops the thread's tools (`now`: its processes are SIGKILLed without a grace period). */
+    readonly disposeTools: (opts?: { now?: boolean }) => Promise<void>,
   ) {
     this.history = history;
     this.compactor = this.createCompactor();
@@ -204,7 +206,8 @@ export class Thread {
     return turn;
   }
 
-  interrupt(reason = "interrupted"): boolean {
+  /** Aborts the running turn; an AbortNow reason kills its command without a grace period. */
+  interrupt(reason: string | AbortNow = "interrupted"): boolean {
     if (!this.active) return false;
     this.active.ctrl.abort(reason);
     return true;

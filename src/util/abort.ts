@@ -10,6 +10,22 @@ export class AbortError extends Error {
   }
 }
 
+/**
+ * An abort reason asking that processes stop at once, with no grace period: the thread moved to
+ * another process, which may start the same work again within moments.
+ */
+export class AbortNow {
+  constructor(readonly message: string) {}
+  toString(): string {
+    return this.message;
+  }
+}
+
+/** True when `signal` was aborted with an AbortNow reason. */
+export function abortsNow(signal: AbortSignal): boolean {
+  return signal.aborted && signal.reason instanceof AbortNow;
+}
+
 /** Resolves after `ms`, or rejects with AbortError when `signal` aborts first. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -207,9 +207,9 @@ describe.skipIf(missing("postgres").length > 0)("PostgreSQL leases and fencing",
     const proxy = await startProxyProcess(pg.port); // in a child: this thread blocks on it
     try {
       const viaProxy = url.replace(/:\d+\//, `:${proxy.port}/`);
-      const a = openStore(viaProxy, { node: "node-a", leaseTtlMs: 600, timeoutMs: 60_000 });
+      const a = openStore(viaProxy, { node: "node-a", leaseTtlMs: 3000, timeoutMs: 60_000 });
       open.push(a);
-      const b = store(url, "node-b", 600);
+      const b = store(url, "node-b", 3000);
       a.createThread(record("t1"));
       expect(a.acquireLease("t1", { ...owner("tok-a"), host: "elsewhere" })).toEqual({ ok: true });
       expect(a.appendItem("t1", null, msg("before"))).toBe(1);
@@ -218,6 +218,8 @@ describe.skipIf(missing("postgres").length > 0)("PostgreSQL leases and fencing",
       const hung = thrown(() => a.appendItem("t1", null, msg("on the wire")));
       expect(StoreError.isInstance(hung) && hung.code).toBe("unavailable");
       expect((hung as Error).message).toContain("while a lease went unconfirmed");
+      // A gave the lease up before it lapsed: B cannot have it yet (so A stopped first).
+      expect(b.acquireLease("t1", owner("tok-b")).ok).toBe(false);
       expect(asPostgresStore(a)!.lostLeases()).toEqual([{ thread_id: "t1", unconfirmed: true }]);
       // Refused here, without the database: the message says why.
       const refused = thrown(() => a.appendItem("t1", null, msg("after")));

@@ -281,7 +281,7 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
      * judged dead); taking it from another holder bumps the generation.
      */
     async acquireLease(threadId: string, owner: Row, takeOver: string | null) {
-      const started = Date.now(); // no later than the database's NOW below (self-fencing, worker.ts)
+      let started = 0;
       return tx(async () => {
         const t = await q("SELECT lease_generation FROM threads WHERE id = $1 FOR UPDATE", [threadId]);
         if (!t.length)
@@ -302,6 +302,7 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
           return { ok: false, holder: toLease(holder) };
         const generation = mine ? Number(holder.generation) : Number(t[0].lease_generation) + 1;
         if (!mine) await q("UPDATE threads SET lease_generation = $2 WHERE id = $1", [threadId, generation]);
+        started = performance.now(); // no later than the database's NOW below (self-fencing, worker.ts)
         await q(
           "INSERT INTO thread_leases (thread_id, token, pid, host, node, since, generation, expires_at) " +
             `VALUES ($1, $2, $3, $4, $5, $6, $7, ${NOW} + $8) ON CONFLICT (thread_id) DO UPDATE SET token = excluded.token, ` +

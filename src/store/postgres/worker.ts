@@ -15,8 +15,8 @@
  * finds is marked lost (the refusal then says so).
  *
  * Self-fencing: each held lease remembers when the store last confirmed it (`confirmed`: the
- * local time its acquisition or latest successful renewal *started*, never later than the
- * database's own renewal time). Once that is more than FENCE_AFTER of the TTL ago (the store
+ * local monotonic time just before the statement that set its expiry was sent — the acquiring
+ * INSERT or the latest successful renewal — so never later than the database's own NOW there). Once that is more than FENCE_AFTER of the TTL ago (the store
  * cut off, renewals hanging) the lease is treated as lost here, before any other node can take
  * it: writes for it are refused without asking the database, renewal stops (so it lapses even if
  * the database comes back first), and `lostLeases` reports it, answered at once even while an
@@ -52,13 +52,13 @@ export function pgWorkerMain(
   type Row = Record<string, any>;
   type Held = { generation: number; token: string; lost: boolean; confirmed: number; unconfirmed?: boolean };
   const held = new Map<string, Held>();
-  /** Writes whose first argument is the thread: refused up front when its lease is lost here. */
-  const FENCED_FIRST = new Set(["appendItem", "updateThread", "addUsage"]);
+  /** Writes whose first argument is the thread or has its `thread_id`: refused up front when its lease is lost here. */
+  const FENCED_FIRST = new Set(["appendItem", "updateThread", "addUsage", "putTurn", "saveQuestion"]);
   /** The share of the TTL after which an unconfirmed lease counts as lost here (see above). */
   const FENCE_AFTER = 0.75;
   /** Marks lost (unconfirmed) the held leases the store has not confirmed in time; how many now. */
   function selfFence(only?: string): number {
-    const limit = Date.now() - data.ttlMs * FENCE_AFTER;
+    const limit = performance.now() - data.ttlMs * FENCE_AFTER;
     let now = 0;
     for (const [id, h] of held) {
       if (only !== undefined && id !== only) continue;
@@ -88,28 +88,35 @@ export function pgWorkerMain(
   let closed = false;
   // After a reopen failed, calls fail at once for a while (the reason repeated) rather than each
   // waiting out its own connection timeout: a node cut off from the database stays responsive.
+  // Each connection is reopened only by its own user (operations, in their queue; renewal, in
+  // its timer), so neither is ever replaced under the other's open transaction.
   let down: { until: number; why: string } | undefined;
-  async function heal(): Promise<void> {
-    if (broken.has(db)) {
-      if (down && Date.now() < down.until) throw new Error(`${down.why} (retried within a second)`);
-      const fresh = client("tandem");
-      try {
-        await fresh.connect();
-        down = undefined;
-      } catch (e) {
-        down = { until: Date.now() + 1000, why: (e as Error).message };
-        fresh.end().catch(() => {});
-        throw e;
-      }
-      db.end().catch(() => {});
-      db = fresh;
-    }
-    if (broken.has(renewer)) {
-      const fresh = client("tandem-lease");
+  async function healDb(): Promise<void> {
+    if (!broken.has(db)) return;
+    if (down && performance.now() < down.until) throw new Error(`${down.why} (retried within a second)`);
+    const fresh = client("tandem");
+    try {
       await fresh.connect();
-      renewer.end().catch(() => {});
-      renewer = fresh;
+      down = undefined;
+    } catch (e) {
+      down = { until: performance.now() + 1000, why: (e as Error).message };
+      fresh.end().catch(() => {});
+      throw e;
     }
+    db.end().catch(() => {});
+    db = fresh;
+  }
+  async function healRenewer(): Promise<void> {
+    if (!broken.has(renewer)) return;
+    const fresh = client("tandem-lease");
+    try {
+      await fresh.connect();
+    } catch (e) {
+      fresh.end().catch(() => {});
+      throw e;
+    }
+    renewer.end().catch(() => {});
+    renewer = fresh;
   }
 
   class OpError extends Error {
@@ -250,7 +257,7 @@ export function pgWorkerMain(
     selfFence();
     const live = [...held].filter(([, h]) => !h.lost);
     if (!live.length) return;
-    const started = Date.now();
+    const started = performance.now();
     const rows = (
       await renewer.query(
         `UPDATE thread_leases l SET expires_at = ${NOW} + $1 FROM unnest($2::text[], $3::bigint[], $4::text[]) AS h(id, g, tok) ` +
@@ -271,14 +278,16 @@ export function pgWorkerMain(
     () => {
       if (renewing || closed) return;
       renewing = true;
-      heal()
+      healRenewer()
         .then(renew)
         .catch(() => {}) // a failed renewal is retried; expiry then fences us out
         .finally(() => {
           renewing = false;
         });
     },
-    Math.max(50, Math.floor(data.ttlMs / 3)),
+    // Every fifth of the TTL: a renewal may take over half the TTL before the lease counts as
+    // unconfirmed (FENCE_AFTER), so one slow renewal does not fence a healthy node.
+    Math.max(50, Math.floor(data.ttlMs / 5)),
   );
 
   // The watchdog: when a held lease goes unconfirmed the database is out of reach, and an
@@ -296,12 +305,13 @@ export function pgWorkerMain(
   function watch(): void {
     if (closed || selfFence() === 0) return;
     if (busy) {
-      cutAt = Date.now();
+      cutAt = performance.now();
       cut(db);
+      down = { until: cutAt + 1000, why: "PostgreSQL stopped answering" };
     }
     if (renewing) cut(renewer);
   }
-  const watchdog = setInterval(watch, Math.max(20, Math.floor(data.ttlMs / 10)));
+  const watchdog = setInterval(watch, Math.max(20, Math.floor(data.ttlMs / 20)));
 
   function reply(id: number, msg: Row): void {
     data.port.postMessage({ id, ...msg });
@@ -331,7 +341,7 @@ export function pgWorkerMain(
         data.port.close();
         return;
       }
-      busy = Date.now();
+      busy = performance.now();
       cutAt = 0;
       try {
         ready ??= (async () => {
@@ -342,12 +352,13 @@ export function pgWorkerMain(
         await ready;
         // A write for a lease lost here is refused before any reconnecting: "fenced" tells the
         // caller to give the thread up, quietly (it goes on elsewhere).
-        const tid = m.args[0];
-        if (typeof tid === "string" && FENCED_FIRST.has(m.op)) {
+        const a0 = m.args[0] as Row | string | undefined;
+        const tid = !FENCED_FIRST.has(m.op) ? undefined : typeof a0 === "string" ? a0 : a0?.thread_id;
+        if (typeof tid === "string") {
           selfFence(tid);
           if (held.get(tid)?.lost) throw fencedError(m.op, tid);
         }
-        await heal().catch((e: Error) => {
+        await healDb().catch((e: Error) => {
           throw new OpError(
             "unavailable",
             `the PostgreSQL connection was lost and cannot be reopened: ${e.message}`,
@@ -361,10 +372,11 @@ export function pgWorkerMain(
         // No SQLSTATE, or a connection/shutdown class one: the connection itself is gone.
         if (!(e instanceof OpError) && (!err.code || /^(08|57)/.test(err.code))) broken.add(db);
         const code = e instanceof OpError ? e.code : m.op === "init" ? "open" : undefined;
-        const message = cutAt
-          ? `PostgreSQL did not answer for ${cutAt - busy} ms while a lease went unconfirmed; ` +
-            "the connection was dropped (the write, if any, may or may not have landed) and is reopened on the next call"
-          : (err.message ?? String(e));
+        const message =
+          cutAt && !(e instanceof OpError)
+            ? `PostgreSQL did not answer for ${Math.round(cutAt - busy)} ms while a lease went unconfirmed; ` +
+              "the connection was dropped (the write, if any, may or may not have landed) and is reopened on the next call"
+            : (err.message ?? String(e));
         reply(m.id, { ok: false, code, pgCode: err.code, message });
       } finally {
         busy = 0;

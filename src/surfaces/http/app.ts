@@ -75,6 +75,11 @@ export function createHttpApp(runtime: Runtime, opts: HttpAppOptions): Hono {
     if (err instanceof ThreadInUseError) return fail(c, 409, "thread_in_use", err.message);
     // This node lost the thread's lease to another node (issue 16): nothing was written.
     if (StoreError.isInstance(err) && err.code === "fenced") return fail(c, 409, "lease_lost", err.message);
+    // The store is out of reach (a database cut off or restarting): nothing was done, retry.
+    if (StoreError.isInstance(err) && err.code === "unavailable") {
+      c.header("retry-after", "1");
+      return fail(c, 503, "store_unavailable", `${err.message}; nothing was done, retry shortly`);
+    }
     process.emitWarning(`tandem serve: ${c.req.method} ${c.req.path} failed: ${err.message}`);
     return fail(c, 500, "internal", `the server failed to handle the request: ${err.message}`);
   });

@@ -1,7 +1,7 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { AbortError } from "../../util/abort.js";
+import { AbortError, AbortNow } from "../../util/abort.js";
 import { sequentialIds } from "../../util/ids.js";
 import { isAlive } from "../../util/process-tree.js";
 import { createExecTools, ExecSessions } from "./index.js";
@@ -226,6 +226,36 @@ describe("exec_command abort and pause", () => {
     await expect(pending).rejects.toSatisfy(AbortError.isInstance);
     for (const pid of pids) expect(isAlive(pid)).toBe(false);
     expect(sessions.size).toBe(0);
+  });
+
+  // An AbortNow reason (the thread moved to another node, which may start the same work): no
+  // SIGTERM grace, straight SIGKILL. The command's TERM trap would leave a mark if it got one.
+  // fails if a moved thread's command is asked politely first (it may outlive its lease).
+  it("an AbortNow abort SIGKILLs the tree without a SIGTERM first", async () => {
+    const ctx = makeCtx({ cwd: dir });
+    const mark = join(dir, "got-term");
+    const pending = run(
+      { cmd: `trap 'echo term > ${mark}' TERM; echo $$; while :; do sleep 0.02; done` },
+      ctx,
+    );
+    const pid = await new Promise<number>((resolve) => {
+      const timer = setInterval(() => {
+        const first = Number(
+          ctx.updates
+            .map((u) => u.chunk)
+            .join("")
+            .split("\n")[0],
+        );
+        if (first > 0) {
+          clearInterval(timer);
+          resolve(first);
+        }
+      }, 10);
+    });
+    ctx.controller.abort(new AbortNow("the thread moved to another node"));
+    await expect(pending).rejects.toSatisfy(AbortError.isInstance);
+    expect(isAlive(pid)).toBe(false);
+    expect(existsSync(mark)).toBe(false);
   });
 
   it("throws without spawning when already aborted", async () => {

@@ -17,7 +17,7 @@
  *   `ctx.safety.requestApproval`. A declined command returns a clear "declined" output; a
  *   cancelled one throws AbortError (the runtime interrupts the turn).
  */
-import { AbortError } from "../../util/abort.js";
+import { AbortError, abortsNow } from "../../util/abort.js";
 import { randomIds } from "../../util/ids.js";
 import { defineTool, type FunctionTool, type ToolContext, type ToolResult } from "../types.js";
 import type { EnvPolicy } from "./env-policy.js";
@@ -92,7 +92,7 @@ async function waitForYield(
   }
   if (ctx.signal.aborted) {
     onAbort();
-    await proc.kill();
+    await proc.kill(abortsNow(ctx.signal) ? 0 : undefined);
     throw new AbortError("interrupted; the command's process tree was killed");
   }
 }

@@ -113,14 +113,17 @@ export class ExecSessions {
     return `unknown session_id ${id}; ${known}`;
   }
 
-  /** Kills every session's and every starting command's process tree. Never rejects. */
-  async closeAll(): Promise<void> {
+  /**
+   * Kills every session's and every starting command's process tree (SIGTERM, SIGKILL after
+   * `graceMs`; 0: SIGKILL at once). Never rejects.
+   */
+  async closeAll(graceMs?: number): Promise<void> {
     const procs = new Set([...this.starting, ...[...this.sessions.values()].map((s) => s.proc)]);
     for (const p of this.leftBehind) procs.add(p);
     for (const id of this.ids()) this.remove(id, "the thread closed its sessions");
     this.starting.clear();
     this.leftBehind.clear();
-    await Promise.all([...procs].map((p) => p.kill()));
+    await Promise.all([...procs].map((p) => p.kill(graceMs)));
   }
 
   private pickVictim(): ExecSession {
