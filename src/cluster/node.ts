@@ -215,6 +215,8 @@ export class ClusterNode {
     const res = await this.forward(owner, {
       method: "POST",
       path: `/thread/${encodeURIComponent(threadId)}/handover`,
+      contentType: "application/json",
+      body: JSON.stringify({ to: this.store.node }), // the node its store takes leases for
     });
     if (res.status === 200) {
       this.opts.log?.(`thread ${threadId} handed over by node ${owner}`);

@@ -8,8 +8,9 @@
  *   to the owner and answered with the owner's response. A request already forwarded is served
  *   here (no loops), unless this node has lost the thread's lease since: then 409 `lease_lost`.
  *   Everything else is served here.
- * - `POST /thread/:id/handover` (token required; what a claiming node sends, node.ts): when this
- *   node runs the thread, it stops it without writing and releases its lease (200
+ * - `POST /thread/:id/handover` (token required; what a claiming node sends, node.ts, with
+ *   `{to: <its node id>}`): when this node runs the thread, it stops it without writing and
+ *   passes its lease to that node (released when `to` is absent) (200
  *   `{handed_over, node}`); otherwise 409 `not_owner`.
  */
 import type { Context, Hono, Next } from "hono";
@@ -63,7 +64,29 @@ export function mountCluster(app: Hono, runtime: Runtime, cluster: ClusterNode):
   };
   app.post("/thread/:id/handover", async (c) => {
     const id = c.req.param("id");
-    if (!(await runtime.ownership.handOver(id))) {
+    // `{to}`: the claiming node; the lease passes to it, so no failover scan takes the thread in
+    // between (without it the lease is released).
+    let to: string | undefined;
+    const raw = await c.req.text();
+    if (raw.trim()) {
+      let body: unknown;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        return c.json(
+          { error: { code: "bad_request", message: 'the body must be JSON: {"to": "<node id>"}' } },
+          400,
+        );
+      }
+      const t = (body as { to?: unknown } | null)?.to;
+      if (t !== undefined && (typeof t !== "string" || !/^\S{1,200}$/.test(t)))
+        return c.json(
+          { error: { code: "bad_request", message: "`to` must be a node id (no spaces, 1-200 characters)" } },
+          400,
+        );
+      to = t;
+    }
+    if (!(await runtime.ownership.handOver(id, to))) {
       const message = `node ${cluster.node} does not run thread ${id}`;
       return c.json({ error: { code: "not_owner", message } }, 409);
     }

@@ -155,9 +155,9 @@ export class Runtime {
       bus: this.bus,
       broker: () => this.broker,
       thread: (id) => this.threads.get(id),
-      unload: (id, release) => {
+      unload: (id, release, to) => {
         this.threads.delete(id);
-        if (release) this.releaseLease(id);
+        if (release) this.releaseLease(id, to);
         else this.leased.delete(id);
       },
     });
@@ -380,11 +380,12 @@ export class Runtime {
     this.leased.add(id);
   }
 
-  /** Gives the thread's lease back (thread closed, process shutting down). */
-  releaseLease(id: string): void {
+  /** Gives the thread's lease back (thread closed, process shutting down), or to node `to`. */
+  releaseLease(id: string, to?: string): void {
     if (!this.leased.delete(id)) return;
     try {
-      this.store.releaseLease(id, this.leaseOwner.token);
+      if (to && this.store.handOverLease) this.store.handOverLease(id, this.leaseOwner.token, to);
+      else this.store.releaseLease(id, this.leaseOwner.token);
     } catch {
       /* a store already closed: the lease goes stale with this process */
     }

@@ -29,8 +29,11 @@ export interface OwnershipHost {
   /** The Runtime's broker (made after this, with `bus` below). */
   broker(): Broker;
   thread(id: string): Thread | undefined;
-  /** Removes a loaded thread; `release` gives its lease back, else only forgets holding it. */
-  unload(id: string, release: boolean): void;
+  /**
+   * Removes a loaded thread; `release` gives its lease back (to node `to` when given: a
+   * hand-over), else it only forgets holding it.
+   */
+  unload(id: string, release: boolean, to?: string): void;
 }
 
 export type RemoteOp = (
@@ -92,9 +95,10 @@ export class Ownership {
     return this.claimed.delete(id);
   }
 
-  async handOver(id: string): Promise<boolean> {
+  /** Gives `id` up to node `to` (the lease passes to it; without `to`, it is released). */
+  async handOver(id: string, to?: string): Promise<boolean> {
     if (!this.host.thread(id)) return false;
-    await this.relinquish(id, { release: true });
+    await this.relinquish(id, { release: true, to });
     return true;
   }
 
@@ -107,7 +111,7 @@ export class Ownership {
    * `now`: another process may already be starting the thread's work again, so its commands and
    * sessions are SIGKILLed at once (no grace), the kill signals sent before this first awaits.
    */
-  async relinquish(id: string, opts: { release?: boolean; now?: boolean } = {}): Promise<void> {
+  async relinquish(id: string, opts: { release?: boolean; now?: boolean; to?: string } = {}): Promise<void> {
     const thread = this.host.thread(id);
     if (!thread) return;
     this.muted.add(id);
@@ -118,7 +122,7 @@ export class Ownership {
     const disposed = opts.now ? thread.disposeTools({ now: true }).catch(() => {}) : undefined;
     await thread.active?.done.catch(() => {});
     await (disposed ?? thread.disposeTools().catch(() => {}));
-    this.host.unload(id, opts.release === true);
+    this.host.unload(id, opts.release === true, opts.to);
   }
 }
 

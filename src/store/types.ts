@@ -107,6 +107,11 @@ export interface Store {
   acquireLease(threadId: string, owner: Lease): LeaseResult;
   /** Gives the lease back if `token` holds it; no-op otherwise. */
   releaseLease(threadId: string, token: string): void;
+  /**
+   * Cluster stores only: passes the lease `token` holds to node `toNode`, which takes it when it
+   * opens the thread (no other node may meanwhile: it stays live for one TTL, then lapses).
+   */
+  handOverLease?(threadId: string, token: string, toNode: string): void;
   getLease(threadId: string): Lease | undefined;
 
   getMeta(key: string): string | undefined;

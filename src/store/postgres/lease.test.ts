@@ -196,6 +196,30 @@ describe.skipIf(missing("postgres").length > 0)("PostgreSQL leases and fencing",
     }
   });
 
+  // A hand-over (a claiming node asked the owner for the thread): between the owner letting go
+  // and the claimer opening the thread, no other node's failover scan may take it.
+  // fails if the lease is free in between (a third node takes it and the claimer gets
+  // ThreadInUse), the claimer cannot take it, or a reservation never lapses.
+  it("a lease handed over is the claimer's alone, and lapses if it never comes", async () => {
+    const url = pg.createDatabase(`handover_${++n}`);
+    const a = store(url, "node-a", 400);
+    const b = store(url, "node-b", 400);
+    const c = store(url, "node-c", 400);
+    for (const id of ["t1", "t2"]) {
+      a.createThread(record(id));
+      expect(a.acquireLease(id, { ...owner("tok-a"), host: "elsewhere" })).toEqual({ ok: true });
+      a.handOverLease!(id, "tok-a", "node-b");
+    }
+    expect(asPostgresStore(c)!.orphanedThreads()).toEqual([]);
+    expect(c.acquireLease("t1", owner("tok-c")).ok).toBe(false);
+    expect(b.acquireLease("t1", owner("tok-b"))).toEqual({ ok: true });
+    expect(b.getLease("t1")).toMatchObject({ node: "node-b", token: "tok-b" });
+    expect(codeOf(() => a.appendItem("t1", null, msg("late")))).toBe("fenced");
+    // B never opens t2: the reservation lapses and anyone may take it.
+    await new Promise((r) => setTimeout(r, 700));
+    expect(c.acquireLease("t2", owner("tok-c"))).toEqual({ ok: true });
+  });
+
   // Split brain at store level: the database goes silent (a partition, not a reset) while a
   // write is on the wire. The holder must stop trusting its lease before it can lapse, fail the
   // hung write instead of freezing its caller for the whole call timeout, refuse later writes

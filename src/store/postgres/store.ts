@@ -30,6 +30,9 @@ export interface PostgresStoreOptions {
   timeoutMs?: number;
 }
 
+/** The token of a lease handed over to `node`, until that node opens the thread. */
+const handOverToken = (node: string) => `handover:${node}`;
+
 /** The URL with its password replaced by `***`. */
 function redact(url: string): string {
   return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*:)[^@]*@/i, "$1***@");
@@ -121,9 +124,14 @@ export class PostgresStore implements Store {
   }
   acquireLease(threadId: string, owner: Lease): LeaseResult {
     const first = this.bridge.call<LeaseResult>("acquireLease", threadId, owner, null);
-    if (first.ok || !leaseIsStale(first.holder)) return first;
-    // A dead pid on this host: take it over now rather than after its lease lapses.
-    return this.bridge.call<LeaseResult>("acquireLease", threadId, owner, first.holder.token);
+    if (first.ok) return first;
+    // A dead pid on this host, or a lease handed over to this node: take it now.
+    if (leaseIsStale(first.holder) || first.holder.token === handOverToken(this.node))
+      return this.bridge.call<LeaseResult>("acquireLease", threadId, owner, first.holder.token);
+    return first;
+  }
+  handOverLease(threadId: string, token: string, toNode: string): void {
+    this.bridge.call("handOverLease", threadId, token, handOverToken(toNode));
   }
   releaseLease(threadId: string, token: string): void {
     this.bridge.call("releaseLease", threadId, token);

@@ -50,7 +50,16 @@ export function pgWorkerMain(
     "total_tokens",
   ];
   type Row = Record<string, any>;
-  type Held = { generation: number; token: string; lost: boolean; confirmed: number; unconfirmed?: boolean };
+  type Held = {
+    generation: number;
+    token: string;
+    lost: boolean;
+    confirmed: number;
+    /** Lost because the store did not confirm it in time (self-fenced). */
+    unconfirmed?: boolean;
+    /** Handed over to another node on purpose: refused like a lost lease, not reported as lost. */
+    given?: boolean;
+  };
   const held = new Map<string, Held>();
   /** Writes whose first argument is the thread or has its `thread_id`: refused up front when its lease is lost here. */
   const FENCED_FIRST = new Set(["appendItem", "updateThread", "addUsage", "putTurn", "saveQuestion"]);
@@ -149,6 +158,11 @@ export function pgWorkerMain(
   };
   function fencedError(what: string, threadId: string): OpError {
     const h = held.get(threadId);
+    if (h?.given)
+      return new OpError(
+        "fenced",
+        `${what}: this node handed thread ${threadId} over to another node; the write was refused and nothing was written`,
+      );
     const why = h?.unconfirmed
       ? `: the store did not confirm it for over ${Math.round(data.ttlMs * FENCE_AFTER)} ms, so another node may have taken it`
       : " to another node";
@@ -326,7 +340,7 @@ export function pgWorkerMain(
     if (m.op === "lostLeases") {
       watch();
       const value = [...held]
-        .filter(([, h]) => h.lost)
+        .filter(([, h]) => h.lost && !h.given)
         .map(([id, h]) => ({ thread_id: id, unconfirmed: h.unconfirmed === true }));
       reply(m.id, { ok: true, value });
       return;
