@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { AbortError, AbortNow } from "../../util/abort.js";
@@ -256,6 +256,33 @@ describe("exec_command abort and pause", () => {
     await expect(pending).rejects.toSatisfy(AbortError.isInstance);
     expect(isAlive(pid)).toBe(false);
     expect(existsSync(mark)).toBe(false);
+  });
+
+  // The command tries to outlive the kill: a child in a session of its own (out of the
+  // command's process group) that ignores SIGTERM. AbortNow must reach it too.
+  // fails if only the command's process group is killed (the escaped child lives on).
+  it("an AbortNow abort also kills a child that left the process group", async () => {
+    const ctx = makeCtx({ cwd: dir });
+    const pidFile = join(dir, "escaped-pid");
+    const pending = run(
+      {
+        cmd: `setsid sh -c 'trap "" TERM; echo $$ > ${pidFile}; while :; do sleep 0.02; done' & echo started; wait`,
+      },
+      ctx,
+    );
+    const pid = await new Promise<number>((resolve) => {
+      const timer = setInterval(() => {
+        const text = existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : "";
+        if (/^\d+$/.test(text)) {
+          clearInterval(timer);
+          resolve(Number(text));
+        }
+      }, 10);
+    });
+    expect(isAlive(pid)).toBe(true);
+    ctx.controller.abort(new AbortNow("the thread moved to another node"));
+    await expect(pending).rejects.toSatisfy(AbortError.isInstance);
+    expect(isAlive(pid)).toBe(false);
   });
 
   it("throws without spawning when already aborted", async () => {
