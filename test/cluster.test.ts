@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join as join_ } from "node:path";
 import pgClient from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { isAlive } from "../src/util/process-tree.js";
 import { type MockProcess, runTandem, spawnServe, startMockProcess } from "./cli-helpers.js";
 import { tempDir } from "./helpers.js";
 import { isEvent, nth, openSse, type SseClient } from "./http-helpers.js";
@@ -62,20 +63,6 @@ interface Node {
 }
 
 const skip = missing("postgres", "nats-server").length > 0;
-
-/** True while `pid` runs (a zombie, killed but not yet reaped, counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-}
 
 describe("scale-out flags refuse what cannot work", () => {
   // fails if --bus is accepted without a shared store (it could not route: no leases to read),
@@ -429,7 +416,7 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
         const text = existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : "";
         return /^\d+$/.test(text) ? Number(text) : undefined;
       });
-      expect(alive(pid)).toBe(true);
+      expect(isAlive(pid)).toBe(true);
       const lease = new pgClient.Client({
         connectionString: `postgres://postgres@127.0.0.1:${pg.port}/${dbName}`,
       });
@@ -446,7 +433,7 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
           if (!rows.length || rows[0].lapsed) break;
           await new Promise((r) => setTimeout(r, 10));
         }
-        expect(alive(pid), `A's command outlived its lease; A said: ${a.stderr()}`).toBe(false);
+        expect(isAlive(pid), `A's command outlived its lease; A said: ${a.stderr()}`).toBe(false);
       } finally {
         await lease.end();
       }
@@ -513,5 +500,15 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
     expect(await ready.json()).toMatchObject({ ready: true, node: "a" });
     const metrics = await (await fetch(`${a.url}/metrics`)).text();
     expect(metrics).toContain('tandem_threads_owned{node="a"} 0');
+    // A hand-over request with a body that names no node is refused before anything moves.
+    for (const [body, code] of [
+      ["{not json", "malformed_json"],
+      ['{"to": "a b"}', "invalid_body"],
+      ['{"to": 7}', "invalid_body"],
+    ]) {
+      const res = await fetch(`${a.url}/thread/any/handover`, { method: "POST", headers: json, body });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as any).error.code).toBe(code);
+    }
   });
 });

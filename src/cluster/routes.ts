@@ -14,8 +14,16 @@
  *   `{handed_over, node}`); otherwise 409 `not_owner`.
  */
 import type { Context, Hono, Next } from "hono";
+import { z } from "zod";
 import type { Runtime } from "../runtime/core.js";
 import { type ClusterNode, FORWARDED_HEADER } from "./node.js";
+
+const HandoverBody = z.object({
+  to: z
+    .string()
+    .regex(/^\S{1,200}$/, "a node id: no spaces, 1-200 characters")
+    .optional(),
+});
 
 const THREAD_OP = /^\/thread\/([^/]+)\/(turn|steer|interrupt|compact)$/;
 const QUESTION_OP = /^\/question\/([^/]+)\/(reply|reject|touch)$/;
@@ -66,26 +74,18 @@ export function mountCluster(app: Hono, runtime: Runtime, cluster: ClusterNode):
     const id = c.req.param("id");
     // `{to}`: the claiming node; the lease passes to it, so no failover scan takes the thread in
     // between (without it the lease is released).
-    let to: string | undefined;
-    const raw = await c.req.text();
-    if (raw.trim()) {
-      let body: unknown;
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        return c.json(
-          { error: { code: "bad_request", message: 'the body must be JSON: {"to": "<node id>"}' } },
-          400,
-        );
-      }
-      const t = (body as { to?: unknown } | null)?.to;
-      if (t !== undefined && (typeof t !== "string" || !/^\S{1,200}$/.test(t)))
-        return c.json(
-          { error: { code: "bad_request", message: "`to` must be a node id (no spaces, 1-200 characters)" } },
-          400,
-        );
-      to = t;
+    // (Parsed here: surfaces/http imports this module, not the other way round.)
+    let raw: unknown = {};
+    try {
+      const text = await c.req.text();
+      if (text.trim()) raw = JSON.parse(text);
+    } catch {
+      return c.json({ error: { code: "malformed_json", message: 'send JSON: {"to": "<node id>"}' } }, 400);
     }
+    const body = HandoverBody.safeParse(raw);
+    if (!body.success)
+      return c.json({ error: { code: "invalid_body", message: body.error.issues[0].message } }, 400);
+    const to = body.data.to;
     if (!(await runtime.ownership.handOver(id, to))) {
       const message = `node ${cluster.node} does not run thread ${id}`;
       return c.json({ error: { code: "not_owner", message } }, 409);
