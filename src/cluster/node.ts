@@ -279,7 +279,7 @@ export class ClusterNode {
     this.timer = setInterval(() => this.scan(), this.opts.scanMs ?? 1000);
     this.timer.unref();
     // Lost leases are looked for often: a node cut off from the store must stop its threads'
-    // commands before another node may take them (self-fencing at 3/4 of the TTL, store worker).
+    // commands before another node may take them (self-fencing, store worker).
     const every = Math.min(this.opts.scanMs ?? 1000, Math.max(25, Math.floor(this.store.leaseTtlMs / 20)));
     this.leaseTimer = setInterval(() => this.checkLeases(), every);
     this.leaseTimer.unref();
@@ -315,9 +315,8 @@ export class ClusterNode {
     unconfirmed ??= this.store.lostLeases().some((l) => l.thread_id === id && l.unconfirmed);
     if (unconfirmed) {
       // The store is out of reach: asking it who holds the lease now would hang.
-      const ms = Math.round(this.store.leaseTtlMs * 0.75);
       this.opts.log?.(
-        `lost the lease on thread ${id}: the store did not confirm it for ${ms} ms (PostgreSQL unreachable?), ` +
+        `lost the lease on thread ${id}: the store did not confirm it for ${this.store.fenceAfterMs} ms (PostgreSQL unreachable?), ` +
           "so another node may take it; its turn and commands stop here and its writes are refused (fenced)",
       );
       return true;

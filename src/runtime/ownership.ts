@@ -114,10 +114,10 @@ export class Ownership {
   async relinquish(id: string, opts: { release?: boolean; now?: boolean; to?: string } = {}): Promise<void> {
     const thread = this.host.thread(id);
     if (!thread) return;
+    const why = "the thread moved to another node";
     this.muted.add(id);
     thread.suspended = true;
-    this.host.broker().cancelAll({ threadId: id }, "the thread moved to another node", { persist: false });
-    const why = "the thread moved to another node";
+    this.host.broker().cancelAll({ threadId: id }, why, { persist: false });
     thread.interrupt(opts.now ? new AbortNow(why) : why);
     const disposed = opts.now ? thread.disposeTools({ now: true }).catch(() => {}) : undefined;
     await thread.active?.done.catch(() => {});

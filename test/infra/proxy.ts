@@ -4,7 +4,10 @@
  * closing anything (a network partition: peers see silence, not resets); `resume()` lets the
  * held bytes through. `close()` ends every connection.
  */
+import { spawn } from "node:child_process";
 import { connect, createServer, type Socket } from "node:net";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 
 export interface TestProxy {
   port: number;
@@ -69,9 +72,6 @@ export async function startProxyProcess(targetPort: number): Promise<{
   resume(): Promise<void>;
   close(): Promise<void>;
 }> {
-  const { spawn } = await import("node:child_process");
-  const { createInterface } = await import("node:readline");
-  const { fileURLToPath } = await import("node:url");
   const self = fileURLToPath(import.meta.url);
   const code =
     `import(${JSON.stringify(self)}).then(async ({ startProxy }) => {` +

@@ -22,6 +22,8 @@ export interface BridgeOptions {
   url: string;
   migrations: readonly string[];
   ttlMs: number;
+  /** Self-fencing: the share of the TTL a lease may go unconfirmed (./worker.ts). */
+  fenceAfter: number;
   node: string | null;
   timeoutMs: number;
 }
@@ -60,6 +62,7 @@ export class SyncBridge {
       pgPath,
       migrations: opts.migrations,
       ttlMs: opts.ttlMs,
+      fenceAfter: opts.fenceAfter,
       node: opts.node,
       flag: sab,
       port: port2,

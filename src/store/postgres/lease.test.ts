@@ -56,12 +56,9 @@ function thrown(fn: () => unknown): unknown {
 }
 
 function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (e) {
-    return StoreError.isInstance(e) ? e.code : String(e);
-  }
-  return undefined;
+  const e = thrown(fn);
+  if (e === undefined) return undefined;
+  return StoreError.isInstance(e) ? e.code : String(e);
 }
 
 describe.skipIf(missing("postgres").length > 0)("PostgreSQL leases and fencing", () => {

@@ -324,10 +324,10 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
       });
     },
     /** Our lease becomes `to`'s (a reservation its node takes on open; it lapses like any lease). */
-    async handOverLease(threadId: string, token: string, to: string) {
+    async handOverLease(threadId: string, token: string, toToken: string, toNode: string) {
       await q(
         `UPDATE thread_leases SET token = $3, node = $4, expires_at = ${NOW} + $5 WHERE thread_id = $1 AND token = $2`,
-        [threadId, token, to, to.slice("handover:".length), data.ttlMs],
+        [threadId, token, toToken, toNode, data.ttlMs],
       );
       // Still known, as given away: a write for it from here is refused (fenced), not unchecked.
       const h = held.get(threadId);

@@ -30,6 +30,12 @@ export interface PostgresStoreOptions {
   timeoutMs?: number;
 }
 
+/**
+ * The share of the TTL after which a lease the database has not confirmed counts as lost here
+ * (self-fencing, ./worker.ts).
+ */
+export const LEASE_FENCE_AFTER = 0.75;
+
 /** The token of a lease handed over to `node`, until that node opens the thread. */
 const handOverToken = (node: string) => `handover:${node}`;
 
@@ -44,6 +50,7 @@ export function openPostgresStore(url: string, opts: PostgresStoreOptions = {}):
     url,
     migrations: PG_MIGRATIONS,
     ttlMs: ttl,
+    fenceAfter: LEASE_FENCE_AFTER,
     node: opts.node ?? hostname(),
     timeoutMs: opts.timeoutMs ?? 30_000,
   });
@@ -69,6 +76,11 @@ export class PostgresStore implements Store {
     /** How long a lease lasts without renewal. */
     readonly leaseTtlMs: number,
   ) {}
+
+  /** How long the database may go without confirming a lease before it counts as lost here. */
+  get fenceAfterMs(): number {
+    return Math.round(this.leaseTtlMs * LEASE_FENCE_AFTER);
+  }
 
   createThread(thread: ThreadRecord): void {
     this.bridge.call("createThread", thread);
@@ -131,7 +143,7 @@ export class PostgresStore implements Store {
     return first;
   }
   handOverLease(threadId: string, token: string, toNode: string): void {
-    this.bridge.call("handOverLease", threadId, token, handOverToken(toNode));
+    this.bridge.call("handOverLease", threadId, token, handOverToken(toNode), toNode);
   }
   releaseLease(threadId: string, token: string): void {
     this.bridge.call("releaseLease", threadId, token);

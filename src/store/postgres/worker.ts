@@ -28,6 +28,8 @@ export interface PgWorkerData {
   pgPath: string;
   migrations: readonly string[];
   ttlMs: number;
+  /** LEASE_FENCE_AFTER (./store.ts). */
+  fenceAfter: number;
   node: string | null;
   flag: SharedArrayBuffer;
   port: import("node:worker_threads").MessagePort;
@@ -64,7 +66,7 @@ export function pgWorkerMain(
   /** Writes whose first argument is the thread or has its `thread_id`: refused up front when its lease is lost here. */
   const FENCED_FIRST = new Set(["appendItem", "updateThread", "addUsage", "putTurn", "saveQuestion"]);
   /** The share of the TTL after which an unconfirmed lease counts as lost here (see above). */
-  const FENCE_AFTER = 0.75;
+  const FENCE_AFTER = data.fenceAfter;
   /** Marks lost (unconfirmed) the held leases the store has not confirmed in time; how many now. */
   function selfFence(only?: string): number {
     const limit = performance.now() - data.ttlMs * FENCE_AFTER;
@@ -100,32 +102,31 @@ export function pgWorkerMain(
   // Each connection is reopened only by its own user (operations, in their queue; renewal, in
   // its timer), so neither is ever replaced under the other's open transaction.
   let down: { until: number; why: string } | undefined;
+  /** A connected replacement for `old` (which is ended), or the connect error. */
+  async function reopen(old: { end(): Promise<void> }, name: string) {
+    const fresh = client(name);
+    try {
+      await fresh.connect();
+    } catch (e) {
+      fresh.end().catch(() => {});
+      throw e;
+    }
+    old.end().catch(() => {});
+    return fresh;
+  }
   async function healDb(): Promise<void> {
     if (!broken.has(db)) return;
     if (down && performance.now() < down.until) throw new Error(`${down.why} (retried within a second)`);
-    const fresh = client("tandem");
     try {
-      await fresh.connect();
+      db = await reopen(db, "tandem");
       down = undefined;
     } catch (e) {
       down = { until: performance.now() + 1000, why: (e as Error).message };
-      fresh.end().catch(() => {});
       throw e;
     }
-    db.end().catch(() => {});
-    db = fresh;
   }
   async function healRenewer(): Promise<void> {
-    if (!broken.has(renewer)) return;
-    const fresh = client("tandem-lease");
-    try {
-      await fresh.connect();
-    } catch (e) {
-      fresh.end().catch(() => {});
-      throw e;
-    }
-    renewer.end().catch(() => {});
-    renewer = fresh;
+    if (broken.has(renewer)) renewer = await reopen(renewer, "tandem-lease");
   }
 
   class OpError extends Error {
@@ -150,10 +151,10 @@ export function pgWorkerMain(
     }
   }
   /** The generation a write for `threadId` must match (null: not leased here); a lost lease refuses. */
-  const gen = (threadId: string): number | null => {
+  const gen = (threadId: string, what = "write"): number | null => {
     selfFence(threadId);
     const h = held.get(threadId);
-    if (h?.lost) throw fencedError("write", threadId);
+    if (h?.lost) throw fencedError(what, threadId);
     return h?.generation ?? null;
   };
   function fencedError(what: string, threadId: string): OpError {
@@ -186,9 +187,7 @@ export function pgWorkerMain(
   }
   /** Locks the thread row (shared) and checks the fence, inside a transaction. */
   async function checkFence(what: string, threadId: string): Promise<void> {
-    selfFence(threadId);
-    if (held.get(threadId)?.lost) throw fencedError(what, threadId);
-    const g = gen(threadId);
+    const g = gen(threadId, what);
     if (g === null) return;
     const rows = await q("SELECT lease_generation FROM threads WHERE id = $1 FOR SHARE", [threadId]);
     if (rows.length && Number(rows[0].lease_generation) !== g) {
