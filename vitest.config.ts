@@ -8,9 +8,9 @@ export default defineConfig({
     pool: "forks",
     // Builds dist/ once when a source is newer (tests that run ./bin/tandem use it), or fails
     // the run clearly when the build fails: never silently tests an old bundle.
-    globalSetup: ["./test/global-setup.ts"],
+    globalSetup: ["./test/helpers/global-setup.ts"],
     // The skip reporter prints which system tools were missing (and how to install them) and,
     // under TANDEM_REQUIRE_TOOLS=1 (.ci/run), fails the run on any skipped test.
-    reporters: ["default", "./test/skip-reporter.ts"],
+    reporters: ["default", "./test/helpers/skip-reporter.ts"],
   },
 });

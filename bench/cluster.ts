@@ -10,12 +10,12 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { openStore } from "../src/store/index.js";
-import { spawnServe, startMockProcess } from "../test/cli-helpers.js";
-import { tempDir } from "../test/helpers.js";
-import { isEvent, nth, openSse } from "../test/http-helpers.js";
-import { startNats } from "../test/infra/nats.js";
-import { startPostgres } from "../test/infra/postgres.js";
-import { hasTool } from "../test/system-tools.js";
+import { spawnServe, startMockProcess } from "../test/helpers/cli.js";
+import { isEvent, nth, openSse } from "../test/helpers/http.js";
+import { tempDir } from "../test/helpers/index.js";
+import { startNats } from "../test/helpers/infra/nats.js";
+import { startPostgres } from "../test/helpers/infra/postgres.js";
+import { hasTool } from "../test/helpers/system-tools.js";
 import { fmt, line, median, quantile } from "./stats.js";
 
 const TOKEN = "bench-token-0123";

@@ -22,7 +22,7 @@ import type { ModelClient, Prompt } from "../src/model/types.js";
 import { type ResponseItem, userMessage } from "../src/protocol/items.js";
 import { Runtime } from "../src/runtime/core.js";
 import { openStore } from "../src/store/index.js";
-import { startMockProcess } from "../test/cli-helpers.js";
+import { startMockProcess } from "../test/helpers/cli.js";
 import { fmt, line, median } from "./stats.js";
 
 const tmp = (p: string) => mkdtempSync(join(tmpdir(), p));

@@ -20,7 +20,7 @@ import { createBroker } from "../src/questions/broker.js";
 import { Runtime } from "../src/runtime/core.js";
 import { openStore } from "../src/store/index.js";
 import { createBus } from "../src/util/bus.js";
-import { startMockProcess } from "../test/cli-helpers.js";
+import { startMockProcess } from "../test/helpers/cli.js";
 import { roundTripFloor } from "./floor.js";
 import { fmt, line, median, quantile } from "./stats.js";
 

@@ -29,7 +29,7 @@ await questionRoundTrip();
 await manyPending();
 await sandboxCost();
 await patchApply();
-const { questionRoundTripStdio } = await import("../test/app-server-bench.js");
+const { questionRoundTripStdio } = await import("../test/helpers/app-server-bench.js");
 await questionRoundTripStdio();
 {
   const { httpQuestionRoundTrip, sseFanout } = await import("../src/surfaces/http/bench.js");

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Scripts } from "../src/mock-model/index.js";
-import { startMockProcess } from "../test/cli-helpers.js";
+import { startMockProcess } from "../test/helpers/cli.js";
 import { fmt, line, median } from "./stats.js";
 
 const BIN = resolve(import.meta.dirname, "../bin/tandem");

@@ -3,8 +3,8 @@
  * left out, and the gap a resume from before pruned events gets. Skipped where postgres is absent.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPostgres, type TestPostgres } from "../../test/infra/postgres.js";
-import { missing } from "../../test/system-tools.js";
+import { startPostgres, type TestPostgres } from "../../test/helpers/infra/postgres.js";
+import { missing } from "../../test/helpers/system-tools.js";
 import type { Stamped } from "../protocol/events.js";
 import { openStore } from "../store/index.js";
 import { asPostgresStore } from "../store/postgres/store.js";

@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { replayable } from "../../test/fc-replay.js";
+import { replayable } from "../../test/helpers/fc-replay.js";
 import type { Event } from "../protocol/events.js";
 import type {
   Question,

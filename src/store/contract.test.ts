@@ -1,14 +1,14 @@
 /**
  * The store contract suite (./contract.suite.ts) against both implementations: SQLite files in
- * a temp dir, and a real PostgreSQL server (test/infra/postgres.ts) with one fresh database per
+ * a temp dir, and a real PostgreSQL server (test/helpers/infra/postgres.ts) with one fresh database per
  * test. PostgreSQL runs are skipped, with the reason, where postgres is not installed.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe } from "vitest";
-import { startPostgres, type TestPostgres } from "../../test/infra/postgres.js";
-import { missing } from "../../test/system-tools.js";
+import { startPostgres, type TestPostgres } from "../../test/helpers/infra/postgres.js";
+import { missing } from "../../test/helpers/system-tools.js";
 import { storeContract } from "./contract.suite.js";
 
 describe("SQLite store", () => {

@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startPostgres, type TestPostgres } from "../../test/infra/postgres.js";
-import { missing } from "../../test/system-tools.js";
+import { startPostgres, type TestPostgres } from "../../test/helpers/infra/postgres.js";
+import { missing } from "../../test/helpers/system-tools.js";
 import { openStore } from "./index.js";
 
 const CHILD = fileURLToPath(new URL("./testdata/append-child.ts", import.meta.url));

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { waitUntil } from "../../test/wait.js";
+import { waitUntil } from "../../test/helpers/wait.js";
 import { collectTree, isAlive, killTree, killTreeSync, parseProcStat } from "./process-tree.js";
 
 const started: ChildProcess[] = [];

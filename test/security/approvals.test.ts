@@ -14,8 +14,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { EventOf } from "../../src/protocol/events.js";
-import { decide, type Harness, harness, tempDir } from "../helpers.js";
-import { missing } from "../system-tools.js";
+import { decide, type Harness, harness, tempDir } from "../helpers/index.js";
+import { missing } from "../helpers/system-tools.js";
 
 const hasBwrap = missing("bwrap").length === 0;
 

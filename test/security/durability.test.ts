@@ -12,9 +12,9 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, expect, it } from "vitest";
-import { processStdio } from "../app-server-client.js";
-import { BIN, jsonLines, type MockProcess, runTandem, startMockProcess } from "../cli-helpers.js";
-import { tempDir } from "../helpers.js";
+import { processStdio } from "../helpers/app-server-client.js";
+import { BIN, jsonLines, type MockProcess, runTandem, startMockProcess } from "../helpers/cli.js";
+import { tempDir } from "../helpers/index.js";
 
 const ASK = {
   type: "function_call",

@@ -11,8 +11,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Event, EventOf } from "../../src/protocol/events.js";
-import { jsonLines, type MockProcess, runTandem, startMockProcess } from "../cli-helpers.js";
-import { type Harness, harness, tempDir } from "../helpers.js";
+import { jsonLines, type MockProcess, runTandem, startMockProcess } from "../helpers/cli.js";
+import { type Harness, harness, tempDir } from "../helpers/index.js";
 
 /** Values planted in Tandem's own environment for the duration of each test. */
 const PLANTED: Record<string, string> = {

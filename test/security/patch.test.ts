@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EventOf } from "../../src/protocol/events.js";
-import { decide, type Harness, harness, tempDir } from "../helpers.js";
+import { decide, type Harness, harness, tempDir } from "../helpers/index.js";
 
 const GIT_CONFIG = "[core]\n\trepositoryformatversion = 0\n";
 const HEAD = "ref: refs/heads/main\n";

@@ -14,8 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
-import { type Harness, harness, tempDir } from "../helpers.js";
-import { missing } from "../system-tools.js";
+import { type Harness, harness, tempDir } from "../helpers/index.js";
+import { missing } from "../helpers/system-tools.js";
 
 const hasBwrap = missing("bwrap").length === 0;
 

@@ -22,12 +22,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startMockModel } from "../../src/mock-model/index.js";
 import type { Event, EventOf } from "../../src/protocol/events.js";
 import { REDACTED } from "../../src/protocol/questions.js";
-import { inProcessStdio } from "../app-server-client.js";
-import { serverEnv, startPlanTurn } from "../app-server-helpers.js";
-import { BIN, type MockProcess, runTandem, startMockProcess } from "../cli-helpers.js";
-import { type Harness, harness, tempDir } from "../helpers.js";
-import { isEvent, openSse, serve, TOKEN } from "../http-helpers.js";
-import { missing } from "../system-tools.js";
+import { serverEnv, startPlanTurn } from "../helpers/app-server.js";
+import { inProcessStdio } from "../helpers/app-server-client.js";
+import { BIN, type MockProcess, runTandem, startMockProcess } from "../helpers/cli.js";
+import { isEvent, openSse, serve, TOKEN } from "../helpers/http.js";
+import { type Harness, harness, tempDir } from "../helpers/index.js";
+import { missing } from "../helpers/system-tools.js";
 
 const SSE_AUTH = { authorization: `Bearer ${TOKEN}` };
 const hasTmux = missing("tmux").length === 0;

@@ -7,9 +7,9 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CHILD, call, outputOf, say, spawnCall } from "../agent-scripts.js";
-import { type Harness, harness } from "../helpers.js";
-import { missing } from "../system-tools.js";
+import { CHILD, call, outputOf, say, spawnCall } from "../helpers/agent-scripts.js";
+import { type Harness, harness } from "../helpers/index.js";
+import { missing } from "../helpers/system-tools.js";
 
 describe.skipIf(missing("bwrap").length > 0)("sub-agent sandbox", () => {
   let h: Harness | undefined;

@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { Script } from "../../src/mock-model/index.js";
-import { type ServerProcess, spawnAppServer, wsClient, wsServer } from "../app-server-client.js";
-import { serverEnv } from "../app-server-helpers.js";
-import { type MockProcess, startMockProcess } from "../cli-helpers.js";
-import { tempDir } from "../helpers.js";
+import { serverEnv } from "../helpers/app-server.js";
+import { type ServerProcess, spawnAppServer, wsClient, wsServer } from "../helpers/app-server-client.js";
+import { type MockProcess, startMockProcess } from "../helpers/cli.js";
+import { tempDir } from "../helpers/index.js";
 
 /** The model runs `touch marker` (the side effect an intruder wants), then says done. */
 function touchScript(marker: string): Script {

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { tempDir } from "../../../test/helpers.js";
+import { tempDir } from "../../../test/helpers/index.js";
 import { loadConfig } from "../../config/load.js";
 import { describeRoles, loadRoles, parseRoleFile } from "./roles.js";
 

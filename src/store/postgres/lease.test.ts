@@ -1,7 +1,7 @@
 /**
  * PostgreSQL leases with fencing (issue 16 item 3): generations, expiry, and a paused holder
  * (SIGSTOP) that comes back after another node took its thread and cannot write. Real postgres
- * in a temp dir (test/infra/postgres.ts); skipped with the reason where it is absent.
+ * in a temp dir (test/helpers/infra/postgres.ts); skipped with the reason where it is absent.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { hostname } from "node:os";
@@ -9,9 +9,9 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import pgClient from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startPostgres, type TestPostgres } from "../../../test/infra/postgres.js";
-import { startProxyProcess } from "../../../test/infra/proxy.js";
-import { missing } from "../../../test/system-tools.js";
+import { startPostgres, type TestPostgres } from "../../../test/helpers/infra/postgres.js";
+import { startProxyProcess } from "../../../test/helpers/infra/proxy.js";
+import { missing } from "../../../test/helpers/system-tools.js";
 import { openStore, type Store, StoreError } from "../index.js";
 import type { Lease } from "../lease.js";
 import type { ThreadRecord } from "../types.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { codexValidator } from "../../../test/app-server-schema.js";
+import { codexValidator } from "../../../test/helpers/codex-schema.js";
 import { APPROVAL_LABELS, type ApprovalInfo, type QuestionRequest } from "../../protocol/questions.js";
 import { validateReply } from "../../questions/broker.js";
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { codexValidator } from "../../../test/app-server-schema.js";
+import { codexValidator } from "../../../test/helpers/codex-schema.js";
 import type { QuestionRequest } from "../../protocol/questions.js";
 import { validateReply } from "../../questions/reply.js";
 import { elicitationRequest, outcomeToElicitResult } from "../../tools/mcp/elicitation.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { codexValidator } from "../../../test/app-server-schema.js";
+import { codexValidator } from "../../../test/helpers/codex-schema.js";
 import type { Event, TurnItem } from "../../protocol/events.js";
 import { emptyUsage } from "../../protocol/events.js";
 import type { StoredItem, TurnRecord } from "../../store/types.js";

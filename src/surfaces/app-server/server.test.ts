@@ -5,9 +5,9 @@
  */
 import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { TestClient } from "../../../test/app-server-client.js";
-import { questionScript } from "../../../test/app-server-helpers.js";
-import { type Harness, harness } from "../../../test/helpers.js";
+import { questionScript } from "../../../test/helpers/app-server.js";
+import { TestClient } from "../../../test/helpers/app-server-client.js";
+import { type Harness, harness } from "../../../test/helpers/index.js";
 import { AppServer } from "./server.js";
 import { StdioTransport } from "./transport.js";
 

@@ -1,13 +1,13 @@
 import { render } from "ink-testing-library";
 import { createElement as h } from "react";
 import { describe, expect, it } from "vitest";
-import { inAct } from "../../../test/ink-act.js";
+import { inAct } from "../../../test/helpers/ink-act.js";
 import { Composer, type PasteSource } from "./composer.js";
 import { ComposerHistory } from "./history.js";
 import { defaultKeymap } from "./keymap.js";
 import type { PasteListener } from "./paste.js";
 
-// inAct (test/ink-act.ts) finishes every render and effect an input causes before the next
+// inAct (test/helpers/ink-act.ts) finishes every render and effect an input causes before the next
 // step: no fixed tick raced against a busy machine. Fails if a key reaches a stale handler.
 
 function mount(opts: { pastes?: PasteSource; history?: ComposerHistory; locked?: boolean } = {}) {

@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { missing } from "../../../test/system-tools.js";
+import { missing } from "../../../test/helpers/system-tools.js";
 import { isAlive, killLeftovers, listProcesses } from "../../util/process-tree.js";
 import { createExecTools, ExecSessions } from "./index.js";
 import type { SandboxMode } from "./sandbox.js";

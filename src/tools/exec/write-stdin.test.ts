@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { waitUntil } from "../../../test/wait.js";
+import { waitUntil } from "../../../test/helpers/wait.js";
 import { AbortError } from "../../util/abort.js";
 import { isAlive } from "../../util/process-tree.js";
 import { createExecTools, ExecSessions } from "./index.js";

@@ -2,7 +2,7 @@ import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { replayable } from "../../../test/fc-replay.js";
+import { replayable } from "../../../test/helpers/fc-replay.js";
 import type { Question, QuestionAnswer, QuestionOutcome } from "../../protocol/questions.js";
 import { validateReply } from "../../questions/reply.js";
 import {

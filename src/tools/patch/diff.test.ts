@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { replayable } from "../../../test/fc-replay.js";
+import { replayable } from "../../../test/helpers/fc-replay.js";
 import { diffOps, MAX_EDITS, unifiedDiff } from "./diff.js";
 
 /** Rebuilds `b` from `a` and an edit script, checking the script is consistent. */
