@@ -222,8 +222,10 @@ describe.skipIf(!hasBwrap)("sandbox escapes (bubblewrap, run as root)", () => {
       await h.close();
       expect(existsSync(join(home, "new-file"))).toBe(false);
       expect(existsSync(`${home}.moved`)).toBe(false);
-      for (const f of readdirSync(home))
-        expect(readFileSync(join(home, f)).includes("TANDEM_PWNED")).toBe(false);
+      // Every file under the home, the checkpoint stores included.
+      for (const f of readdirSync(home, { recursive: true, encoding: "utf8" }))
+        if (statSync(join(home, f)).isFile())
+          expect(readFileSync(join(home, f)).includes("TANDEM_PWNED"), f).toBe(false);
       // Still a working store with the turn in it.
       const store = openStore(join(home, "state.db"));
       expect(store.loadItems(threadId).length).toBeGreaterThan(0);

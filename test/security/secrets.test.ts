@@ -16,7 +16,7 @@
  * where bubblewrap is missing.
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startMockModel } from "../../src/mock-model/index.js";
@@ -24,6 +24,7 @@ import type { Event, EventOf } from "../../src/protocol/events.js";
 import { REDACTED } from "../../src/protocol/questions.js";
 import { serverEnv, startPlanTurn } from "../helpers/app-server.js";
 import { inProcessStdio } from "../helpers/app-server-client.js";
+import { checkpointBlobs } from "../helpers/checkpoints.js";
 import { BIN, type MockProcess, runTandem, startMockProcess } from "../helpers/cli.js";
 import { isEvent, openSse, serve, TOKEN } from "../helpers/http.js";
 import { type Harness, harness, tempDir } from "../helpers/index.js";
@@ -76,6 +77,13 @@ const SPLIT_PRINT =
   'printf %s "$TANDEM_SECRET_API_KEY" | tail -c +11; ' +
   'printf %s "$TANDEM_SECRET_API_KEY" > key.txt';
 
+/** Every regular file under `home`, relative: the store and the checkpoint stores too. */
+function homeFiles(home: string): string[] {
+  return readdirSync(home, { recursive: true, encoding: "utf8" }).filter((f) =>
+    statSync(join(home, f)).isFile(),
+  );
+}
+
 describe("secret masking (issue 9 item 13)", () => {
   let h: Harness | undefined;
   afterEach(async () => {
@@ -122,10 +130,13 @@ describe("secret masking (issue 9 item 13)", () => {
       expect(deltas().includes(v), `the joined output deltas hold ${v}`).toBe(false);
     }
     await h!.runtime.shutdown();
-    for (const f of readdirSync(h!.home)) {
+    for (const f of homeFiles(h!.home)) {
       const bytes = readFileSync(join(h!.home, f));
       for (const v of values) expect(bytes.includes(v), `${f} holds ${v}`).toBe(false);
     }
+    // A file a command wrote the secret into is kept out of checkpoints (compressed or not).
+    for (const blob of checkpointBlobs(h!.home))
+      for (const v of values) expect(blob.includes(v), `a checkpoint holds ${v}`).toBe(false);
   }
 
   it("a secret printed across the 4096-char streaming cut is masked in the live deltas", async () => {
@@ -362,7 +373,7 @@ describe("headless secret answers never go on the command line (issue 9 item 14)
 
   /** The secret is in no file of TANDEM_HOME, not in the model's request log, not in the output. */
   function expectNowhere(home: string, ...outputs: string[]) {
-    for (const f of readdirSync(home))
+    for (const f of homeFiles(home))
       expect(readFileSync(join(home, f)).includes(CLI_SECRET), `${f} holds the secret`).toBe(false);
     expect(readFileSync(mock!.log, "utf8").includes(CLI_SECRET), "the request log holds it").toBe(false);
     for (const o of outputs) expect(o.includes(CLI_SECRET), "the output holds it").toBe(false);
