@@ -56,7 +56,8 @@ const helps = new Map<string, string>();
 function bwrapHas(bwrap: string, option: string): boolean {
   let help = helps.get(bwrap);
   if (help === undefined) {
-    help = spawnSync(bwrap, ["--help"], { encoding: "utf8" }).stdout ?? "";
+    help =
+      spawnSync(bwrap, ["--help"], { encoding: "utf8", timeout: 5000, killSignal: "SIGKILL" }).stdout ?? "";
     helps.set(bwrap, help);
   }
   return help.includes(option);
