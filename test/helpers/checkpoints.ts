@@ -1,8 +1,15 @@
+/** Every regular file under `home`, relative: the store and the checkpoint stores too. */
+export function homeFiles(home: string): string[] {
+  return readdirSync(home, { recursive: true, encoding: "utf8" }).filter((f) =>
+    statSync(join(home, f)).isFile(),
+  );
+}
+
 /**
  * What Tandem's checkpoint stores under a home hold, decoded: every blob of every
  * `checkpoints/*.db` inflated, so a test can look for a value that compression would hide.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { inflateRawSync } from "node:zlib";
 import Database from "better-sqlite3";

@@ -24,7 +24,7 @@ import type { Event, EventOf } from "../../src/protocol/events.js";
 import { REDACTED } from "../../src/protocol/questions.js";
 import { serverEnv, startPlanTurn } from "../helpers/app-server.js";
 import { inProcessStdio } from "../helpers/app-server-client.js";
-import { checkpointBlobs } from "../helpers/checkpoints.js";
+import { checkpointBlobs, homeFiles } from "../helpers/checkpoints.js";
 import { BIN, type MockProcess, runTandem, startMockProcess } from "../helpers/cli.js";
 import { isEvent, openSse, serve, TOKEN } from "../helpers/http.js";
 import { type Harness, harness, tempDir } from "../helpers/index.js";
@@ -76,13 +76,6 @@ const SPLIT_PRINT =
   'printf %s "$TANDEM_SECRET_API_KEY" | head -c 10; sleep 0.3; ' +
   'printf %s "$TANDEM_SECRET_API_KEY" | tail -c +11; ' +
   'printf %s "$TANDEM_SECRET_API_KEY" > key.txt';
-
-/** Every regular file under `home`, relative: the store and the checkpoint stores too. */
-function homeFiles(home: string): string[] {
-  return readdirSync(home, { recursive: true, encoding: "utf8" }).filter((f) =>
-    statSync(join(home, f)).isFile(),
-  );
-}
 
 describe("secret masking (issue 9 item 13)", () => {
   let h: Harness | undefined;
