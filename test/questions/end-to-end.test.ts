@@ -3,7 +3,7 @@
  * matrix): gates, round trips, parallel questions, decline/interrupt/late replies, wrong
  * thread, timeouts and touch, secrets, hooks.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Event, EventOf } from "../../src/protocol/events.js";

@@ -16,7 +16,7 @@
  * where bubblewrap is missing.
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startMockModel } from "../../src/mock-model/index.js";
