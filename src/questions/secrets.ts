@@ -41,6 +41,8 @@ export interface SecretStore {
   /** Whether the thread holds a secret under `name` (sanitised like `put`). */
   has(threadId: string, name: string): boolean;
   dropThread(threadId: string): void;
+  /** Whether `data` holds any value a thread of this process holds (files kept out of checkpoints). */
+  heldIn(data: Buffer): boolean;
   /** Threads currently holding secrets (leak tests). */
   readonly threadCount: number;
 }
@@ -105,6 +107,10 @@ export function createSecretStore(): SecretStore {
     },
     dropThread(threadId) {
       threads.delete(threadId);
+    },
+    heldIn(data) {
+      for (const t of threads.values()) for (const v of t.known) if (data.includes(v)) return true;
+      return false;
     },
   };
 }

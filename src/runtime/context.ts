@@ -3,8 +3,10 @@
  * (cwd, shell, date, timezone) and project instructions from AGENTS.md files found from the
  * repository root down to the cwd. Both are user-role messages, as in Codex.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { existsSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, resolve, sep } from "node:path";
+import { readRegularText } from "../host/files.js";
 import type { MessageItem } from "../protocol/items.js";
 
 export function environmentContextItem(cwd: string, now = new Date()): MessageItem {
@@ -22,16 +24,38 @@ export function environmentContextItem(cwd: string, now = new Date()): MessageIt
   return { type: "message", role: "user", content: [{ type: "input_text", text }] };
 }
 
-/** Directories from the git root (or the cwd when not in a repo) down to `cwd`, top first. */
+/** Temp dirs every sandboxed command may write (see tools/exec/sandbox.ts). */
+const tempRoots = () => [...new Set([tmpdir(), "/tmp", "/var/tmp", "/dev/shm"].map((p) => realOr(p)))];
+
+/**
+ * Directories from the git root (or the cwd when not in a repo) down to `cwd`, top first.
+ * The walk up never enters a temp dir's tree above the cwd: a `.git` (and AGENTS.md) that a
+ * sandboxed command planted in `/tmp` or a parent under it must not become the project of
+ * every workspace below it.
+ */
 export function projectDirs(cwd: string): string[] {
+  const start = resolve(cwd);
+  const temps = tempRoots();
+  const inTemp = (p: string) => {
+    const d = realOr(p);
+    return temps.some((t) => d === t || d.startsWith(t.endsWith(sep) ? t : t + sep));
+  };
   const dirs: string[] = [];
-  let d = resolve(cwd);
+  let d = start;
   while (true) {
     dirs.unshift(d);
     if (existsSync(join(d, ".git"))) return dirs;
     const parent = dirname(d);
-    if (parent === d) return [resolve(cwd)];
+    if (parent === d || inTemp(parent)) return [start];
     d = parent;
+  }
+}
+
+function realOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
   }
 }
 
@@ -49,8 +73,9 @@ export function agentsMdItem(cwd: string): MessageItem | undefined {
   let total = 0;
   for (const dir of projectDirs(cwd)) {
     const file = join(dir, "AGENTS.md");
-    if (!existsSync(file)) continue;
-    let text = readFileSync(file, "utf8");
+    // Regular files only (a planted FIFO must not hang the thread's start), bounded.
+    let text = readRegularText(file, { maxBytes: MAX_AGENTS_BYTES, truncate: true });
+    if (text === undefined) continue;
     if (total + text.length > MAX_AGENTS_BYTES) text = text.slice(0, Math.max(0, MAX_AGENTS_BYTES - total));
     total += text.length;
     if (text.trim()) parts.push(text.trim());

@@ -12,6 +12,7 @@
 import { randomUUID } from "node:crypto";
 import { dirname, resolve } from "node:path";
 import { ABORTED_OUTPUT, orphanCalls } from "../agent/history.js";
+import { Workspaces } from "../checkpoints/index.js";
 import type { ResolvedProvider } from "../config/load.js";
 import type { McpServerConfig, Settings } from "../config/schema.js";
 import type { ModelClient, WireTool } from "../model/types.js";
@@ -122,6 +123,8 @@ export class Runtime {
   readonly baseInstructions: string;
   /** Paths commands and patches may never write (SPEC A4): home, the store and its WAL files. */
   readonly protectedPaths: string[];
+  /** The workspaces threads work in: the turn-diff watch and checkpoints (../checkpoints). */
+  readonly workspaces: Workspaces;
   private threads = new Map<string, Thread>();
   private hooks: ToolHooks[] = [];
   /** This process's thread-lease identity, and the threads whose lease it holds (item 12). */
@@ -149,6 +152,11 @@ export class Runtime {
     this.installationId = opts.installationId ?? this.ensureInstallationId();
     this.baseInstructions = opts.settings.base_instructions ?? DEFAULT_BASE_INSTRUCTIONS;
     this.protectedPaths = protectedPathsFor(opts.home, opts.store.path);
+    this.workspaces = new Workspaces({
+      home: opts.home,
+      protectedPaths: this.protectedPaths,
+      withhold: (data) => this.secrets.heldIn(data),
+    });
     this.agents = new Agents(this);
     this.responders = createResponders({ lineage: (id) => this.agents.lineage(id) });
     this.ownership = new Ownership({
@@ -583,6 +591,8 @@ export class Runtime {
     for (const t of threads) t.interrupt("shutdown");
     await Promise.all(threads.map((t) => t.active?.done.catch(() => {})));
     await Promise.all(threads.map((t) => t.disposeTools().catch(() => {})));
+    await Promise.all(threads.map((t) => t.workspace.settled()));
+    this.workspaces.closeAll();
     this.threads.clear();
     for (const id of [...this.leased]) this.releaseLease(id);
     this.store.close();

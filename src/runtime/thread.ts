@@ -52,7 +52,7 @@ export class Thread {
   /** Net file changes of the current turn (apply_patch and commands), for `turn.diff`. */
   readonly diffs = new TurnDiffTracker();
   /** The workspace as the current turn found it, for commands' changes (workspace-diff.ts). */
-  readonly workspace = new TurnWorkspace();
+  readonly workspace = new TurnWorkspace(() => this.core.workspaces);
   private history: ResponseItem[];
   active: ActiveTurn | undefined;
   status: ThreadStatus = "idle";
@@ -219,6 +219,8 @@ export class Thread {
     await this.active?.done.catch(() => {});
     this.core.broker.cancelAll({ threadId: this.id }, "thread closed");
     await this.disposeTools();
+    await this.workspace.settled();
+    this.workspace.close();
     this.core.secrets.dropThread(this.id);
     this.setStatus("closed");
     this.closed = true;
@@ -253,7 +255,11 @@ export class Thread {
       });
     this.setStatus(this.core.broker.pendingCount(this.id) > 0 ? "waiting_on_user" : "running");
     this.diffs.reset();
-    this.workspace.start(options.cwd ?? this.record.cwd);
+    this.workspace.start(options.cwd ?? this.record.cwd, {
+      threadId: this.id,
+      turnId,
+      record: !this.ephemeral,
+    });
     this.emit({ type: "turn.started", thread_id: this.id, turn_id: turnId, mode });
     turn.done = this.run(turn, resumed, compactOnly);
     return turn;

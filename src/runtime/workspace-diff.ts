@@ -1,41 +1,80 @@
 /**
- * The turn diff covers files changed by shell commands (Codex's turn diff does the same): the
- * thread takes a `WorkspaceWatch` of the turn's cwd when the turn starts; every
- * `exec_command`/`write_stdin` call waits for it before running and, after it, queues a
- * comparison that feeds what changed into the thread's `TurnDiffTracker` and emits `turn.diff`
- * when the diff moved. The comparison runs in the background (the call's output goes back to
- * the model at once); the turn waits for the queue (`settled()`) before it completes.
- * apply_patch's own writes are handed to the watch (`observePatch`) so they count once.
- * Comparisons of one thread run one at a time, in call order. A workspace over the watch's
- * limits (see tools/patch/workspace.ts) keeps the apply_patch-only turn diff.
+ * What a turn changed in its workspace, for the turn diff and the turn's checkpoint.
+ *
+ * When a turn starts, the thread's `TurnWorkspace` takes the workspace of the turn's cwd (one
+ * per directory, shared: checkpoints/index.ts) and syncs it in the background: what changed
+ * since the last turn — the user's own edits — moves into the baseline without being counted
+ * for this turn. Every tool that can write (commands, MCP tools, apply_patch) waits for that
+ * sync before it runs (`ready`). After a command (or an MCP tool), a sync finds what it changed
+ * from file-system events, at a cost that follows the change, not the repository; after
+ * apply_patch the patched paths are examined directly. Each change is recorded in the turn's
+ * checkpoint (its state before the turn first touched the path, and after) and, when both
+ * sides are text, fed to the thread's `TurnDiffTracker`, which emits `turn.diff`.
+ * Comparisons of one thread run one at a time, in call order, in the background; the turn
+ * waits for them (`settled`) before it completes.
  */
+import type { Workspace, WorkspaceChange, Workspaces } from "../checkpoints/index.js";
 import type { FileChange } from "../tools/patch/index.js";
-import { WorkspaceWatch } from "../tools/patch/workspace.js";
 import type { ToolHooks } from "../tools/registry.js";
 import type { Thread } from "./thread.js";
 
-const SHELL_TOOLS = new Set(["exec_command", "write_stdin"]);
+/** Tools whose effects on the workspace are found by a sync afterwards (not by their own report). */
+const SYNCED_TOOLS = (name: string) =>
+  name === "exec_command" || name === "write_stdin" || name.startsWith("mcp__");
+const WRITING_TOOLS = (name: string) => SYNCED_TOOLS(name) || name === "apply_patch";
+/** Texts over this size are not diffed (binary files never are). */
+const MAX_DIFF_BYTES = 1 << 20;
 
-/** Per-thread state: the current turn's watch and the queue of its comparisons. */
+interface TurnRef {
+  threadId: string;
+  turnId: string;
+  /** Record changes in a checkpoint (false for threads that are never stored). */
+  record: boolean;
+}
+
+/** Per-thread state: the current turn's workspace and the queue of its comparisons. */
 export class TurnWorkspace {
-  private watch: Promise<WorkspaceWatch | undefined> = Promise.resolve(undefined);
+  private ws: Workspace | undefined;
+  private cwd: string | undefined;
+  private turn: TurnRef | undefined;
+  private started: Promise<unknown> = Promise.resolve();
   private queue: Promise<unknown> = Promise.resolve();
 
-  /** Starts a new turn's watch of `cwd`. */
-  start(cwd: string): void {
-    this.watch = WorkspaceWatch.take(cwd);
-    this.queue = this.watch;
+  constructor(private readonly pool: () => Workspaces | undefined) {}
+
+  /** Starts a turn in `cwd`: takes its workspace and absorbs what changed since the last turn. */
+  start(cwd: string, turn: TurnRef): void {
+    if (this.cwd !== cwd) {
+      const pool = this.pool();
+      if (this.ws) pool?.release(this.ws);
+      this.ws = pool?.acquire(cwd);
+      this.cwd = cwd;
+    }
+    this.turn = turn;
+    this.started = this.ws ? this.ws.sync().catch(() => []) : Promise.resolve();
+    this.queue = this.started;
   }
 
+  /** Resolves once the turn's workspace is current (writing tools wait for it). Never rejects. */
   ready(): Promise<unknown> {
-    return this.watch;
+    return this.started;
   }
 
-  /** Runs after every earlier comparison; resolves with the changes since the last look. */
+  /** After a command: what it changed, recorded; resolves with the text changes for the diff. */
   compare(): Promise<FileChange[]> {
-    const run = this.queue.then(async () => (await this.watch)?.changes() ?? []);
-    this.queue = run.catch(() => undefined);
-    return run.catch(() => []);
+    return this.enqueue(async () => (this.ws ? this.take(await this.ws.sync()) : []));
+  }
+
+  /** After apply_patch: its paths' new states go into the baseline and the checkpoint. */
+  observePatch(changes: readonly FileChange[]): void {
+    const ws = this.ws;
+    if (!ws) return;
+    const paths = changes.flatMap((c) => [c.absPath, ...(c.absMovePath ? [c.absMovePath] : [])]);
+    const rels = [...new Set(paths.map((p) => ws.relPath(p)).filter((p): p is string => p !== undefined))];
+    void this.enqueue(async () => {
+      this.take(await ws.examine(rels));
+      return [];
+    });
   }
 
   /** Resolves once every queued comparison has run. */
@@ -46,22 +85,67 @@ export class TurnWorkspace {
     );
   }
 
-  observePatch(changes: readonly FileChange[]): void {
-    const run = this.queue.then(async () => (await this.watch)?.observe(changes));
+  /** Lets go of the workspace (the thread closes). */
+  close(): void {
+    if (this.ws) this.pool()?.release(this.ws);
+    this.ws = undefined;
+    this.cwd = undefined;
+  }
+
+  private enqueue(fn: () => Promise<FileChange[]>): Promise<FileChange[]> {
+    const run = this.queue.then(fn);
     this.queue = run.catch(() => undefined);
+    return run.catch(() => []);
+  }
+
+  /** Records `changes` in the turn's checkpoint; returns those that can be shown as text diffs. */
+  private take(changes: WorkspaceChange[]): FileChange[] {
+    const ws = this.ws;
+    const turn = this.turn;
+    if (!ws || changes.length === 0) return [];
+    if (turn?.record) {
+      const cp = ws.store.checkpoint(turn.threadId, turn.turnId);
+      ws.store.batch(() => {
+        for (const c of changes) ws.store.recordChange(cp.id, c.path, c.before, c.after);
+      });
+    }
+    const out: FileChange[] = [];
+    for (const c of changes) {
+      const before = textOf(ws, c.before);
+      const after = textOf(ws, c.after);
+      if (before === undefined || after === undefined || before === after) continue;
+      const absPath = `${ws.root}/${c.path}`;
+      out.push({
+        kind: before === null ? "add" : after === null ? "delete" : "update",
+        path: c.path,
+        absPath,
+        before,
+        after,
+      });
+    }
+    return out;
   }
 }
 
-/** Hooks that fold shell-made changes into the turn diff of the calling thread. */
+/** The text of a state; null when absent; undefined when it is not shown as text. */
+function textOf(ws: Workspace, state: WorkspaceChange["before"]): string | null | undefined {
+  if (state === null) return null;
+  if (state.kind !== "file") return undefined;
+  const data = ws.content(state);
+  if (!data || data.length > MAX_DIFF_BYTES || data.includes(0)) return undefined;
+  return data.toString("utf8");
+}
+
+/** Hooks that fold tools' changes into the turn diff and checkpoint of the calling thread. */
 export function workspaceDiffHooks(threadOf: (id: string) => Thread | undefined): ToolHooks {
   return {
     async pre(call, ctx) {
-      if (SHELL_TOOLS.has(call.name)) await threadOf(ctx.threadId)?.workspace.ready();
+      if (WRITING_TOOLS(call.name)) await threadOf(ctx.threadId)?.workspace.ready();
       return undefined;
     },
     async post(call, ctx) {
       const t = threadOf(ctx.threadId);
-      if (!t || !SHELL_TOOLS.has(call.name)) return undefined;
+      if (!t || !SYNCED_TOOLS(call.name)) return undefined;
       void t.workspace.compare().then((changes) => {
         if (changes.length === 0) return;
         const before = t.diffs.diff();

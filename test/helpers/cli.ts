@@ -55,7 +55,7 @@ export interface RunResult {
 /** Runs `tandem …` to completion with the given env and optional stdin. */
 export function runTandem(
   args: string[],
-  opts: { env?: Record<string, string>; input?: string; cwd?: string } = {},
+  opts: { env?: Record<string, string>; input?: string; cwd?: string; killAfterMs?: number } = {},
 ): Promise<RunResult> {
   return new Promise((res) => {
     const env = { ...process.env, NO_COLOR: "1", ...opts.env };
@@ -78,7 +78,18 @@ export function runTandem(
       stderr += d;
     });
     p.stdin.end(opts.input ?? "");
-    p.on("exit", (code) => res({ code, stdout, stderr }));
+    // A bound for runs that must not hang: the test then fails at once, saying so.
+    const timer =
+      opts.killAfterMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            stderr += `\n[test: tandem ${args.join(" ")} was still running after ${opts.killAfterMs} ms and was killed]`;
+            p.kill("SIGKILL");
+          }, opts.killAfterMs);
+    p.on("exit", (code) => {
+      if (timer) clearTimeout(timer);
+      res({ code, stdout, stderr });
+    });
   });
 }
 

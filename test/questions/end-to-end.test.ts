@@ -3,12 +3,13 @@
  * matrix): gates, round trips, parallel questions, decline/interrupt/late replies, wrong
  * thread, timeouts and touch, secrets, hooks.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Event, EventOf } from "../../src/protocol/events.js";
 import type { QuestionRequest } from "../../src/protocol/questions.js";
 import { withheldModelResult } from "../../src/questions/model.js";
+import { checkpointBlobs, homeFiles } from "../helpers/checkpoints.js";
 import { type Harness, harness } from "../helpers/index.js";
 
 type Q = {
@@ -348,9 +349,12 @@ describe("questions end to end", () => {
     expect(JSON.stringify(h!.model.requests)).not.toContain(SECRET);
     expect(JSON.stringify(h!.events)).not.toContain(SECRET);
     await h!.runtime.shutdown();
-    for (const f of readdirSync(h!.home)) {
+    for (const f of homeFiles(h!.home)) {
       expect(readFileSync(join(h!.home, f)).includes(SECRET), `${f} contains the secret`).toBe(false);
     }
+    // key.txt holds the secret: it is kept out of the workspace's checkpoint store.
+    for (const blob of checkpointBlobs(h!.home))
+      expect(blob.includes(SECRET), "a checkpoint holds it").toBe(false);
   });
 
   it("hooks: a pre hook rewrites questions before they are shown; a post hook withholds the answer", async () => {

@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
+import { homeFiles } from "../helpers/checkpoints.js";
 import { type Harness, harness, tempDir } from "../helpers/index.js";
 import { missing } from "../helpers/system-tools.js";
 
@@ -222,8 +223,9 @@ describe.skipIf(!hasBwrap)("sandbox escapes (bubblewrap, run as root)", () => {
       await h.close();
       expect(existsSync(join(home, "new-file"))).toBe(false);
       expect(existsSync(`${home}.moved`)).toBe(false);
-      for (const f of readdirSync(home))
-        expect(readFileSync(join(home, f)).includes("TANDEM_PWNED")).toBe(false);
+      // Every file under the home, the checkpoint stores included.
+      for (const f of homeFiles(home))
+        expect(readFileSync(join(home, f)).includes("TANDEM_PWNED"), f).toBe(false);
       // Still a working store with the turn in it.
       const store = openStore(join(home, "state.db"));
       expect(store.loadItems(threadId).length).toBeGreaterThan(0);

@@ -16,7 +16,7 @@
  * where bubblewrap is missing.
  */
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startMockModel } from "../../src/mock-model/index.js";
@@ -24,6 +24,7 @@ import type { Event, EventOf } from "../../src/protocol/events.js";
 import { REDACTED } from "../../src/protocol/questions.js";
 import { serverEnv, startPlanTurn } from "../helpers/app-server.js";
 import { inProcessStdio } from "../helpers/app-server-client.js";
+import { checkpointBlobs, homeFiles } from "../helpers/checkpoints.js";
 import { BIN, type MockProcess, runTandem, startMockProcess } from "../helpers/cli.js";
 import { isEvent, openSse, serve, TOKEN } from "../helpers/http.js";
 import { type Harness, harness, tempDir } from "../helpers/index.js";
@@ -122,10 +123,13 @@ describe("secret masking (issue 9 item 13)", () => {
       expect(deltas().includes(v), `the joined output deltas hold ${v}`).toBe(false);
     }
     await h!.runtime.shutdown();
-    for (const f of readdirSync(h!.home)) {
+    for (const f of homeFiles(h!.home)) {
       const bytes = readFileSync(join(h!.home, f));
       for (const v of values) expect(bytes.includes(v), `${f} holds ${v}`).toBe(false);
     }
+    // A file a command wrote the secret into is kept out of checkpoints (compressed or not).
+    for (const blob of checkpointBlobs(h!.home))
+      for (const v of values) expect(blob.includes(v), `a checkpoint holds ${v}`).toBe(false);
   }
 
   it("a secret printed across the 4096-char streaming cut is masked in the live deltas", async () => {
@@ -362,7 +366,7 @@ describe("headless secret answers never go on the command line (issue 9 item 14)
 
   /** The secret is in no file of TANDEM_HOME, not in the model's request log, not in the output. */
   function expectNowhere(home: string, ...outputs: string[]) {
-    for (const f of readdirSync(home))
+    for (const f of homeFiles(home))
       expect(readFileSync(join(home, f)).includes(CLI_SECRET), `${f} holds the secret`).toBe(false);
     expect(readFileSync(mock!.log, "utf8").includes(CLI_SECRET), "the request log holds it").toBe(false);
     for (const o of outputs) expect(o.includes(CLI_SECRET), "the output holds it").toBe(false);

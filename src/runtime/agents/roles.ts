@@ -10,9 +10,13 @@
  * - A file that cannot be read or parsed is skipped and reported in `problems` (never thrown):
  *   a bad role file must not stop a thread from starting.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { AgentRoleConfig, type AgentsConfig, configRoles } from "../../config/agents.js";
+import { readRegular } from "../../host/files.js";
+
+/** Largest role file read (a planted FIFO or huge file is refused, never waited on). */
+const MAX_ROLE_BYTES = 256 * 1024;
 
 export interface AgentRole {
   name: string;
@@ -54,7 +58,9 @@ export function loadRoles(agents: AgentsConfig, cwd: string): LoadedRoles {
   for (const file of files.sort()) {
     const path = join(dir, file);
     try {
-      const role = parseRoleFile(readFileSync(path, "utf8"), basename(file, ".md"), path);
+      const r = readRegular(path, { maxBytes: MAX_ROLE_BYTES });
+      if (!r.ok) throw new Error(r.message);
+      const role = parseRoleFile(r.data.toString("utf8"), basename(file, ".md"), path);
       roles.set(role.name, role);
     } catch (err) {
       problems.push(`${path}: ${(err as Error).message}`);

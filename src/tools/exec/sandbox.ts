@@ -13,9 +13,11 @@
  * bwrap kills every process the command started, so interrupt still reaches the whole tree.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, readFileSync, realpathSync, type Stats, statSync } from "node:fs";
+import { existsSync, realpathSync, type Stats, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
+import { readRegularText } from "../../host/files.js";
+import { hostProgram } from "../../host/run.js";
 import { withFd3 } from "./process.js";
 import { seccompPath } from "./seccomp.js";
 
@@ -32,21 +34,18 @@ export interface SandboxPolicy {
 
 const found = new Map<string, string | null>();
 
-/** Path of `bwrap` on `path` (default PATH), or null. Looked up once per PATH value. */
+/** Directories anyone's sandboxed command may write: never where the sandbox itself comes from. */
+const TEMP_DIRS = () => [tmpdir(), "/tmp", "/var/tmp", "/dev/shm"];
+
+/**
+ * Path of `bwrap` on `path` (default PATH), or null. Relative PATH entries and temp dirs are
+ * skipped (host/run.ts `hostProgram`): a `bwrap` the model wrote must never be what "sandboxes"
+ * it. Looked up once per PATH value; `sandboxWrap` also refuses one inside a writable root.
+ */
 export function findBwrap(path = process.env.PATH ?? ""): string | null {
   const cached = found.get(path);
   if (cached !== undefined) return cached;
-  let hit: string | null = null;
-  for (const dir of path.split(delimiter).filter(Boolean)) {
-    const candidate = join(dir, "bwrap");
-    try {
-      accessSync(candidate, constants.X_OK);
-      hit = candidate;
-      break;
-    } catch {
-      // next
-    }
-  }
+  const hit = hostProgram("bwrap", path, TEMP_DIRS()) ?? null;
   found.set(path, hit);
   return hit;
 }
@@ -57,7 +56,8 @@ const helps = new Map<string, string>();
 function bwrapHas(bwrap: string, option: string): boolean {
   let help = helps.get(bwrap);
   if (help === undefined) {
-    help = spawnSync(bwrap, ["--help"], { encoding: "utf8" }).stdout ?? "";
+    help =
+      spawnSync(bwrap, ["--help"], { encoding: "utf8", timeout: 5000, killSignal: "SIGKILL" }).stdout ?? "";
     helps.set(bwrap, help);
   }
   return help.includes(option);
@@ -103,16 +103,14 @@ function gitPaths(dir: string): string[] {
   }
   if (!st.isFile()) return [git];
   const out = [git];
-  try {
-    const m = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(git, "utf8"));
-    if (m) {
-      const gitdir = resolve(dir, m[1]);
-      out.push(gitdir);
-      const common = join(gitdir, "commondir");
-      if (existsSync(common)) out.push(resolve(gitdir, readFileSync(common, "utf8").trim()));
-    }
-  } catch {
-    // An unreadable pointer protects the file itself only.
+  // Read as data only: a FIFO or a huge file the model planted is refused, never waited on.
+  const pointer = readRegularText(git, { maxBytes: 4096, noFollow: true });
+  const m = pointer ? /^gitdir:\s*(.+?)\s*$/m.exec(pointer) : null;
+  if (m) {
+    const gitdir = resolve(dir, m[1]);
+    out.push(gitdir);
+    const common = readRegularText(join(gitdir, "commondir"), { maxBytes: 4096, noFollow: true });
+    if (common?.trim()) out.push(resolve(gitdir, common.trim()));
   }
   return out;
 }
@@ -176,6 +174,12 @@ export function sandboxWrap(policy: SandboxPolicy, cwd: string, opts: WrapOption
     };
   }
   const chdir = opts.chdir ?? cwd;
+  const roots = writableRoots(policy, real(cwd));
+  if (isWritable(bwrap, roots))
+    return {
+      ok: false,
+      error: `sandbox refused: the bwrap found on PATH (${bwrap}) is inside a directory commands may write; put bubblewrap's directory first on PATH (Debian: /usr/bin/bwrap)`,
+    };
   // No UTS or cgroup namespace: without capabilities the hostname and cgroupfs (under the
   // read-only /sys) cannot be changed anyway, and each namespace costs start-up time.
   // Older bubblewrap (< 0.8) lacks --disable-userns: nested user namespaces then remain
@@ -185,7 +189,6 @@ export function sandboxWrap(policy: SandboxPolicy, cwd: string, opts: WrapOption
   args.push("--unshare-pid", "--unshare-ipc");
   if (!policy.network) args.push("--unshare-net");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
-  const roots = writableRoots(policy, real(cwd));
   for (const root of [...roots].sort((a, b) => depth(a) - depth(b))) args.push("--bind", root, root);
   for (const p of protectedBinds(policy, roots, real(chdir))) args.push("--ro-bind", p, p);
   args.push("--seccomp", "3", "--die-with-parent", "--new-session", "--chdir", chdir, "--");

@@ -7,7 +7,6 @@
 import {
   chmodSync,
   mkdirSync,
-  readFileSync,
   realpathSync,
   renameSync,
   rmdirSync,
@@ -16,11 +15,16 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { readRegular } from "../../host/files.js";
+
+/** Largest file apply_patch reads. */
+export const MAX_PATCH_FILE_BYTES = 64 << 20;
 
 export interface PatchFs {
   /**
    * The file's UTF-8 text and permission bits, or undefined when nothing exists at `path`.
-   * Throws when `path` is a directory or cannot be read.
+   * Throws when `path` is a directory, not a regular file (a FIFO or device is refused at
+   * once, never waited on), larger than MAX_PATCH_FILE_BYTES, or cannot be read.
    */
   read(path: string): { text: string; mode: number } | undefined;
   /** `path` with symbolic links resolved, or undefined when it does not exist. */
@@ -50,7 +54,9 @@ export const nodePatchFs: PatchFs = {
       throw err;
     }
     if (st.isDirectory()) throw new Error(`${path} is a directory`);
-    return { text: readFileSync(path, "utf8"), mode: st.mode & 0o7777 };
+    const r = readRegular(path, { maxBytes: MAX_PATCH_FILE_BYTES });
+    if (!r.ok) throw new Error(r.message);
+    return { text: r.data.toString("utf8"), mode: r.stat.mode & 0o7777 };
   },
   realpath(path) {
     try {

@@ -1,0 +1,122 @@
+/**
+ * Which workspace paths the watch and checkpoints leave out, by git's ignore rules — evaluated
+ * here, in-process, so that no git runs on the host (a `.git` the model wrote cannot choose a
+ * program: core.fsmonitor, hooks, filters and the rest are never read).
+ *
+ * Rules, lowest precedence first: built-ins (`.git/` always; `node_modules/` unless re-included),
+ * the user's global excludes file (`$XDG_CONFIG_HOME/git/ignore` or `~/.config/git/ignore`),
+ * the workspace's `.git/info/exclude` (only when `.git` is a directory: a `.git` file pointing
+ * elsewhere is never followed), then every `.gitignore` from the root down to the path's
+ * directory; within a level the last matching pattern wins, and a path under an ignored
+ * directory is ignored (git never looks inside one). Rule files are read as data
+ * (`host/files.ts`: regular files only, no symlinks, at most 1 MiB).
+ *
+ * Differences from git, by design: tracked files that match an ignore pattern are ignored too
+ * (git keeps them, but knowing that needs the index); `core.excludesFile` set in a git config
+ * is not read. Paths are relative to the root, `/`-separated; directories are tested as such.
+ */
+import { homedir } from "node:os";
+import { join } from "node:path";
+import ignore, { type Ignore } from "ignore";
+import { readRegularText } from "../host/files.js";
+
+const RULE_FILE_MAX = 1 << 20;
+/**
+ * `ignore` caches every path it was asked about, forever: a scan of 100k files would keep 100k
+ * entries per matcher. Parents are decided here (`dirVerdict`), so its cache buys little; it is
+ * reset every CACHE_BOUND tests (through its own re-initialiser, when it has one).
+ */
+const CACHE_BOUND = 4096;
+const BUILT_IN = [".git/", "node_modules/"];
+
+function readRules(path: string): string | undefined {
+  return readRegularText(path, { maxBytes: RULE_FILE_MAX, noFollow: true });
+}
+
+export class IgnoreRules {
+  private readonly base: Ignore;
+  /** Each directory's `.gitignore` matcher (null: none), read on first use. */
+  private readonly perDir = new Map<string, Ignore | null>();
+  /** Directories already decided, for the parent checks of many paths. */
+  private readonly dirVerdict = new Map<string, boolean>();
+  private tests = 0;
+
+  constructor(
+    readonly root: string,
+    opts: { globalExcludes?: string | null; extra?: readonly string[] } = {},
+  ) {
+    this.base = ignore({ allowRelativePaths: true }).add(BUILT_IN);
+    const global = opts.globalExcludes === undefined ? defaultGlobalExcludes() : opts.globalExcludes;
+    const globalText = global ? readRules(global) : undefined;
+    if (globalText) this.base.add(globalText);
+    const info = readRules(join(root, ".git", "info", "exclude"));
+    if (info) this.base.add(info);
+    if (opts.extra) this.base.add([...opts.extra]);
+  }
+
+  /** Whether `rel` (a file, or a directory when `isDir`) is left out. */
+  ignored(rel: string, isDir: boolean): boolean {
+    if (rel === "") return false;
+    const parts = rel.split("/");
+    if (parts.includes(".git")) return true;
+    for (let i = 1; i < parts.length; i++) if (this.dirIgnored(parts.slice(0, i).join("/"))) return true;
+    return isDir ? this.dirIgnored(rel) : this.decide(rel, false);
+  }
+
+  /** Forgets what was read for `dir` (its `.gitignore` changed) and every verdict below it. */
+  invalidate(dir: string): void {
+    this.perDir.delete(dir);
+    this.dirVerdict.clear();
+  }
+
+  private dirIgnored(rel: string): boolean {
+    let v = this.dirVerdict.get(rel);
+    if (v === undefined) {
+      v = this.decide(rel, true);
+      this.dirVerdict.set(rel, v);
+    }
+    return v;
+  }
+
+  /** The last matching rule over every level, deepest last (the parents are checked by the caller). */
+  private decide(rel: string, isDir: boolean): boolean {
+    let ignoredNow = false;
+    const apply = (ig: Ignore, path: string) => {
+      if (++this.tests % CACHE_BOUND === 0) this.resetCaches();
+      const r = ig.test(isDir ? `${path}/` : path);
+      if (r.ignored) ignoredNow = true;
+      else if (r.unignored) ignoredNow = false;
+    };
+    apply(this.base, rel);
+    const parts = rel.split("/");
+    for (let depth = 0; depth < parts.length; depth++) {
+      const dir = parts.slice(0, depth).join("/");
+      const m = this.matcher(dir);
+      if (m) apply(m, parts.slice(depth).join("/"));
+    }
+    return ignoredNow;
+  }
+
+  private resetCaches(): void {
+    for (const ig of [this.base, ...this.perDir.values()]) {
+      const reset = (ig as unknown as { _initCache?: () => void } | null)?._initCache;
+      if (typeof reset === "function") reset.call(ig);
+    }
+    if (this.dirVerdict.size > CACHE_BOUND * 4) this.dirVerdict.clear();
+  }
+
+  private matcher(dir: string): Ignore | null {
+    let m = this.perDir.get(dir);
+    if (m === undefined) {
+      const text = readRules(join(this.root, dir, ".gitignore"));
+      m = text ? ignore({ allowRelativePaths: true }).add(text) : null;
+      this.perDir.set(dir, m);
+    }
+    return m;
+  }
+}
+
+function defaultGlobalExcludes(): string {
+  const xdg = process.env.XDG_CONFIG_HOME;
+  return xdg ? join(xdg, "git", "ignore") : join(homedir(), ".config", "git", "ignore");
+}

@@ -1,0 +1,322 @@
+/**
+ * One workspace as Tandem tracks it: its baseline in a checkpoint store of its own, kept current
+ * by file-system events, so that finding what a command changed — for the turn diff and for
+ * checkpoints — costs what the command changed, however large the repository.
+ *
+ * - `open()` starts a scan in the background: every non-ignored file (ignore-rules.ts) is
+ *   compared with the stored baseline by stat and, when it may differ, read and stored; every
+ *   non-ignored directory is watched (watcher.ts). The first scan of a workspace reads every
+ *   file once; later ones (a new process) only stat.
+ * - `sync()` waits for the scan, flushes the watcher and examines only the paths it marked;
+ *   it returns what changed since the last sync (or scan) and moves the baseline forward. When
+ *   the watcher is not trusted (inotify limit, an error) it rescans instead: same result, cost
+ *   grows with the workspace.
+ * - `examine(paths)` does the same for paths the caller knows it changed (apply_patch).
+ *
+ * Nothing here runs a program: ignore rules are evaluated in-process, files are read with
+ * `host/files.ts` (regular files only, symlinks never followed, FIFOs never opened blocking),
+ * symlinks are stored as links. Tandem's own state (its home, the store) is never scanned.
+ *
+ * Contract: methods never throw for the workspace's contents (unreadable entries are skipped);
+ * a store that cannot be opened makes `open` throw, and the caller goes without.
+ */
+import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { readRegular } from "../host/files.js";
+import { IgnoreRules } from "./ignore-rules.js";
+import { CheckpointStore, type FileRow, type FileState } from "./store.js";
+import { TreeWatcher } from "./watcher.js";
+
+export interface WorkspaceLimits {
+  /** Files larger than this are tracked by stat only (`big`): not diffed, not restorable. */
+  maxFileBytes: number;
+  /** Directories watched at most; past it the workspace is rescanned on each sync. */
+  maxDirs: number;
+  /** Files tracked at most; past it the workspace is not tracked at all. */
+  maxFiles: number;
+}
+
+export const WORKSPACE_LIMITS: WorkspaceLimits = {
+  maxFileBytes: 8 << 20,
+  maxDirs: 50_000,
+  maxFiles: 500_000,
+};
+
+export interface WorkspaceOptions {
+  /** The checkpoint store's file (`:memory:` for none that survives the process). */
+  storeFile: string;
+  /** Paths never scanned (Tandem's home, the store), absolute. */
+  protectedPaths?: readonly string[];
+  limits?: Partial<WorkspaceLimits>;
+  /** Parent of the watcher's private sentinel directory. */
+  sentinelParent?: string;
+  /** Global excludes file override (tests); null for none. */
+  globalExcludes?: string | null;
+  /** Content that must not be stored (it holds a secret value): tracked as `withheld`. */
+  withhold?: (data: Buffer) => boolean;
+}
+
+/** One path's move from `before` to `after` (null: absent). */
+export interface WorkspaceChange {
+  path: string;
+  before: FileState | null;
+  after: FileState | null;
+}
+
+const YIELD_EVERY = 512;
+const tick = () => new Promise<void>((r) => setImmediate(r));
+
+export class Workspace {
+  readonly root: string;
+  readonly store: CheckpointStore;
+  private readonly limits: WorkspaceLimits;
+  private rules: IgnoreRules;
+  private readonly watcher: TreeWatcher;
+  private readonly excluded: string[];
+  private readonly scanned: Promise<void>;
+  /** False when the workspace is over `maxFiles`: nothing is tracked. */
+  private tracking = true;
+  private rulesChanged = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private constructor(
+    root: string,
+    private readonly opts: WorkspaceOptions,
+  ) {
+    this.root = root;
+    this.limits = { ...WORKSPACE_LIMITS, ...opts.limits };
+    this.store = new CheckpointStore(opts.storeFile);
+    this.rules = new IgnoreRules(root, { globalExcludes: opts.globalExcludes });
+    this.watcher = new TreeWatcher(root, {
+      maxDirs: this.limits.maxDirs,
+      sentinelParent: opts.sentinelParent,
+    });
+    this.excluded = (opts.protectedPaths ?? [])
+      .map((p) => relative(root, real(p)))
+      .filter((r) => r !== "" && !r.startsWith("..") && !r.startsWith(sep))
+      .map((r) => r.split(sep).join("/"));
+    this.scanned = this.serial(async () => {
+      await this.scan("", false);
+      this.store.setMeta("root", root);
+    });
+  }
+
+  static open(root: string, opts: WorkspaceOptions): Workspace {
+    return new Workspace(real(root), opts);
+  }
+
+  /** Resolves once the first scan is done. Never rejects. */
+  ready(): Promise<void> {
+    return this.scanned.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** Whether changes are tracked (false past `maxFiles`, or once closed). */
+  get tracked(): boolean {
+    return this.tracking && !this.closed;
+  }
+
+  /** What changed since the last sync; the baseline moves forward. Runs after earlier calls. */
+  sync(): Promise<WorkspaceChange[]> {
+    return this.serial(async () => {
+      if (!this.tracked) return [];
+      if (!this.watcher.trusted || this.rulesChanged) {
+        this.rulesChanged = false;
+        this.rules = new IgnoreRules(this.root, { globalExcludes: this.opts.globalExcludes });
+        return this.scan("", true);
+      }
+      await this.watcher.flush();
+      const out: WorkspaceChange[] = [];
+      for (const rel of this.watcher.takeDirty().sort()) await this.examinePath(rel, out);
+      if (!this.watcher.trusted) return [...out, ...(await this.scan("", true))];
+      return out;
+    });
+  }
+
+  /** Examines `paths` now (files the caller changed) and moves their baseline forward. */
+  examine(paths: readonly string[]): Promise<WorkspaceChange[]> {
+    return this.serial(async () => {
+      const out: WorkspaceChange[] = [];
+      if (!this.tracked) return out;
+      for (const rel of paths) await this.examinePath(rel, out);
+      return out;
+    });
+  }
+
+  /** The content of a stored state (null for absent, `big` or a missing blob). */
+  content(state: FileState | null): Buffer | null {
+    if (!state?.hash) return null;
+    return this.store.getBlob(state.hash) ?? null;
+  }
+
+  /** A workspace-relative path for an absolute one inside the root, else undefined. */
+  relPath(abs: string): string | undefined {
+    const r = relative(this.root, abs);
+    if (r === "" || r.startsWith("..") || r.startsWith(sep)) return undefined;
+    return r.split(sep).join("/");
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.watcher.close();
+    // Let a running scan or sync finish with the store open, then close it.
+    void this.queue.finally(() => this.store.close());
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private skip(rel: string): boolean {
+    return this.excluded.some((e) => rel === e || rel.startsWith(`${e}/`));
+  }
+
+  /**
+   * Walks `dir` and below: watches each directory, compares each entry with the baseline
+   * (changes go to the result when `report`), and drops baseline rows that are gone — in the
+   * directories walked and in directories below `dir` that were not reached (removed, ignored).
+   */
+  private async scan(dir: string, report: boolean): Promise<WorkspaceChange[]> {
+    const out: WorkspaceChange[] = [];
+    const sink = report ? out : undefined;
+    const stack = [dir];
+    const visited = new Set<string>();
+    let files = this.tracking ? this.store.countFiles() : 0;
+    let sinceYield = 0;
+    while (stack.length && !this.closed) {
+      const rel = stack.pop() as string;
+      visited.add(rel);
+      this.watcher.watchDir(rel);
+      let names: string[];
+      try {
+        names = readdirSync(rel ? join(this.root, rel) : this.root);
+      } catch {
+        continue;
+      }
+      const known = new Map(this.store.filesIn(rel).map((r) => [r.path, r]));
+      this.store.batch(() => {
+        for (const name of names) {
+          const path = rel ? `${rel}/${name}` : name;
+          if (this.skip(path)) continue;
+          const st = lstat(join(this.root, path));
+          if (!st) continue;
+          if (st.isDirectory()) {
+            if (!this.rules.ignored(path, true)) stack.push(path);
+            continue;
+          }
+          if (!(st.isFile() || st.isSymbolicLink()) || this.rules.ignored(path, false)) continue;
+          const row = known.get(path);
+          known.delete(path);
+          if (!row && ++files > this.limits.maxFiles) this.tracking = false;
+          this.compare(path, st, row, sink);
+        }
+        for (const gone of known.keys()) this.remove(gone, sink);
+      });
+      if (!this.tracking) {
+        this.watcher.close();
+        return [];
+      }
+      sinceYield += names.length;
+      if (sinceYield >= YIELD_EVERY) {
+        sinceYield = 0;
+        await tick();
+      }
+    }
+    this.store.batch(() => {
+      for (const d of this.store.dirsUnder(dir)) {
+        if (visited.has(d)) continue;
+        for (const r of this.store.filesIn(d)) this.remove(r.path, sink);
+      }
+    });
+    return out;
+  }
+
+  /** One dirty path from the watcher (a file, a directory, or something that went away). */
+  private async examinePath(rel: string, out: WorkspaceChange[]): Promise<void> {
+    if (this.skip(rel) || rel.split("/").includes(".git")) return;
+    if (rel === ".gitignore" || rel.endsWith("/.gitignore")) this.rulesChanged = true;
+    const st = lstat(join(this.root, rel));
+    const row = this.store.file(rel);
+    if (st?.isDirectory()) {
+      if (row) this.remove(rel, out); // a file replaced by a directory
+      if (this.rules.ignored(rel, true)) return;
+      out.push(...(await this.scan(rel, true)));
+      return;
+    }
+    if (!st || !(st.isFile() || st.isSymbolicLink()) || this.rules.ignored(rel, false)) {
+      this.watcher.unwatchTree(rel);
+      this.store.batch(() => {
+        for (const p of this.store.pathsUnder(rel)) this.remove(p, out);
+      });
+      return;
+    }
+    this.store.batch(() => this.compare(rel, st, row, out));
+  }
+
+  /** Moves the baseline of `path` to what is on disk (`st`), reporting a real change. */
+  private compare(
+    path: string,
+    st: Stats,
+    row: FileRow | undefined,
+    out: WorkspaceChange[] | undefined,
+  ): void {
+    if (row && sameStat(row, st)) return;
+    const state = this.read(path, st);
+    if (!state) return;
+    this.store.putFile({ path, ...state, size: st.size, mtime: st.mtimeMs, ctime: st.ctimeMs, ino: st.ino });
+    const before = row ? { kind: row.kind, hash: row.hash, mode: row.mode } : null;
+    if (before && before.kind === state.kind && before.hash === state.hash && before.mode === state.mode)
+      return;
+    out?.push({ path, before, after: state });
+  }
+
+  private remove(path: string, out: WorkspaceChange[] | undefined): void {
+    const row = this.store.file(path);
+    if (!row) return;
+    this.store.deleteFile(path);
+    out?.push({ path, before: { kind: row.kind, hash: row.hash, mode: row.mode }, after: null });
+  }
+
+  /** The state of the entry at `path` (storing its content), or undefined when unreadable. */
+  private read(path: string, st: Stats): FileState | undefined {
+    const abs = join(this.root, path);
+    const mode = st.mode & 0o7777;
+    if (st.isSymbolicLink()) {
+      try {
+        return { kind: "link", hash: this.store.putBlob(Buffer.from(readlinkSync(abs))), mode };
+      } catch {
+        return undefined;
+      }
+    }
+    if (st.size > this.limits.maxFileBytes) return { kind: "big", hash: null, mode };
+    const r = readRegular(abs, { maxBytes: this.limits.maxFileBytes, noFollow: true });
+    if (!r.ok) return r.reason === "too_large" ? { kind: "big", hash: null, mode } : undefined;
+    if (this.opts.withhold?.(r.data)) return { kind: "withheld", hash: null, mode };
+    return { kind: "file", hash: this.store.putBlob(r.data), mode };
+  }
+}
+
+const sameStat = (row: FileRow, st: Stats) =>
+  row.size === st.size && row.mtime === st.mtimeMs && row.ctime === st.ctimeMs && row.ino === st.ino;
+
+function lstat(p: string): Stats | undefined {
+  try {
+    return lstatSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Reading files the model may have written, on the host, without letting them steer Tandem.
+ *
+ * Everything Tandem itself reads from a workspace (AGENTS.md, .gitignore, role files, skills,
+ * prompt files, a file a patch updates, a file a checkpoint stores) can be replaced by the model
+ * with a FIFO (an open() that blocks forever), a device, a symlink to somewhere else, or a file
+ * of gigabytes. `readRegular` opens with O_NONBLOCK (a FIFO opens at once and is then refused),
+ * optionally O_NOFOLLOW (a symlink is refused rather than followed), checks on the open
+ * descriptor that it is a regular file, and reads at most `maxBytes`.
+ *
+ * Contract: never blocks on a special file, never throws for a missing or refused file
+ * (returns a reason instead), never reads more than `maxBytes + 1` bytes.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
+
+export type ReadRefusal = "missing" | "not_regular" | "symlink" | "too_large" | "unreadable";
+
+export type RegularRead =
+  | { ok: true; data: Buffer; stat: Stats }
+  | { ok: false; reason: ReadRefusal; stat?: Stats; message: string };
+
+export interface ReadOptions {
+  /** Largest size read; a larger file is refused as `too_large` (or cut, with `truncate`). */
+  maxBytes: number;
+  /** Refuse a symlink at the last component instead of following it. */
+  noFollow?: boolean;
+  /** Return the first `maxBytes` of a larger file instead of refusing it. */
+  truncate?: boolean;
+}
+
+// O_NOCTTY: opening a terminal device must never make it our controlling terminal.
+const FLAGS_BASE = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+
+/** Reads `path` if it is a regular file within the size limit (see the module contract). */
+export function readRegular(path: string, opts: ReadOptions): RegularRead {
+  let fd: number;
+  try {
+    fd = openSync(path, FLAGS_BASE | (opts.noFollow ? constants.O_NOFOLLOW : 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return refuse("missing", `${path} does not exist`);
+    if (code === "ELOOP") return refuse("symlink", `${path} is a symbolic link`);
+    return refuse("unreadable", `cannot open ${path}: ${(err as Error).message}`);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return refuse("not_regular", `${path} is not a regular file`, stat);
+    if (stat.size > opts.maxBytes && !opts.truncate)
+      return refuse("too_large", `${path} is larger than ${opts.maxBytes} bytes`, stat);
+    const want = Math.min(stat.size, opts.maxBytes);
+    const buf = Buffer.allocUnsafe(want + 1);
+    let got = 0;
+    // The size can change under us: read until EOF or one byte past the limit.
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, null);
+      if (n === 0) break;
+      got += n;
+    }
+    if (got > opts.maxBytes) {
+      if (!opts.truncate) return refuse("too_large", `${path} is larger than ${opts.maxBytes} bytes`, stat);
+      got = opts.maxBytes;
+    }
+    return { ok: true, data: buf.subarray(0, got), stat };
+  } catch (err) {
+    return refuse("unreadable", `cannot read ${path}: ${(err as Error).message}`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The file's text (UTF-8), or undefined when `readRegular` refuses it. */
+export function readRegularText(path: string, opts: ReadOptions): string | undefined {
+  const r = readRegular(path, opts);
+  return r.ok ? r.data.toString("utf8") : undefined;
+}
+
+function refuse(reason: ReadRefusal, message: string, stat?: Stats): RegularRead {
+  return stat ? { ok: false, reason, stat, message } : { ok: false, reason, message };
+}
