@@ -301,6 +301,14 @@ describe.skipIf(missing("postgres", "nats-server").length > 0)("the cluster bus 
     });
     expect(noToken.code).toBe(2);
     expect(noToken.stderr).toMatch(/--bus needs the cluster's shared token.*TANDEM_SERVE_TOKEN/);
+    const appNoToken = await runTandem(
+      ["app-server", "--store", db, "--bus", `nats://127.0.0.1:${nats.port}`],
+      {
+        env,
+      },
+    );
+    expect(appNoToken.code).toBe(2);
+    expect(appNoToken.stderr).toMatch(/TANDEM_SERVE_TOKEN/);
 
     // A server on this machine's network address that requires no authorization.
     const lan = Object.values(networkInterfaces())
