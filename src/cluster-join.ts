@@ -5,6 +5,7 @@
  * cli.ts, the composition root: it wires the HTTP surface's app into another surface's process.
  */
 import { randomBytes } from "node:crypto";
+import type { BusSettings } from "./cluster/bus-connect.js";
 import { ClusterNode } from "./cluster/node.js";
 import { mountCluster } from "./cluster/routes.js";
 import type { Runtime } from "./runtime/core.js";
@@ -12,9 +13,20 @@ import { createHttpApp } from "./surfaces/http/app.js";
 
 export async function joinCluster(
   runtime: Runtime,
-  opts: { busUrl: string; node?: string; version: string; log: (line: string) => void },
+  opts: {
+    bus: BusSettings;
+    clusterToken?: string;
+    node?: string;
+    version: string;
+    log: (line: string) => void;
+  },
 ): Promise<ClusterNode> {
-  const cluster = await ClusterNode.start(runtime, { busUrl: opts.busUrl, node: opts.node, log: opts.log });
+  const cluster = await ClusterNode.start(runtime, {
+    bus: opts.bus,
+    clusterToken: opts.clusterToken,
+    node: opts.node,
+    log: opts.log,
+  });
   const token = randomBytes(24).toString("hex");
   const app = createHttpApp(runtime, {
     token,

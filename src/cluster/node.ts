@@ -6,11 +6,15 @@
  * - Ownership is the thread's lease: the node named on a live (unexpired) lease owns the thread.
  *   `ownerOf(id)` is that node, or undefined when this node owns it or nobody does (then this
  *   node serves the request and, by opening the thread, takes the lease).
+ * - Trust (docs/scale-out.md, "Trust model"): every message on NATS is a frame sealed with a key
+ *   derived from the cluster token (./auth.ts, ./sealed-bus.ts); frames that do not open (not a
+ *   node's, another subject's, stale, replayed) are dropped and counted, never acted on.
  * - `forward(owner, request)` sends an HTTP request to the owner over NATS
- *   (`tandem.node.<id>.http`) and returns the owner's response as is. The owner runs it through
- *   its own app (`attach`), marked forwarded so it is never forwarded again. No answer within
- *   `forwardTimeoutMs` (owner dead or cut off) is a 503 the client may retry: by then the lease
- *   lapses and another node takes the thread.
+ *   (`tandem.node.<id>.http`) and returns the owner's response as is. The sending node has
+ *   checked the caller's token (forwarding runs after auth); the owner runs it through its own
+ *   app (`attach`) with its own token, marked forwarded so it is never forwarded again. No
+ *   answer within `forwardTimeoutMs` (owner dead or cut off) is a 503 the client may retry: by
+ *   then the lease lapses and another node takes the thread.
  * - Events: every event of this node's bus is logged in the store (./events.ts: a cluster-wide
  *   id, deltas excepted) and goes out with that id on `tandem.events.<node>`; events from other
  *   nodes are published into this node's bus with theirs, so SSE clients of any node see every
@@ -35,15 +39,19 @@
  * - `close()` stops scanning and drains the NATS connection; it does not shut the runtime down.
  */
 import { hostname } from "node:os";
-import { connect, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Event } from "../protocol/events.js";
 import { type Runtime, ThreadInUseError } from "../runtime/core.js";
 import { asPostgresStore, type PostgresStore } from "../store/postgres/store.js";
+import { BusConfigError, type BusSettings, connectBus } from "./bus-connect.js";
 import { ClusterEventLog } from "./events.js";
+import { SealedBus } from "./sealed-bus.js";
 
 export interface ClusterOptions {
-  /** nats://host:port (comma-separated for several servers). */
-  busUrl: string;
+  /** The NATS servers and how to authenticate to them (./bus-connect.ts). */
+  bus: BusSettings;
+  /** The cluster's shared token: bus frames are sealed with a key derived from it (./auth.ts). */
+  clusterToken: string | undefined;
   node?: string;
   /** How long a forwarded request waits for its owner (default 30 s). */
   forwardTimeoutMs?: number;
@@ -91,6 +99,7 @@ export class ClusterNode {
   /** The cluster's event log, for SSE resume (./events.ts). */
   readonly events: ClusterEventLog;
   private readonly store: PostgresStore;
+  private readonly nats: SealedBus;
   private readonly subs: Subscription[] = [];
   private readonly lost = new Set<string>();
   private app?: { fetch(req: Request): Response | Promise<Response> };
@@ -107,13 +116,14 @@ export class ClusterNode {
 
   private constructor(
     private readonly runtime: Runtime,
-    private readonly nc: NatsConnection,
-    private readonly opts: ClusterOptions,
+    nc: NatsConnection,
+    private readonly opts: ClusterOptions & { clusterToken: string },
   ) {
     const pg = asPostgresStore(runtime.store);
     if (!pg) throw new Error("--bus needs the PostgreSQL store (--store postgres://…)");
     this.store = pg;
     this.node = opts.node ?? pg.node ?? hostname();
+    this.nats = new SealedBus(nc, this.node, opts.clusterToken, opts.log);
     this.events = new ClusterEventLog(pg, opts.log, (e) =>
       e.type.startsWith("question.") && "thread_id" in e && e.thread_id
         ? runtime.agents.lineage(e.thread_id)
@@ -147,22 +157,26 @@ export class ClusterNode {
     };
   }
 
-  /** Connects to NATS; throws with the URL when it cannot. */
+  /**
+   * Connects to NATS (./bus-connect.ts); throws with the masked URL when it cannot, and
+   * BusConfigError (the CLI exits 2) without the cluster token or on a bus anyone may join.
+   */
   static async start(runtime: Runtime, opts: ClusterOptions): Promise<ClusterNode> {
     if (!asPostgresStore(runtime.store))
       throw new Error("--bus needs the PostgreSQL store: pass --store postgres://… (or store.url) too");
-    let nc: NatsConnection;
-    try {
-      nc = await connect({
-        servers: opts.busUrl.split(","),
-        name: `tandem ${opts.node ?? hostname()}`,
-        maxReconnectAttempts: -1,
-        reconnectTimeWait: 250,
-      });
-    } catch (e) {
-      throw new Error(`cannot connect to NATS at ${opts.busUrl}: ${(e as Error).message}`);
-    }
-    const node = new ClusterNode(runtime, nc, opts);
+    const clusterToken = opts.clusterToken;
+    if (!clusterToken)
+      throw new BusConfigError(
+        "--bus needs the cluster's shared token, the same on every node (bus messages are sealed with it): " +
+          "pass --token or set TANDEM_SERVE_TOKEN",
+      );
+    const nc = await connectBus(opts.bus, `tandem ${opts.node ?? hostname()}`);
+    if (opts.bus.insecure && !opts.bus.loopback && !nc.info?.auth_required)
+      opts.log?.(
+        `warning: --insecure-bus: anyone who can reach ${opts.bus.display} can join the bus; they cannot read ` +
+          "or forge the cluster's sealed messages, but they can disrupt it (docs/scale-out.md, Trust model)",
+      );
+    const node = new ClusterNode(runtime, nc, { ...opts, clusterToken });
     node.listen();
     return node;
   }
@@ -175,7 +189,7 @@ export class ClusterNode {
 
   /** False while NATS is disconnected (the client keeps reconnecting). */
   get connected(): boolean {
-    return this.up && !this.nc.isClosed();
+    return this.up && !this.nats.nc.isClosed();
   }
 
   /** True once this node learned it lost `threadId`'s lease (its writes there are fenced). */
@@ -193,10 +207,13 @@ export class ClusterNode {
   async forward(owner: string, req: ForwardRequest): Promise<ForwardResponse> {
     this.metrics.forwards++;
     try {
-      const msg = await this.nc.request(`tandem.node.${owner}.http`, JSON.stringify(req), {
-        timeout: this.opts.forwardTimeoutMs ?? 30_000,
-      });
-      return msg.json<ForwardResponse>();
+      const subject = `tandem.node.${owner}.http`;
+      const reply = await this.nats.request(
+        subject,
+        JSON.stringify(req),
+        this.opts.forwardTimeoutMs ?? 30_000,
+      );
+      return JSON.parse(reply) as ForwardResponse;
     } catch (e) {
       this.metrics.forwardFailures++;
       const body = {
@@ -234,30 +251,27 @@ export class ClusterNode {
   }
 
   private listen(): void {
-    const own = this.nc.subscribe(`tandem.node.${this.node}.http`, {
-      callback: (err, msg) => {
-        if (err) return;
-        void this.serveForwarded(msg.json<ForwardRequest>()).then((r) => msg.respond(JSON.stringify(r)));
-      },
+    // Only frames that open reach these handlers: sealed by a node (./sealed-bus.ts).
+    const own = this.nats.subscribe(`tandem.node.${this.node}.http`, (payload, _from, msg) => {
+      void this.serveForwarded(JSON.parse(payload) as ForwardRequest).then((r) =>
+        this.nats.respond(msg, JSON.stringify(r)),
+      );
     });
-    const events = this.nc.subscribe("tandem.events.*", {
-      callback: (err, msg) => {
-        if (err) return;
-        const { node, event, id } = msg.json<{ node: string; event: Event; id?: number }>();
-        if (node === this.node) return;
-        this.applyingRemote = true;
-        this.remoteId = id;
-        try {
-          this.runtime.bus.publish(event);
-        } finally {
-          this.applyingRemote = false;
-          this.remoteId = undefined;
-        }
-      },
+    const events = this.nats.subscribe("tandem.events.*", (payload, from) => {
+      const { event, id } = JSON.parse(payload) as { event: Event; id?: number };
+      if (from === this.node) return;
+      this.applyingRemote = true;
+      this.remoteId = id;
+      try {
+        this.runtime.bus.publish(event);
+      } finally {
+        this.applyingRemote = false;
+        this.remoteId = undefined;
+      }
     });
     this.subs.push(own, events);
     void (async () => {
-      for await (const s of this.nc.status()) {
+      for await (const s of this.nats.nc.status()) {
         if (s.type === "disconnect") this.up = false;
         else if (s.type === "reconnect") this.up = true;
       }
@@ -272,8 +286,8 @@ export class ClusterNode {
       if ("thread_id" in s.event && typeof s.event.thread_id === "string" && this.lost.has(s.event.thread_id))
         return;
       const id = this.events.record(s);
-      if (this.nc.isClosed()) return;
-      this.nc.publish(`tandem.events.${this.node}`, JSON.stringify({ node: this.node, event: s.event, id }));
+      if (this.nats.nc.isClosed()) return;
+      this.nats.publish(`tandem.events.${this.node}`, JSON.stringify({ event: s.event, id }));
     });
     this.unsubscribe = () => sub.unsubscribe();
     this.timer = setInterval(() => this.scan(), this.opts.scanMs ?? 1000);
@@ -408,6 +422,11 @@ export class ClusterNode {
       `tandem_lease_takeovers_total{node="${this.node}"} ${m.takeovers}`,
       "# TYPE tandem_leases_lost_total counter",
       `tandem_leases_lost_total{node="${this.node}"} ${m.leasesLost}`,
+      // Bus frames not acted on: not a node's (malformed, forged), or too old, or seen before.
+      "# TYPE tandem_bus_frames_rejected_total counter",
+      ...Object.entries(this.nats.rejected).map(
+        ([reason, n]) => `tandem_bus_frames_rejected_total{node="${this.node}",reason="${reason}"} ${n}`,
+      ),
       "",
     ].join("\n");
   }
@@ -417,6 +436,6 @@ export class ClusterNode {
     if (this.timer) clearInterval(this.timer);
     if (this.leaseTimer) clearInterval(this.leaseTimer);
     this.unsubscribe?.();
-    await this.nc.drain().catch(() => {});
+    await this.nats.nc.drain().catch(() => {});
   }
 }

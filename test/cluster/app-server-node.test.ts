@@ -54,7 +54,8 @@ describe.skipIf(missing("postgres", "nats-server").length > 0)("app-server as a 
     );
     stops.push(() => serve.proc.kill("SIGKILL"));
     const a = /listening on (\S+)/.exec(serve.lines[0])![1];
-    const started = await wsServer({ ...serverEnv(mock), ...lease }, [
+    // The cluster's token: the app-server node seals its bus messages with it, like the serve nodes.
+    const started = await wsServer({ ...serverEnv(mock), ...lease, TANDEM_SERVE_TOKEN: TOKEN }, [
       ...["--store", db, "--bus", nats.url, "--node-id", "x"],
     ]);
     appServer = started.server;

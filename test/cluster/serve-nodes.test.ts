@@ -484,7 +484,7 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
   // fails if a node starts serving without the bus it was told to join.
   it("an unreachable --bus exits 1 naming it", async () => {
     const db = pg.createDatabase(`cluster_${++n}`);
-    const r = await runTandem(["serve", "--store", db, "--bus", "nats://127.0.0.1:1"], {
+    const r = await runTandem(["serve", "--token", TOKEN, "--store", db, "--bus", "nats://127.0.0.1:1"], {
       env: { TANDEM_HOME: tempDir(), OPENAI_API_KEY: "k" },
     });
     expect(r.code).toBe(1);

@@ -51,6 +51,11 @@ export const SYSTEM_TOOLS = {
     install: "apt-get install nats-server",
     probe: () => spawnSync("nats-server", ["--version"]).status === 0,
   },
+  // TLS certificates for the cluster bus tests (test/helpers/infra/tls.ts).
+  openssl: {
+    install: "apt-get install openssl",
+    probe: () => spawnSync("openssl", ["version"]).status === 0,
+  },
 } as const;
 
 function readdirOr(dir: string): string[] {

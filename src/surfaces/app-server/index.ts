@@ -18,6 +18,14 @@
 import { createRequire } from "node:module";
 import type { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
+import {
+  BUS_FLAGS,
+  BusConfigError,
+  type BusFlagValues,
+  type BusSettings,
+  busSettings,
+  busUsage,
+} from "../../cluster/bus-connect.js";
 import { tandemHome } from "../../config/load.js";
 import type { Runtime } from "../../runtime/core.js";
 import { runtimeFromFlags } from "../../runtime/create.js";
@@ -44,7 +52,9 @@ Serves the Codex app-server v2 JSON-RPC protocol (plus tandem/* methods):
   --store URL           where threads are stored: a SQLite file path or postgres://user@host/db
   --bus URL             join a cluster of tandem nodes over NATS (needs a postgres:// --store): a
                         thread another node runs moves here when a client opens it, and the other
-                        nodes' HTTP requests for threads running here are served (docs/scale-out.md)
+                        nodes' HTTP requests for threads running here are served (docs/scale-out.md);
+                        needs $TANDEM_SERVE_TOKEN, the cluster's token (bus messages are sealed with it)
+${busUsage(24)}
   --node-id ID          this node's name on the threads it runs (default: the host name)`;
 
 export interface AppServerIO {
@@ -61,7 +71,13 @@ export interface AppServerIO {
    */
   joinCluster?: (
     runtime: Runtime,
-    opts: { busUrl: string; node?: string; version: string; log: (line: string) => void },
+    opts: {
+      bus: BusSettings;
+      clusterToken?: string;
+      node?: string;
+      version: string;
+      log: (line: string) => void;
+    },
   ) => Promise<{ close(): Promise<void> }>;
 }
 
@@ -85,18 +101,18 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
   const env = io.env ?? process.env;
   const log = (line: string) => stderr.write(`tandem app-server: ${line}\n`);
 
-  let args: {
+  let args: BusFlagValues & {
     listen?: string;
     "ws-token"?: string;
     "ws-token-file"?: string;
     config?: string[];
     model?: string;
     store?: string;
-    bus?: string;
     "node-id"?: string;
     help?: boolean;
   };
   let where: { host: string; port: number } | undefined;
+  let bus: BusSettings | undefined;
   let wsToken: WsToken | undefined;
   try {
     args = parseArgs({
@@ -108,7 +124,7 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
         config: { type: "string", short: "c", multiple: true },
         model: { type: "string", short: "m" },
         store: { type: "string" },
-        bus: { type: "string" },
+        ...BUS_FLAGS,
         "node-id": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
@@ -116,7 +132,12 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
     if (args.listen !== undefined && args.listen !== "stdio://") where = parseListenUrl(args.listen);
     if (!args.help)
       wsToken = resolveWsToken(where?.host, { token: args["ws-token"], tokenFile: args["ws-token-file"] });
+    if (!args.help) bus = busSettings(args, env);
   } catch (err) {
+    if (err instanceof BusConfigError) {
+      stderr.write(`tandem app-server: ${err.message}\n`);
+      return 2;
+    }
     stderr.write(`tandem app-server: ${argError(err)}\n\n${APP_SERVER_USAGE}\n`);
     return 2;
   }
@@ -130,11 +151,12 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
   if (typeof runtime === "number") return runtime;
 
   let cluster: { close(): Promise<void> } | undefined;
-  if (args.bus) {
+  if (bus) {
     try {
       if (!io.joinCluster) throw new Error("--bus: this entry point cannot join a cluster");
       cluster = await io.joinCluster(runtime, {
-        busUrl: args.bus,
+        bus,
+        clusterToken: env.TANDEM_SERVE_TOKEN || undefined,
         node: args["node-id"],
         version: version(),
         log,
@@ -142,7 +164,7 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
     } catch (err) {
       log((err as Error).message);
       await runtime.shutdown();
-      return 1;
+      return err instanceof BusConfigError ? 2 : 1;
     }
   }
 

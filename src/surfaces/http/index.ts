@@ -17,6 +17,13 @@ import { createRequire } from "node:module";
 import { networkInterfaces } from "node:os";
 import { parseArgs } from "node:util";
 import type { Hono } from "hono";
+import {
+  BUS_FLAGS,
+  BusConfigError,
+  type BusFlagValues,
+  busSettings,
+  busUsage,
+} from "../../cluster/bus-connect.js";
 import type { ClusterNode } from "../../cluster/node.js";
 import { ConfigError } from "../../config/load.js";
 import type { Runtime } from "../../runtime/core.js";
@@ -31,7 +38,7 @@ export { createHttpApp, type HttpAppOptions } from "./app.js";
 export { type HttpServer, type HttpServerOptions, startHttpServer } from "./server.js";
 
 export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--token T] [--responder] [--store URL] [--node-id ID]
-                   [--bus nats://…] [-c key=value…] [-m model]
+                   [--bus nats://… [bus options]] [-c key=value…] [-m model]
 
   --port N     port to listen on (default 0: a free port, printed at start)
   --host H     interface to bind (default 127.0.0.1; anything else exposes the server)
@@ -43,13 +50,15 @@ export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--token T
   --node-id ID this node's name on the threads it owns (PostgreSQL store; default: the host name)
   --bus URL    join a cluster over NATS (nats://host:4222; needs a postgres:// --store): requests
                for threads another node owns go to it, every thread's events reach every node,
-               a dead node's threads are taken over; adds /healthz, /readyz and /metrics
+               a dead node's threads are taken over; adds /healthz, /readyz and /metrics. Every
+               node needs the same --token (or TANDEM_SERVE_TOKEN): bus messages are sealed with it
+${busUsage(15)}
   -c key=val   override a config setting (repeatable)
   -m model     model for new threads`;
 
 export async function runServe(argv: string[]): Promise<number> {
   const err = (s: string) => process.stderr.write(`tandem serve: ${s}\n`);
-  let v: {
+  let v: BusFlagValues & {
     port?: string;
     host?: string;
     token?: string;
@@ -59,7 +68,6 @@ export async function runServe(argv: string[]): Promise<number> {
     responder?: boolean;
     store?: string;
     "node-id"?: string;
-    bus?: string;
   };
   try {
     v = parseArgs({
@@ -74,7 +82,7 @@ export async function runServe(argv: string[]): Promise<number> {
         responder: { type: "boolean" },
         store: { type: "string" },
         "node-id": { type: "string" },
-        bus: { type: "string" },
+        ...BUS_FLAGS,
       },
     }).values;
   } catch (e) {
@@ -94,6 +102,14 @@ export async function runServe(argv: string[]): Promise<number> {
   const token = v.token ?? (process.env.TANDEM_SERVE_TOKEN || generateToken());
   if (token.length < 8 || /\s/.test(token)) {
     err("the token must be at least 8 characters without spaces");
+    return 2;
+  }
+
+  let bus: ReturnType<typeof busSettings>;
+  try {
+    bus = busSettings(v, process.env);
+  } catch (e) {
+    err((e as Error).message);
     return 2;
   }
 
@@ -125,14 +141,21 @@ export async function runServe(argv: string[]): Promise<number> {
   if (v.responder) runtime.responders.attach("all", { kind: "http", id: "--responder" });
 
   let cluster: ClusterNode | undefined;
-  if (v.bus) {
+  if (bus) {
     try {
       const { ClusterNode } = await import("../../cluster/node.js");
-      cluster = await ClusterNode.start(runtime, { busUrl: v.bus, node: v["node-id"], log: (l) => err(l) });
+      // A generated token is this process's alone: other nodes could not open its bus frames.
+      const clusterToken = v.token ?? (process.env.TANDEM_SERVE_TOKEN || undefined);
+      cluster = await ClusterNode.start(runtime, {
+        bus,
+        clusterToken,
+        node: v["node-id"],
+        log: (l) => err(l),
+      });
     } catch (e) {
       err((e as Error).message);
       await runtime.shutdown();
-      return 1;
+      return e instanceof BusConfigError ? 2 : 1;
     }
   }
   const { mountCluster } = cluster ? await import("../../cluster/routes.js") : { mountCluster: undefined };

@@ -1,10 +1,17 @@
 /**
- * A throwaway nats-server for tests on a random port (no config file, no JetStream).
+ * A throwaway nats-server for tests on a random port (no JetStream).
  * `startNats()` resolves once the port accepts connections; `stop()` kills it.
  * `pause()`/`resume()` (SIGSTOP/SIGCONT) are not used: a partition is made by stopping the server.
+ *
+ * Options: `host` (listen address, default 127.0.0.1) and `config`, nats-server configuration
+ * text (an `authorization {…}` or `tls {…}` block, an `operator`/`resolver`) written to a file
+ * in a temp dir with the listen address; see test/helpers/infra/tls.ts and nats-jwt.ts.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { freePort } from "./postgres.js";
 
 export interface TestNats {
@@ -15,9 +22,9 @@ export interface TestNats {
   restart(): Promise<void>;
 }
 
-function canConnect(port: number): Promise<boolean> {
+function canConnect(port: number, host: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = connect(port, "127.0.0.1");
+    const s = connect(port, host);
     s.once("connect", () => {
       s.destroy();
       resolve(true);
@@ -26,15 +33,27 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
-export async function startNats(): Promise<TestNats> {
+export async function startNats(opts: { host?: string; config?: string } = {}): Promise<TestNats> {
   const port = await freePort();
+  const host = opts.host ?? "127.0.0.1";
+  let args = ["-a", host, "-p", String(port)];
+  if (opts.config !== undefined) {
+    const file = join(mkdtempSync(join(tmpdir(), "tandem-nats-")), "nats.conf");
+    writeFileSync(file, `listen: "${host}:${port}"\n${opts.config}\n`);
+    args = ["-c", file];
+  }
   let proc: ChildProcess | undefined;
+  let output = "";
   const launch = async () => {
-    proc = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port)], { stdio: "ignore" });
+    output = "";
+    proc = spawn("nats-server", args, { stdio: ["ignore", "ignore", "pipe"] });
+    proc.stderr!.on("data", (d) => {
+      output += d;
+    });
     const deadline = Date.now() + 10_000;
-    while (!(await canConnect(port))) {
-      if (proc.exitCode !== null) throw new Error(`nats-server exited with ${proc.exitCode}`);
-      if (Date.now() > deadline) throw new Error("nats-server did not start");
+    while (!(await canConnect(port, host))) {
+      if (proc.exitCode !== null) throw new Error(`nats-server exited with ${proc.exitCode}: ${output}`);
+      if (Date.now() > deadline) throw new Error(`nats-server did not start: ${output}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   };
@@ -46,5 +65,6 @@ export async function startNats(): Promise<TestNats> {
     p.kill("SIGKILL");
     await exited;
   };
-  return { url: `nats://127.0.0.1:${port}`, port, stop, restart: launch };
+  const shown = host.includes(":") ? `[${host}]` : host;
+  return { url: `nats://${shown}:${port}`, port, stop, restart: launch };
 }
