@@ -1,5 +1,5 @@
 /**
- * Which `Host` a listener answers (DNS rebinding, README "Security: the Host header"): a page on
+ * Which `Host` a listener answers (README, "The Host header (DNS rebinding)"): a page on
  * evil.example that re-points its name at 127.0.0.1 makes the victim's browser send
  * `Host: evil.example:PORT` to a local server, and read the answers as its own origin. Shared by
  * `tandem serve` (src/surfaces/http/server.ts) and `tandem app-server --listen ws://` upgrades.

@@ -1,5 +1,5 @@
 /**
- * DNS rebinding (README, "Security: the Host header"): a web page on evil.example re-points its
+ * DNS rebinding (README, "The Host header"): a web page on evil.example re-points its
  * name at 127.0.0.1, and the victim's browser then talks to `tandem serve` as evil.example —
  * with the page's own origin, so the browser lets it read the answers. The server must answer a
  * request whose Host is not one of its own names with nothing but a 421, before auth and before
