@@ -349,12 +349,29 @@ function cellLines(cell: Cell, o: RenderOptions): string[] {
   }
 }
 
-/** Every string in `v`, neutralised for the terminal (a copy; `v` is not changed). */
+/** Every string in `v`, neutralised for the terminal; `v` itself when nothing changes (never mutated). */
 function deepSafe<T>(v: T): T {
   if (typeof v === "string") return terminalText(v) as T;
-  if (Array.isArray(v)) return v.map(deepSafe) as T;
-  if (v && typeof v === "object")
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, deepSafe(x)])) as T;
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined;
+    v.forEach((x, i) => {
+      const y = deepSafe(x);
+      if (y === x) return;
+      out ??= v.slice();
+      out[i] = y;
+    });
+    return (out ?? v) as T;
+  }
+  if (v && typeof v === "object") {
+    let out: Record<string, unknown> | undefined;
+    for (const [k, x] of Object.entries(v)) {
+      const y = deepSafe(x);
+      if (y === x) continue;
+      out ??= { ...(v as Record<string, unknown>) };
+      out[k] = y;
+    }
+    return (out ?? v) as T;
+  }
   return v;
 }
 
