@@ -28,7 +28,6 @@ export function builtOrSourceTui(): string[] {
 
 /** Single-quotes `s` for a POSIX shell. */
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-const tmux = (...args: string[]) => execFileSync("tmux", args, { encoding: "utf8" });
 
 /** Variables removed from the TUI's environment (CI would make it non-interactive). */
 const UNSET = ["CI", "CONTINUOUS_INTEGRATION", "OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"];
@@ -51,6 +50,12 @@ export interface TuiHarnessOptions {
    * sleeps (so it stays open for the last capture), e.g. `cat -v`. Default nothing.
    */
   afterExit?: string;
+  /**
+   * Runs the sessions on a tmux server of their own (`tmux -L <socket> -f /dev/null`), so a test
+   * may read or change server state (buffers, options, titles) without touching other tests'.
+   * Default: the user's default server.
+   */
+  socket?: string;
 }
 
 export interface LaunchOptions {
@@ -109,6 +114,8 @@ export function requests(log: string, opts: { allowMissing?: boolean } = {}): an
 /** Creates the harness for one test file and registers its `afterEach` cleanup. */
 export function tuiHarness(opts: TuiHarnessOptions): TuiHarness {
   const command = opts.command ?? [BIN];
+  const server = opts.socket ? ["-L", opts.socket, "-f", "/dev/null"] : [];
+  const tmux = (...args: string[]) => execFileSync("tmux", [...server, ...args], { encoding: "utf8" });
   const tempPrefix = opts.tempPrefix ?? opts.name;
   let session: string | undefined;
   let mock: MockProcess | undefined;
@@ -120,7 +127,7 @@ export function tuiHarness(opts: TuiHarnessOptions): TuiHarness {
     return session;
   };
   const kill = () => {
-    if (session) spawnSync("tmux", ["kill-session", "-t", session]);
+    if (session) spawnSync("tmux", [...server, "kill-session", "-t", session]);
   };
 
   afterEach(async () => {

@@ -9,7 +9,8 @@
  *   listening; stdin is not read. Clients must send `Authorization: Bearer <token>` (ws-auth.ts):
  *   the token of `--ws-token-file`/`--ws-token`, else a generated one, printed to stderr just
  *   before the listening line as `app-server token: <token>` (the only place a token is printed).
- *   A non-loopback listener without an explicit token is a usage error.
+ *   A non-loopback listener without an explicit token is a usage error. An upgrade whose Host is
+ *   not one of the listener's names (ws.ts; `--allow-host NAME[:PORT]` adds names) gets 421.
  * - SIGINT/SIGTERM (or `io.signal`, for in-process use) end the server: connections close, the
  *   runtime shuts down (pending questions stay stored for the next process, Q11), exit code 0.
  * - Exit codes: 0 after a clean stop, 1 when the runtime cannot start (no API key, store error),
@@ -29,6 +30,7 @@ import {
 import { tandemHome } from "../../config/load.js";
 import type { Runtime } from "../../runtime/core.js";
 import { runtimeFromFlags } from "../../runtime/create.js";
+import { parseAllowHost } from "../../util/allowed-hosts.js";
 import { argError } from "../../util/cli-args.js";
 import { AppServer } from "./server.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport } from "./transport.js";
@@ -47,6 +49,9 @@ Serves the Codex app-server v2 JSON-RPC protocol (plus tandem/* methods):
   --ws-token TOKEN      the token on the command line (visible to other users in ps: prefer a file)
                         Without either, a token is generated and printed on stderr; a listener
                         that is not loopback requires one of them
+  --allow-host NAME     a name clients reach the websocket by (NAME or NAME:PORT; repeatable):
+                        upgrades for any other Host get 421 (the listen address and, on
+                        loopback, localhost / 127.0.0.1 / [::1] are always accepted)
   -c, --config k=v      override a configuration value
   -m, --model MODEL     default model for new threads
   --store URL           where threads are stored: a SQLite file path or postgres://user@host/db
@@ -105,6 +110,7 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
     listen?: string;
     "ws-token"?: string;
     "ws-token-file"?: string;
+    "allow-host"?: string[];
     config?: string[];
     model?: string;
     store?: string;
@@ -114,6 +120,7 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
   let where: { host: string; port: number } | undefined;
   let bus: BusSettings | undefined;
   let wsToken: WsToken | undefined;
+  let allowedHosts: string[] = [];
   try {
     args = parseArgs({
       args: argv,
@@ -121,6 +128,7 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
         listen: { type: "string" },
         "ws-token": { type: "string" },
         "ws-token-file": { type: "string" },
+        "allow-host": { type: "string", multiple: true },
         config: { type: "string", short: "c", multiple: true },
         model: { type: "string", short: "m" },
         store: { type: "string" },
@@ -133,6 +141,8 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
     if (!args.help)
       wsToken = resolveWsToken(where?.host, { token: args["ws-token"], tokenFile: args["ws-token-file"] });
     if (!args.help) bus = busSettings(args, env);
+    if (args["allow-host"] && !where) throw new Error("--allow-host applies only with --listen ws://…");
+    allowedHosts = (args["allow-host"] ?? []).map(parseAllowHost);
   } catch (err) {
     if (err instanceof BusConfigError) {
       stderr.write(`tandem app-server: ${err.message}\n`);
@@ -186,7 +196,7 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
   try {
     const maxBytes = io.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     if (where && wsToken) {
-      listener = await listenWebSocket(server, where, { token: wsToken.token, maxBytes, log });
+      listener = await listenWebSocket(server, where, { token: wsToken.token, maxBytes, log, allowedHosts });
       // The one deliberate print of a token: a generated one nobody else could know.
       if (wsToken.generated) stderr.write(`app-server token: ${wsToken.token}\n`);
       stderr.write(`app-server listening on ${listener.url}\n`);

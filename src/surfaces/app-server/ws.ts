@@ -4,6 +4,9 @@
  *
  * Contract:
  * - Port 0 picks a free port; the returned `url` has the real one.
+ * - An upgrade whose `Host` is not one of the listener's names (util/allowed-hosts.ts: the listen
+ *   address, loopback names on a loopback listener, `allowedHosts`) is refused first, with 421
+ *   and a JSON error naming `--allow-host` (DNS rebinding: the same check as `tandem serve`).
  * - An upgrade request carrying an `Origin` header is refused (403) before anything else, as Codex's
  *   app-server does: browsers always send one, so a web page (or a DNS-rebinding attack) cannot
  *   drive the agent; programs (editors, scripts, Codex clients) do not send it.
@@ -18,6 +21,7 @@
  */
 import { once } from "node:events";
 import { WebSocketServer } from "ws";
+import { type HostPolicy, hostPolicy, hostRefusal } from "../../util/allowed-hosts.js";
 import type { AppServer } from "./server.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, WebSocketTransport } from "./transport.js";
 import { checkUpgrade, isLoopbackHost } from "./ws-auth.js";
@@ -43,7 +47,7 @@ export function parseListenUrl(text: string): { host: string; port: number } {
 export async function listenWebSocket(
   server: AppServer,
   where: { host: string; port: number },
-  opts: { token: string; maxBytes?: number; log: (line: string) => void },
+  opts: { token: string; maxBytes?: number; log: (line: string) => void; allowedHosts?: string[] },
 ): Promise<WsListener> {
   if (!opts.token) throw new Error("listenWebSocket needs a token");
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -51,12 +55,20 @@ export async function listenWebSocket(
     opts.log(
       `warning: listening on ${where.host}, not loopback; ws:// is not encrypted, so the token and every message cross the network in clear text (an SSH tunnel to 127.0.0.1 avoids that)`,
     );
+  // Set once listening (port 0 picks the port).
+  let policy: HostPolicy | undefined;
   const wss = new WebSocketServer({
     host: where.host,
     port: where.port,
     maxPayload: maxBytes * 4,
     perMessageDeflate: false,
     verifyClient: (info, done) => {
+      const host = info.req.headers.host;
+      if (!policy?.allows(host)) {
+        opts.log(`refused a websocket for host ${JSON.stringify(host ?? "")} (not a name of this listener)`);
+        const body = JSON.stringify(hostRefusal(host, "tandem app-server"));
+        return done(false, 421, body, { "Content-Type": "application/json" });
+      }
       if (info.origin) {
         opts.log(`refused a websocket from origin ${info.origin} (browser pages may not connect)`);
         return done(false, 403, "browser origins are not accepted");
@@ -82,6 +94,7 @@ export async function listenWebSocket(
   });
   const address = wss.address();
   const port = typeof address === "object" && address ? address.port : where.port;
+  policy = hostPolicy({ bind: where.host, port, allow: opts.allowedHosts });
   const shownHost = where.host.includes(":") ? `[${where.host}]` : where.host;
   return {
     url: `ws://${shownHost}:${port}`,

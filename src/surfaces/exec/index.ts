@@ -17,6 +17,8 @@ import type { QuestionAnswer, QuestionReply, QuestionRequest } from "../../proto
 import { parseTextReply } from "../../questions/text-reply.js";
 import type { Runtime } from "../../runtime/core.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { printable } from "../../util/printable.js";
+import { terminalText } from "../../util/terminal-text.js";
 import {
   collectAnswers,
   type GivenAnswers,
@@ -62,7 +64,7 @@ async function askInline(request: QuestionRequest): Promise<QuestionReply | unde
     const answers: Record<string, QuestionAnswer> = {};
     for (const q of request.questions) {
       while (true) {
-        const asking = rl.question(`${q.id}${q.secret ? " (hidden)" : ""}> `);
+        const asking = rl.question(`${printable(q.id)}${q.secret ? " (hidden)" : ""}> `);
         muted = q.secret;
         const text = (await asking).trim();
         muted = false;
@@ -73,7 +75,7 @@ async function askInline(request: QuestionRequest): Promise<QuestionReply | unde
           answers[q.id] = r.answer;
           break;
         }
-        process.stderr.write(`  ${r.error}\n`);
+        process.stderr.write(`  ${terminalText(r.error)}\n`);
       }
     }
     return Object.keys(answers).length ? { answers } : undefined;
@@ -233,7 +235,7 @@ export async function runExec(argv: string[]): Promise<number> {
               { kind: "exec" },
               "no answer typed",
             );
-        if (!r.ok) process.stderr.write(`tandem exec: ${r.message}\n`);
+        if (!r.ok) process.stderr.write(`tandem exec: ${terminalText(r.message)}\n`);
       });
     }
     if (args.json) mapper.handle(event);
@@ -300,7 +302,7 @@ export async function runExec(argv: string[]): Promise<number> {
       // An answer id that matches no pending question is a typo: refused, nothing sent.
       const unknown = pending.length ? unknownAnswerIds(pending, given) : [];
       const errors = [...unknown, ...replies.flatMap((r) => r.errors)];
-      for (const e of errors) process.stderr.write(`tandem exec: ${e}\n`);
+      for (const e of errors) process.stderr.write(`tandem exec: ${terminalText(e)}\n`);
       if (errors.length) {
         await runtime.shutdown();
         return EXIT.usage;
@@ -309,7 +311,7 @@ export async function runExec(argv: string[]): Promise<number> {
         if (!reply) continue;
         const r = runtime.reply(thread.id, request.request_id, reply, { kind: "exec" });
         if (!r.ok) {
-          process.stderr.write(`tandem exec: ${r.message}\n`);
+          process.stderr.write(`tandem exec: ${terminalText(r.message)}\n`);
           await runtime.shutdown();
           return EXIT.usage;
         }
@@ -350,7 +352,7 @@ export async function runExec(argv: string[]): Promise<number> {
       code = !outcome || outcome.status === "completed" ? EXIT.ok : EXIT.failed;
     }
   } catch (err) {
-    process.stderr.write(`tandem exec: ${(err as Error).message}\n`);
+    process.stderr.write(`tandem exec: ${terminalText((err as Error).message)}\n`);
     code = EXIT.failed;
   } finally {
     removeSignalHandlers();

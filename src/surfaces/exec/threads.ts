@@ -9,6 +9,7 @@ import { resolveThreadRef } from "../../runtime/thread-ref.js";
 import { lastTurnStatus, settledStatus } from "../../runtime/thread-status.js";
 import { openStore } from "../../store/index.js";
 import { argError } from "../../util/cli-args.js";
+import { terminalText } from "../../util/terminal-text.js";
 
 const USAGE = {
   threads: `Usage: tandem threads [--limit N] [--json]     list threads, most recently updated first
@@ -75,9 +76,13 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
         const pending = store.pendingQuestions(t.id).length;
         const when = new Date(t.updated_at).toISOString().replace("T", " ").slice(0, 19);
         const tokens = t.usage ? `${t.usage.total_tokens} tokens  ` : "";
-        const title = t.title || firstUserText(store.loadItems(t.id).map((i) => i.item)) || "";
+        // A title may be model text (a client's title writer): one line, neutralised.
+        const title = (t.title || firstUserText(store.loadItems(t.id).map((i) => i.item)) || "").replace(
+          /\s+/g,
+          " ",
+        );
         process.stdout.write(
-          `${t.id}  ${when}  ${t.status.padEnd(15)} ${pending ? `${pending} pending question(s)  ` : ""}${tokens}${t.cwd}  ${title.slice(0, 60)}\n`,
+          `${t.id}  ${when}  ${t.status.padEnd(15)} ${pending ? `${pending} pending question(s)  ` : ""}${tokens}${terminalText(`${t.cwd}  ${title.slice(0, 60)}`)}\n`,
         );
       }
       return 0;

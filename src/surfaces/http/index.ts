@@ -6,6 +6,8 @@
  * Contract:
  * - Binds 127.0.0.1 by default; a `--host` outside loopback (127.0.0.0/8, ::1, localhost) exposes
  *   it, with a warning on stderr.
+ * - Answers only requests whose Host is one of its names (server.ts): the bind's, loopback names
+ *   on a loopback bind, and each `--allow-host NAME[:PORT]` (repeatable; a malformed one exits 2).
  * - The bearer token comes from `--token`, else `TANDEM_SERVE_TOKEN`, else is generated.
  * - stdout gets exactly two lines: `tandem serve listening on <url>` and `open <url>/#token=…`
  *   (the page reads the token from the fragment, which browsers never send to a server).
@@ -29,6 +31,7 @@ import { ConfigError } from "../../config/load.js";
 import type { Runtime } from "../../runtime/core.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
 import { StoreError } from "../../store/errors.js";
+import { parseAllowHost } from "../../util/allowed-hosts.js";
 import { argError } from "../../util/cli-args.js";
 import { isLoopbackHost } from "../../util/loopback.js";
 import { generateToken } from "./auth.js";
@@ -37,11 +40,14 @@ import { startHttpServer } from "./server.js";
 export { createHttpApp, type HttpAppOptions } from "./app.js";
 export { type HttpServer, type HttpServerOptions, startHttpServer } from "./server.js";
 
-export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--token T] [--responder] [--store URL] [--node-id ID]
-                   [--bus nats://… [bus options]] [-c key=value…] [-m model]
+export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--allow-host NAME…] [--token T] [--responder] [--store URL]
+                   [--node-id ID] [--bus nats://… [bus options]] [-c key=value…] [-m model]
 
   --port N     port to listen on (default 0: a free port, printed at start)
   --host H     interface to bind (default 127.0.0.1; anything else exposes the server)
+  --allow-host NAME  a name you reach the server by (tandem.example.com, or NAME:PORT for that
+               port only; repeatable). Requests for any other Host get 421: the bind address and,
+               on loopback, localhost / 127.0.0.1 / [::1] are always answered (DNS rebinding)
   --token T    bearer token for the API (default: $TANDEM_SERVE_TOKEN, else a random one)
   --responder  questions may wait for API clients that poll GET /question (without it, only
                an open web page or an SSE ?responder= connection counts as someone to answer)
@@ -61,6 +67,7 @@ export async function runServe(argv: string[]): Promise<number> {
   let v: BusFlagValues & {
     port?: string;
     host?: string;
+    "allow-host"?: string[];
     token?: string;
     config?: string[];
     model?: string;
@@ -75,6 +82,7 @@ export async function runServe(argv: string[]): Promise<number> {
       options: {
         port: { type: "string" },
         host: { type: "string" },
+        "allow-host": { type: "string", multiple: true },
         token: { type: "string" },
         config: { type: "string", short: "c", multiple: true },
         model: { type: "string", short: "m" },
@@ -99,6 +107,13 @@ export async function runServe(argv: string[]): Promise<number> {
     return 2;
   }
   const host = v.host ?? "127.0.0.1";
+  let allowedHosts: string[];
+  try {
+    allowedHosts = (v["allow-host"] ?? []).map(parseAllowHost);
+  } catch (e) {
+    err((e as Error).message);
+    return 2;
+  }
   const token = v.token ?? (process.env.TANDEM_SERVE_TOKEN || generateToken());
   if (token.length < 8 || /\s/.test(token)) {
     err("the token must be at least 8 characters without spaces");
@@ -170,6 +185,7 @@ export async function runServe(argv: string[]): Promise<number> {
     server = await startHttpServer(runtime, {
       port,
       host,
+      allowedHosts,
       token,
       version: version(),
       extend,

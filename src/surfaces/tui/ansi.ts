@@ -156,14 +156,20 @@ export function block(first: Piece[], rest: Piece[], body: Piece[], width: numbe
   );
 }
 
-/** Cuts text (kept verbatim, spaces included) into lines of at most `width` columns. */
+/** One SGR sequence (kept in command output, util/terminal-text.ts) or one character. */
+const SGR_OR_CHAR = /\x1b\[[0-9;:]*m|[\s\S]/gu;
+
+/**
+ * Cuts text (kept verbatim, spaces included) into lines of at most `width` columns. An SGR
+ * sequence takes no column and is never cut in two.
+ */
 export function hardWrap(text: string, width: number): string[] {
   const w = Math.max(1, width);
   const out: string[] = [];
   let line = "";
   let used = 0;
-  for (const ch of text) {
-    const cw = charWidth(ch.codePointAt(0)!);
+  for (const [ch] of text.matchAll(SGR_OR_CHAR)) {
+    const cw = ch.length > 2 ? 0 : charWidth(ch.codePointAt(0)!);
     if (used + cw > w) {
       out.push(line);
       line = "";

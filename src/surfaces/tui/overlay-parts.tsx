@@ -64,7 +64,7 @@ export function Tabs({ state }: { state: OverlayState }) {
         <Text key={q.id}>
           {i > 0 ? <Text dimColor> │ </Text> : null}
           <Text bold={i === state.index} underline={i === state.index} dimColor={i !== state.index}>
-            {`${answerOf(q, state.drafts[i]) ? "✓ " : ""}${q.header || q.id}`}
+            {`${answerOf(q, state.drafts[i]) ? "✓ " : ""}${printable(q.header || q.id)}`}
           </Text>
         </Text>
       ))}

@@ -159,7 +159,7 @@ export function QuestionOverlay(
             ? "⚠ Approval needed"
             : `? ${total > 1 ? `Question ${state.index + 1}/${total}` : "Question"}`}
         </Text>
-        {q.header && !request.approval ? <Text bold>{` · ${q.header}`}</Text> : null}
+        {q.header && !request.approval ? <Text bold>{` · ${printable(q.header)}`}</Text> : null}
         {request.source === "internal" && !request.approval ? (
           <Text dimColor>
             {request.elicitation

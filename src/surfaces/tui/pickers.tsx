@@ -5,16 +5,21 @@
  * Contract: both show at most `rows` lines and scroll to keep the selection visible; the selected
  * line is marked with "›" and the accent colour. `PickerView` owns its selection and reads its
  * own keys (popup.up/down move, popup.accept chooses, popup.close cancels) while it is mounted;
- * digits 1–9 choose the n-th visible item directly.
+ * digits 1–9 choose the n-th visible item directly. Labels and details may be model text
+ * (thread titles, sub-agent names and tasks): they pass util/terminal-text.ts here, on one line.
  */
 import { Box, Text, useInput } from "ink";
 import { useRef, useState } from "react";
+import { terminalText } from "../../util/terminal-text.js";
 import type { CommandEntry } from "./commands.js";
 import type { Keymap } from "./keymap.js";
 import { moveSelection, type PickerRequest, windowStart } from "./picker.js";
 import { theme } from "./theme.js";
 
 export const POPUP_ROWS = 8;
+
+/** A picker row's text: neutralised, on one line. */
+const line = (text: string) => terminalText(text.replace(/[\r\n]+/g, " "));
 
 export function CommandList({
   entries,
@@ -36,7 +41,7 @@ export function CommandList({
             <Text color={on ? theme.accent : undefined} bold={on}>
               {`${on ? "›" : " "} /${e.name.padEnd(width)}`}
             </Text>
-            <Text dimColor={!on}>{e.description}</Text>
+            <Text dimColor={!on}>{line(e.description)}</Text>
           </Text>
         );
       })}
@@ -83,17 +88,17 @@ export function PickerView({
 
   return (
     <Box borderStyle="round" borderColor={theme.accent} paddingX={1} flexDirection="column">
-      <Text bold>{request.title}</Text>
+      <Text bold>{line(request.title)}</Text>
       {items.length === 0 ? <Text dimColor>(nothing to choose)</Text> : null}
       {items.slice(start, start + rows).map((item, i) => {
         const on = start + i === selected;
         return (
           <Text key={item.value} wrap="truncate-end">
             <Text color={on ? theme.accent : undefined} bold={on}>
-              {`${on ? "›" : " "} ${i + 1}. ${item.label}`}
+              {`${on ? "›" : " "} ${i + 1}. ${line(item.label)}`}
             </Text>
             {item.current ? <Text color={theme.accent}>{" (current)"}</Text> : null}
-            {item.detail ? <Text dimColor>{`  ${item.detail}`}</Text> : null}
+            {item.detail ? <Text dimColor>{`  ${line(item.detail)}`}</Text> : null}
           </Text>
         );
       })}

@@ -5,9 +5,15 @@
  * This is the only renderer of the transcript: committed cells are written once to the terminal
  * as these strings (bypassing Ink's layout, which costs microseconds per character and would
  * make opening a long thread slow); the live area shows the same strings inside Ink.
+ *
+ * Every string of a cell (model text, command output, tool results, file names, error messages)
+ * passes util/terminal-text.ts first (`safeCell`), so nothing a model, a program or a server
+ * wrote can act on the terminal; only the SGR colours of command output, and this module's own
+ * styling, reach it as escape sequences. Commands are shown strictly (util/printable.ts).
  */
 
 import { printable } from "../../util/printable.js";
+import { terminalText } from "../../util/terminal-text.js";
 import { block, displayWidth, hardWrap, type Piece, paint, row, type Style, wrapPieces } from "./ansi.js";
 import type { Cell } from "./cells.js";
 import { answerRows, compact, duration, fold, outcomeTitle } from "./format.js";
@@ -343,7 +349,42 @@ function cellLines(cell: Cell, o: RenderOptions): string[] {
   }
 }
 
+/** Every string in `v`, neutralised for the terminal; `v` itself when nothing changes (never mutated). */
+function deepSafe<T>(v: T): T {
+  if (typeof v === "string") return terminalText(v) as T;
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined;
+    v.forEach((x, i) => {
+      const y = deepSafe(x);
+      if (y === x) return;
+      out ??= v.slice();
+      out[i] = y;
+    });
+    return (out ?? v) as T;
+  }
+  if (v && typeof v === "object") {
+    let out: Record<string, unknown> | undefined;
+    for (const [k, x] of Object.entries(v)) {
+      const y = deepSafe(x);
+      if (y === x) continue;
+      out ??= { ...(v as Record<string, unknown>) };
+      out[k] = y;
+    }
+    return (out ?? v) as T;
+  }
+  return v;
+}
+
+/**
+ * The cell with all its text safe to write: command output keeps its SGR colours; the command
+ * itself is kept for `printable` where it is drawn.
+ */
+export function safeCell(cell: Cell): Cell {
+  if (cell.kind === "exec") return { ...cell, output: terminalText(cell.output, { sgr: true }) };
+  return deepSafe(cell);
+}
+
 /** A committed cell as terminal text, one line per row, ending with a newline. */
 export function renderCell(cell: Cell, o: RenderOptions): string {
-  return `${cellLines(cell, { ...o, width: Math.max(20, o.width) }).join("\n")}\n`;
+  return `${cellLines(safeCell(cell), { ...o, width: Math.max(20, o.width) }).join("\n")}\n`;
 }

@@ -2,10 +2,13 @@
  * The status line: model, collaboration mode, cwd, thread id, what the thread is doing
  * ("waiting on you" while a question is pending, Q9), token usage, and the demo marker. While a
  * sub-agent's transcript is shown, a line above says whose, how to go back, and where the
- * composer sends; the status is then the sub-agent's.
+ * composer sends; the status is then the sub-agent's. Text that is not Tandem's own (a retry's
+ * error message, a sub-agent's name, the model's name, the directory) passes
+ * util/terminal-text.ts.
  */
 import { Box, Text } from "ink";
 import { useEffect, useState } from "react";
+import { terminalText } from "../../util/terminal-text.js";
 import { compact, shortPath } from "./format.js";
 import { theme } from "./theme.js";
 import type { Status } from "./view-store.js";
@@ -58,12 +61,12 @@ export function StatusLine({
       {hint ? <Text color={theme.warn}>{hint}</Text> : null}
       {viewing ? (
         <Text color={theme.accent} wrap="truncate-end">
-          {`viewing sub-agent ${viewing.nickname} — ${viewing.back}/\`/agents\` to go back · messages you send go to the main thread`}
+          {`viewing sub-agent ${terminalText(viewing.nickname)} — ${viewing.back}/\`/agents\` to go back · messages you send go to the main thread`}
         </Text>
       ) : null}
       {status.retrying ? (
         <Text color={theme.warn} wrap="truncate-end">
-          {status.retrying}
+          {terminalText(status.retrying)}
         </Text>
       ) : null}
       <Text wrap="truncate-end">
@@ -79,11 +82,11 @@ export function StatusLine({
           {state.text}
         </Text>
         {elapsed !== null ? <Text dimColor>{` ${elapsedText(elapsed)}`}</Text> : null}
-        <Text dimColor>{` · ${status.model} · `}</Text>
+        <Text dimColor>{` · ${terminalText(status.model)} · `}</Text>
         <Text color={status.mode === "plan" ? theme.accent : undefined}>{`${status.mode} mode`}</Text>
         {status.plan ? <Text dimColor>{` · plan ${status.plan.done}/${status.plan.total}`}</Text> : null}
         {status.usage ? <Text dimColor>{` · ${compact(status.usage.total_tokens)} tokens`}</Text> : null}
-        <Text dimColor>{` · thread ${status.id} · ${shortPath(status.cwd)}`}</Text>
+        <Text dimColor>{terminalText(` · thread ${status.id} · ${shortPath(status.cwd)}`)}</Text>
       </Text>
     </Box>
   );

@@ -9,9 +9,14 @@
  * its previous frame (counted in the old width's lines) leaves debris. So on a width change the
  * transcript is printed again: the screen and scrollback are cleared and every committed cell is
  * rendered at the new width, then Ink redraws the live area below it.
+ *
+ * The live area draws model, program and server text too: each string passes
+ * util/terminal-text.ts (commands util/printable.ts) here, as committed cells do in render-cell.ts.
  */
 import { Box, Text, useStdout } from "ink";
 import { useLayoutEffect, useRef } from "react";
+import { printable } from "../../util/printable.js";
+import { terminalText } from "../../util/terminal-text.js";
 import { displayWidth, type Piece } from "./ansi.js";
 import type { Cell } from "./cells.js";
 import { tailLines } from "./format.js";
@@ -67,7 +72,7 @@ const lead = (started: boolean): Piece[] => [{ text: started ? "  " : "• " }];
 
 /** The unfinished last line of a streaming message, rendered like its committed lines. */
 export function liveMessageText(m: LiveMessage, opts: RenderOptions): string {
-  const line = parseLines([m.text], m.fence).out[0] ?? { kind: "blank" as const };
+  const line = parseLines([terminalText(m.text)], m.fence).out[0] ?? { kind: "blank" as const };
   return renderMdLine(line, lead(m.started), [{ text: "  " }], opts).join("\n");
 }
 
@@ -105,7 +110,7 @@ export function LiveArea({ snap }: { snap: Snapshot }) {
     <Box flexDirection="column">
       {snap.reasoning.map((r) => (
         <Text key={r.id} dimColor italic wrap="truncate-start">
-          {`thinking: ${r.text.replace(/\s+/g, " ").slice(-opts.width * 2)}`}
+          {`thinking: ${terminalText(r.text.replace(/\s+/g, " ").slice(-opts.width * 2))}`}
         </Text>
       ))}
       {snap.messages
@@ -117,22 +122,22 @@ export function LiveArea({ snap }: { snap: Snapshot }) {
         <Box key={x.id} flexDirection="column">
           <Text wrap="truncate-end">
             <Text color={theme.accent}>{"$ "}</Text>
-            <Text bold>{x.command}</Text>
+            <Text bold>{printable(x.command)}</Text>
             <Text dimColor> (running)</Text>
           </Text>
-          {tailLines(x.output, 5).map((l, i) => (
+          {tailLines(terminalText(x.output, { sgr: true }), 5).map((l, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: live tail lines
             <Text key={i} dimColor wrap="truncate-end">{`  │ ${l}`}</Text>
           ))}
         </Box>
       ))}
       {liveTools(snap).map((t) => (
-        <Text key={t.id} dimColor>{`→ ${t.tool}…`}</Text>
+        <Text key={t.id} dimColor>{`→ ${terminalText(t.tool)}…`}</Text>
       ))}
       {snap.queued.map((q) => (
         <Text key={q.id} color={theme.user}>
           {"› "}
-          <Text>{q.text}</Text>
+          <Text>{terminalText(q.text)}</Text>
           <Text dimColor> (queued — sent before the next model request)</Text>
         </Text>
       ))}
