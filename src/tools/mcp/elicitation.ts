@@ -18,7 +18,10 @@
  * A form without properties is one confirm question (CONFIRM_ID): Submit → accept `{}`.
  *
  * URL mode: one single-choice question `url` with options "Done" / "Decline" (ELICITATION_URL_LABELS);
- * its prompt shows the message and the URL. Done → accept (no content), Decline → decline.
+ * its prompt shows the message, the URL and its host. Done → accept (no content), Decline →
+ * decline. Only a URL `checkElicitationUrl` accepts is asked (https:, or http: to loopback), in its
+ * normalised form; any other throws ElicitationSchemaError (the server gets an error, the user
+ * sees nothing).
  *
  * Outcome → result: answered → accept with typed content (numbers as numbers, booleans as
  * booleans, multi as arrays, option values — the const — not labels; unanswered optional fields
@@ -37,6 +40,7 @@ import {
   type QuestionOutcome,
   TextFormat,
 } from "../../protocol/questions.js";
+import { checkElicitationUrl } from "./elicitation-url.js";
 
 export class ElicitationSchemaError extends Error {
   override name = "ElicitationSchemaError";
@@ -54,9 +58,17 @@ export function elicitationRequest(
 ): { questions: Question[]; elicitation: ElicitationInfo } {
   if (params.mode === "url") {
     const p = params as { message: string; url: string; elicitationId: string };
+    const checked = checkElicitationUrl(String(p.url));
+    if (!checked.ok) throw new ElicitationSchemaError(`URL refused: ${checked.reason}`);
     return {
-      questions: urlQuestions(server, p.message, p.url),
-      elicitation: { server, mode: "url", message: p.message, url: p.url, elicitation_id: p.elicitationId },
+      questions: urlQuestions(server, p.message, checked.url, checked.host),
+      elicitation: {
+        server,
+        mode: "url",
+        message: p.message,
+        url: checked.url,
+        elicitation_id: p.elicitationId,
+      },
     };
   }
   const p = params as { message: string; requestedSchema: unknown };
@@ -66,13 +78,13 @@ export function elicitationRequest(
   };
 }
 
-/** The single Done / Decline question of a URL-mode elicitation. */
-export function urlQuestions(server: string, message: string, url: string): Question[] {
+/** The single Done / Decline question of a URL-mode elicitation (`url` already checked). */
+export function urlQuestions(server: string, message: string, url: string, host: string): Question[] {
   return [
     {
       id: URL_QUESTION_ID,
       header: "Open URL",
-      prompt: `${message}\nOpen ${url} and choose Done when finished (MCP server "${server}").`,
+      prompt: `${message}\nOpen ${url} (host ${host}) and choose Done when finished (MCP server "${server}").`,
       kind: "single",
       options: [
         { label: ELICITATION_URL_LABELS.done, description: "I finished in the browser" },
