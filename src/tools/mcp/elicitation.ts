@@ -27,6 +27,7 @@
  * booleans, multi as arrays, option values — the const — not labels; unanswered optional fields
  * are left out); declined → decline; timed out with every required field answered (by a
  * default or a recommended option) → accept, otherwise cancel; cancelled or unavailable → cancel.
+ * A required field without a value (absent, "" or no items) is never sent as an accept: cancel.
  */
 import type { ElicitRequestParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import {
@@ -304,14 +305,17 @@ export function outcomeToElicitResult(
     if (picked === ELICITATION_URL_LABELS.decline) return { action: "decline" };
     return { action: "cancel" };
   }
-  const missing = questions.some((q) => q.required === true && !Object.hasOwn(answers, q.id));
-  if (missing) return { action: "cancel" };
   const content: NonNullable<ElicitResult["content"]> = {};
   for (const q of questions) {
     if (!Object.hasOwn(answers, q.id)) continue;
     const v = contentValue(q, answers[q.id]);
     if (v !== undefined) content[q.id] = v;
   }
+  // Never an accept the server would read as a filled-in form when it is not: a required field
+  // without a value, or a timeout that filled in nothing, is a cancel. (The broker's timeout policy,
+  // questions/reply.ts timeoutOutcome, fills in only recommended options and valid defaults.)
+  const empty = (v: unknown) => v === undefined || v === "" || (Array.isArray(v) && v.length === 0);
+  if (questions.some((q) => q.required === true && empty(content[q.id]))) return { action: "cancel" };
   if (outcome.status === "timed_out" && Object.keys(content).length === 0) return { action: "cancel" };
   return { action: "accept", content };
 }
