@@ -8,7 +8,7 @@
 
 import { compactionLine } from "../../agent/compaction-prompt.js";
 import type { Event, TurnItem } from "../../protocol/events.js";
-import type { QuestionRequest } from "../../protocol/questions.js";
+import { elicitationLabel, type QuestionRequest } from "../../protocol/questions.js";
 import { expectedInput } from "../../questions/text-reply.js";
 import { printable } from "../../util/printable.js";
 
@@ -151,7 +151,8 @@ export function formatQuestion(request: QuestionRequest): string {
       ? `Sub-agent ${printable(agent.nickname)} (${printable(agent.role)}, depth ${agent.depth}; task: ${printable(agent.task.replace(/\s+/g, " ").slice(0, 80))})`
       : "The model";
   const lines = [`? ${who} asks (${count}):`];
-  if (request.elicitation) lines.push(`  ${request.elicitation.message}`);
+  if (request.elicitation)
+    lines.push(`  ${elicitationLabel(request.elicitation)}`, `  ${request.elicitation.message}`);
   for (const q of request.questions) {
     lines.push(`  [${q.id}]${q.secret ? " (secret)" : ""} ${q.header ? `${q.header}: ` : ""}${q.prompt}`);
     if (q.kind === "boolean" || q.kind === "number" || q.format)
