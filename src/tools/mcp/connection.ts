@@ -11,7 +11,9 @@
  *   `onElicit` handler is given, elicitation (form and URL). `sampling/createMessage` and any
  *   other request Tandem does not serve are refused with a JSON-RPC error that says so.
  * - `callTool` honours its signal (the SDK sends `notifications/cancelled`) and throws what the
- *   SDK throws (a malformed result, an output-schema mismatch, a closed connection).
+ *   SDK throws (a malformed result, an output-schema mismatch, a closed connection), and, over
+ *   stdio, the transport's error for a bad line or a line over MAX_LINE_BYTES (at once; the
+ *   connection stays usable).
  * - `close()` closes the session; a stdio server still running after a grace period is killed
  *   with its whole process tree. A process exiting without `close()` kills live servers too.
  * - The SDK is loaded on the first `connect`, not with this module (a runtime with no server pays

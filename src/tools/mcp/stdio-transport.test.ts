@@ -132,6 +132,15 @@ describe("StdioTransport", () => {
     await expect(polite.request(9)).rejects.toThrow("Not connected");
   });
 
+  // Fails if stderr nobody reads fills its pipe: the server blocks writing it and never answers.
+  it("a server's stderr that nobody reads does not block it", async () => {
+    // A blocking write, as a server in C or Python makes: it waits for room in the pipe.
+    const loud = `require("fs").writeSync(2, "e".repeat(1 << 20)); ${ECHO_LINES}`;
+    const s = await server(loud);
+    await s.request(1, [ok(1)]);
+    await until("the answer to 1", () => s.got.length === 1);
+  });
+
   // Fails if a command that cannot be spawned hangs start() or close().
   it("a command that does not exist rejects start(); close() still settles", async () => {
     const t = new StdioTransport({ command: "/nonexistent/mcp-server" });

@@ -66,6 +66,9 @@ export class StdioTransport implements Transport {
   constructor(private readonly server: StdioServer) {
     this.max = server.maxLineBytes ?? MAX_LINE_BYTES;
     this.lines = new LineSplitter(this.max);
+    // Flowing from the start: stderr nobody listens to is dropped, never left to fill the pipe
+    // (a server blocked on a full stderr would stop answering).
+    this.stderr.resume();
   }
 
   get pid(): number | null {
@@ -135,6 +138,10 @@ export class StdioTransport implements Transport {
     clearTimeout(timer);
     if (!waited) {
       child.kill("SIGKILL");
+      // "close" waits for every stdio stream to end; a grandchild holding the pipes open (or an
+      // unread stream) must not keep it from coming.
+      child.stdout.destroy();
+      child.stderr.destroy();
       await this.exited;
     }
   }
