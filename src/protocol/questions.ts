@@ -127,6 +127,18 @@ export type ElicitationInfo = z.infer<typeof ElicitationInfo>;
 export const ELICITATION_URL_LABELS = { done: "Done", decline: "Decline" } as const;
 
 /**
+ * The one label every surface shows on an MCP server's elicitation (TUI overlay, web sheet,
+ * app-server and ACP messages, `tandem mcp-server` forms, exec): which server asks, and that it
+ * sees the answer. A server cannot make a field secret (Tandem never marks one, whatever its
+ * title or schema say), so no surface may call an answer secret. Surfaces make it printable.
+ */
+export function elicitationLabel(info: Pick<ElicitationInfo, "server" | "mode">): string {
+  return info.mode === "url"
+    ? `MCP server "${info.server}" asks you to open a link; check its host first. This server may see what you type there.`
+    : `MCP server "${info.server}" asks; this server will see what you type, and Tandem keeps it as plain text.`;
+}
+
+/**
  * Present when a sub-agent asks (SPEC Q14): who asks, so the root thread's surfaces can say so.
  * The request still belongs to the child (`thread_id`), and the answer goes back to it.
  */

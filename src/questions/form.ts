@@ -36,6 +36,7 @@ import {
   APPROVAL_LABELS,
   type ApprovalDecisionName,
   BOOLEAN_LABELS,
+  elicitationLabel,
   type Question,
   type QuestionAnswer,
   type QuestionReply,
@@ -132,7 +133,7 @@ export function offeredDecisions(request: QuestionRequest): ApprovalDecisionName
 function heading(request: QuestionRequest): string {
   if (request.approval) return `Tandem asks for approval (thread ${request.thread_id})`;
   if (request.elicitation)
-    return `MCP server "${request.elicitation.server}" asks, through Tandem (thread ${request.thread_id})`;
+    return `${elicitationLabel(request.elicitation)} (Through Tandem, thread ${request.thread_id}.)`;
   return `Tandem asks (thread ${request.thread_id})`;
 }
 

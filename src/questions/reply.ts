@@ -118,8 +118,10 @@ function quoteList(items: string[], joiner: string): string {
 const RECOMMENDED = /\(recommended\)\s*$/i;
 
 /**
- * Q7: `recommended` picks each question's recommended option, else its `default` (else
- * unanswered); `empty`/`decline` none.
+ * Q7: `recommended` picks each question's recommended option, else its `default` when the
+ * question's own rules accept it (typed.ts defaultAnswer: not blank, within bounds), else leaves
+ * it unanswered; `empty`/`decline` answer none. Nothing else is made up: an MCP form that timed
+ * out with a required field unanswered is cancelled (tools/mcp/elicitation.ts), never accepted.
  */
 export function timeoutOutcome(request: QuestionRequest): QuestionOutcome {
   const policy = request.policy;

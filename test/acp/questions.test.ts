@@ -9,11 +9,12 @@ import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Script } from "../../src/mock-model/index.js";
 import { Scripts } from "../../src/mock-model/index.js";
+import { elicitationLabel } from "../../src/protocol/questions.js";
 import { type AcpRun, startAcp, textOf } from "../helpers/acp-client.js";
 import { modelRequests } from "../helpers/app-server.js";
 import { type MockProcess, startMockProcess } from "../helpers/cli.js";
 import { tempDir } from "../helpers/index.js";
-import { EVERYTHING } from "../helpers/mcp.js";
+import { EVERYTHING, HOSTILE } from "../helpers/mcp.js";
 
 const message = (text: string) => ({ type: "message" as const, text });
 const ask = (callId: string, questions: unknown[]) => ({
@@ -270,7 +271,10 @@ describe("tandem acp: questions", () => {
     const form = await run.elicitations.next("MCP form");
     const params = form.params as any;
     expect(params).toMatchObject({ mode: "form", sessionId, toolCallId: "el" });
-    expect(params.message).toContain("Please provide inputs for the following fields");
+    // The one label (who asks, who sees the answer), then the server's own message.
+    expect(params.message).toBe(
+      `${elicitationLabel({ server: "everything", mode: "form" })}\nPlease provide inputs for the following fields:`,
+    );
     const props = params.requestedSchema.properties;
     expect(props.check).toMatchObject({ type: "boolean" });
     expect(props.integer).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 42 });
@@ -294,6 +298,47 @@ describe("tandem acp: questions", () => {
     expect(out).toContain("- Agreed to terms: true");
     expect(out).toMatch(/"integer": 7\b/);
     expect(out).toContain('"titledSingleSelectEnum": "hero-2"');
+  });
+
+  // fails if an MCP server's URL elicitation does not go out in URL mode with the checked URL and
+  // the label, or if the editor's accept does not reach the server as accept.
+  it("an MCP server's URL elicitation goes out in URL mode, labelled; accept reaches the server", async () => {
+    const params = {
+      mode: "url",
+      message: "Sign in",
+      url: "HTTPS://Login.Example.com/a",
+      elicitationId: "e9",
+    };
+    mock = await startMockProcess({
+      steps: [
+        {
+          output: [{ type: "function_call", name: "mcp__hostile__ask", call_id: "u", arguments: { params } }],
+        },
+        { output: [message("thanks")] },
+      ],
+    });
+    const run = startAcp(mock);
+    runs.push(run);
+    await run.initialize({ elicitation: { form: {}, url: {} } });
+    const { sessionId } = await run.agent.request(acp.methods.agent.session.new, {
+      cwd: tempDir("tandem-acp-ws-"),
+      mcpServers: [{ name: "hostile", command: process.execPath, args: [HOSTILE], env: [] }],
+    });
+    const prompt = run.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "sign in" }],
+    });
+    const req = await run.elicitations.next("URL elicitation");
+    expect(req.params).toMatchObject({
+      mode: "url",
+      sessionId,
+      toolCallId: "u",
+      url: "https://login.example.com/a",
+      message: `${elicitationLabel({ server: "hostile", mode: "url" })}\nSign in`,
+    });
+    req.respond({ action: "accept" } as never);
+    expect((await prompt).stopReason).toBe("end_turn");
+    expect(JSON.parse(callOutput(mock!, "u"))).toEqual({ result: { action: "accept" } });
   });
 
   // fails if session/cancel with a question pending hangs, does not resolve the prompt `cancelled`,

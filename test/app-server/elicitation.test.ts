@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { stringify } from "smol-toml";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Script } from "../../src/mock-model/index.js";
+import { elicitationLabel } from "../../src/protocol/questions.js";
 import { modelRequests, serverEnv } from "../helpers/app-server.js";
 import { processStdio, type TestClient } from "../helpers/app-server-client.js";
 import { type MockProcess, startMockProcess } from "../helpers/cli.js";
@@ -100,7 +101,8 @@ describe("app-server: server-everything's elicitation form as mcpServer/elicitat
       turnId,
       serverName: "everything",
       mode: "form",
-      message: "Please provide inputs for the following fields:",
+      // The one label (who asks, who sees the answer), then the server's own message.
+      message: `${elicitationLabel({ server: "everything", mode: "form" })}\n\nPlease provide inputs for the following fields:`,
     });
     const props = asked.params.requestedSchema.properties;
     expect(Object.keys(props)).toHaveLength(13);

@@ -12,6 +12,7 @@ const modules = resolve(import.meta.dirname, "../../node_modules/@modelcontextpr
 export const EVERYTHING = join(modules, "server-everything/dist/index.js");
 export const FILESYSTEM = join(modules, "server-filesystem/dist/index.js");
 export const ODD = resolve(import.meta.dirname, "../fixtures/mcp-odd-server.mjs");
+export const HOSTILE = resolve(import.meta.dirname, "../fixtures/mcp-hostile-server.mjs");
 
 export const stdio = (script: string, ...args: string[]) => ({
   command: process.execPath,

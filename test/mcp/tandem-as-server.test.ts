@@ -7,126 +7,24 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import {
-  type ElicitRequest,
-  ElicitRequestSchema,
-  type ElicitResult,
-  type Progress,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { ElicitResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Script } from "../../src/mock-model/index.js";
 import { Scripts } from "../../src/mock-model/index.js";
-import { BIN, jsonLines, type MockProcess, runTandem, startMockProcess } from "../helpers/cli.js";
+import { BIN, runTandem, startMockProcess } from "../helpers/cli.js";
 import { tempDir } from "../helpers/index.js";
-import { sandboxFallback } from "../helpers/system-tools.js";
+import {
+  call,
+  closeHosts,
+  dropHost,
+  execCall,
+  message,
+  modelRequests,
+  outputOf,
+  startHost,
+  unanswered,
+} from "../helpers/mcp-host.js";
 
-type Form = ElicitRequest["params"] & {
-  requestedSchema: { properties: Record<string, any>; required?: string[] };
-};
-
-interface Host {
-  client: Client;
-  transport: StdioClientTransport;
-  mock: MockProcess;
-  home: string;
-  cwd: string;
-  /** Every form the server sent, in order. */
-  forms: Form[];
-  stderr: () => string;
-}
-
-const hosts: Host[] = [];
-
-/**
- * Starts the scripted model and `tandem mcp-server` under the SDK client. `answer` set: the client
- * declares form elicitation and answers each form with it; absent: no elicitation capability.
- */
-async function startHost(
-  script: Script | MockProcess,
-  answer?: (form: Form, n: number, signal: AbortSignal) => ElicitResult | Promise<ElicitResult>,
-  opts: { home?: string; args?: string[] } = {},
-): Promise<Host> {
-  const mock = "proc" in script ? script : await startMockProcess(script);
-  const home = opts.home ?? tempDir("tandem-mcp-home-");
-  sandboxFallback(home);
-  const cwd = tempDir("tandem-mcp-cwd-");
-  const transport = new StdioClientTransport({
-    command: BIN,
-    args: ["mcp-server", ...(opts.args ?? [])],
-    cwd,
-    env: { TANDEM_HOME: home, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: mock.url, NO_COLOR: "1" },
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (d) => {
-    stderr += d;
-  });
-  const client = new Client(
-    { name: "test-host", version: "1.0.0" },
-    { capabilities: answer ? { elicitation: { form: {} } } : {} },
-  );
-  const forms: Form[] = [];
-  if (answer)
-    client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
-      forms.push(req.params as Form);
-      return answer(req.params as Form, forms.length, extra.signal);
-    });
-  await client.connect(transport);
-  const host = { client, transport, mock, home, cwd, forms, stderr: () => stderr };
-  hosts.push(host);
-  return host;
-}
-
-afterEach(async () => {
-  for (const h of hosts.splice(0)) {
-    await h.client.close().catch(() => {});
-    await h.mock.stop();
-  }
-});
-
-/** A host's form that nobody answers; resolves as cancel once the server withdraws it. */
-const unanswered = (_form: Form, _n: number, signal: AbortSignal) =>
-  new Promise<ElicitResult>((resolve) => {
-    signal.addEventListener("abort", () => resolve({ action: "cancel" }), { once: true });
-  });
-
-function modelRequests(h: Host): any[] {
-  return jsonLines(readFileSync(h.mock.log, "utf8"));
-}
-
-/** The output the model received for `callId` in its `n`-th request (1-based). */
-function outputOf(h: Host, n: number, callId: string): string {
-  const req = modelRequests(h)[n - 1];
-  const out = req?.input.find((i: any) => i.type === "function_call_output" && i.call_id === callId);
-  return out?.output ?? "";
-}
-
-async function call(
-  h: Host,
-  name: string,
-  args: Record<string, unknown>,
-  opts: Record<string, unknown> = {},
-) {
-  return (await h.client.callTool({ name, arguments: args }, undefined, opts)) as any;
-}
-
-const message = (text: string, expect?: string[]) => ({
-  output: [{ type: "message" as const, text }],
-  ...(expect ? { expect: { input_contains: expect } } : {}),
-});
-
-const execCall = (callId: string, cmd: string, extra: Record<string, unknown> = {}) => ({
-  output: [
-    {
-      type: "function_call" as const,
-      call_id: callId,
-      name: "exec_command",
-      arguments: { cmd, yield_time_ms: 1000, ...extra },
-    },
-  ],
-});
+afterEach(closeHosts);
 
 /** The question demo's first step alone (two questions: a choice with free text, a text). */
 const ASK = Scripts.questionDemo().steps[0];
@@ -413,7 +311,7 @@ describe("tandem mcp-server", () => {
     await until(() => first.forms.length === 1);
     await first.client.close();
     await pending;
-    hosts.splice(hosts.indexOf(first), 1);
+    dropHost(first);
 
     const threads = await runTandem(["threads"], { env: { TANDEM_HOME: home } });
     const threadId = threads.stdout.split(/\s/)[0];

@@ -42,6 +42,8 @@ async function start(steps: Script["steps"]) {
   literal("fill in the form");
   keys("Enter");
   await waitFor('Question 1/13 · String (from MCP server "everything")', SLOW);
+  // The one label (protocol/questions.ts elicitationLabel): who asks, and who sees the answer.
+  await waitFor('MCP server "everything" asks; this server will see what you type', SLOW);
   return mock;
 }
 

@@ -7,6 +7,7 @@
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { elicitationLabel } from "../../src/protocol/questions.js";
 import { elicitationRequest, outcomeToElicitResult } from "../../src/tools/mcp/elicitation.js";
 import { defineTool } from "../../src/tools/types.js";
 import { type Served, serve, TOKEN, until } from "../helpers/http.js";
@@ -101,6 +102,12 @@ describe.skipIf(noBrowser)("web page: a typed elicitation form", () => {
       // fails if the page hides who asks or the server's message
       expect(await page.locator("#q-thread").textContent()).toContain('MCP server "demo" asks');
       expect(await page.locator(".q-message").textContent()).toBe("Please fill in the form");
+      // fails if the page does not say that the server sees what is typed (the one label), or
+      // shows a server's field as a secret (masked) one
+      expect(await page.locator("#q-notice").textContent()).toBe(
+        elicitationLabel({ server: "demo", mode: "form" }),
+      );
+      expect(await page.locator("input[type=password]").count()).toBe(0);
       const fs = page.locator("fieldset.q");
       // fails if typed questions get plain text inputs (no number/email/date keyboards and pickers)
       expect(await fs.nth(1).locator("input.other").getAttribute("type")).toBe("email");

@@ -24,7 +24,12 @@ import {
   type RequestPermissionOutcome,
   type ToolCallUpdate,
 } from "@agentclientprotocol/sdk";
-import type { QuestionAnswer, QuestionRequest, Responder } from "../../protocol/questions.js";
+import {
+  elicitationLabel,
+  type QuestionAnswer,
+  type QuestionRequest,
+  type Responder,
+} from "../../protocol/questions.js";
 import type { ReplyResult } from "../../questions/broker.js";
 import type { Runtime } from "../../runtime/core.js";
 import {
@@ -137,7 +142,7 @@ export class Asker {
           toolCallId: request.call_id,
           elicitationId: e.elicitation_id ?? request.request_id,
           url: e.url,
-          message: `${e.server}: ${e.message}`,
+          message: `${elicitationLabel(e)}\n${e.message}`,
         },
         { cancellationSignal: signal },
       )) as CreateElicitationResponse;

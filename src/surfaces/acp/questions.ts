@@ -42,6 +42,7 @@ import {
   type ApprovalDecisionName,
   BOOLEAN_LABELS,
   ELICITATION_URL_LABELS,
+  elicitationLabel,
   type Question,
   type QuestionAnswer,
   type QuestionReply,
@@ -191,7 +192,7 @@ export function elicitationSchema(request: QuestionRequest): ElicitationSchema {
 export function elicitationMessage(request: QuestionRequest, previousError?: string): string {
   const e = request.elicitation;
   const lines = e
-    ? [`${e.server}: ${e.message}`, ...(e.url ? [e.url] : [])]
+    ? [elicitationLabel(e), e.message, ...(e.url ? [e.url] : [])]
     : request.questions.map((q) => q.prompt);
   if (previousError) lines.unshift(`Your previous answer was not accepted: ${previousError}`);
   return lines.join("\n");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { codexValidator } from "../../../test/helpers/codex-schema.js";
-import type { QuestionRequest } from "../../protocol/questions.js";
+import { elicitationLabel, type QuestionRequest } from "../../protocol/questions.js";
 import { validateReply } from "../../questions/reply.js";
 import { elicitationRequest, outcomeToElicitResult } from "../../tools/mcp/elicitation.js";
 import { ELICITATION_REQUEST, elicitationAnswer, elicitationParams } from "./elicitation.js";
@@ -56,7 +56,10 @@ describe("MCP elicitation → Codex mcpServer/elicitation/request", () => {
     const request = requestFor({ mode: "form", message: "Please fill in", requestedSchema: FORM as never });
     const params = elicitationParams(request);
     expect(params).toMatchObject({ threadId: "t", turnId: "turn", serverName: "everything", mode: "form" });
-    expect(params.message).toBe("Please fill in");
+    // The one label (who asks, who sees the answer), then the server's own message.
+    expect(params.message).toBe(
+      `${elicitationLabel({ server: "everything", mode: "form" })}\n\nPlease fill in`,
+    );
     expect(validator.serverRequest({ id: "q_1", method: ELICITATION_REQUEST, params })).toEqual([]);
     const schema = params.requestedSchema as any;
     expect(schema.properties.integer).toMatchObject({

@@ -6,14 +6,16 @@
  * - Form mode: `{threadId, turnId, serverName, mode: "form", message, requestedSchema}`; the schema is
  *   rebuilt from the typed questions by questions/form.ts (the same form `tandem mcp-server` sends a
  *   host), so every kind keeps its type, bounds, default and required flag; `message` is the
- *   server's own. URL mode: `{mode: "url", message, url, elicitationId}`.
+ *   elicitation label (protocol/questions.ts: the server's name, and that it sees what the user
+ *   types), a blank line, then the server's own message. URL mode: `{mode: "url", message, url,
+ *   elicitationId}`, the message labelled the same way.
  * - The client's `{action, content}`: `accept` → the typed reply (form) or the "Done" option (url);
  *   a value of the wrong type → invalid (the client is told and asked again, see session.ts);
  *   `decline` → a decline; `cancel` → the request settles `cancelled` (Broker.expire), so the MCP
  *   server hears `cancel`, as MCP distinguishes a dismissed form from a declined one.
  */
 import { z } from "zod";
-import { ELICITATION_URL_LABELS, type QuestionRequest } from "../../protocol/questions.js";
+import { ELICITATION_URL_LABELS, elicitationLabel, type QuestionRequest } from "../../protocol/questions.js";
 import { elicitationFor, elicitationReply } from "../../questions/form.js";
 import type { CodexAnswerResult } from "./questions.js";
 
@@ -27,11 +29,12 @@ const Response = z.object({
 export function elicitationParams(request: QuestionRequest): Record<string, unknown> {
   const info = request.elicitation!;
   const base = { threadId: request.thread_id, turnId: request.turn_id, serverName: info.server };
+  const message = `${elicitationLabel(info)}\n\n${info.message}`;
   if (info.mode === "url")
     return {
       ...base,
       mode: "url",
-      message: info.message,
+      message,
       url: info.url ?? "",
       elicitationId: info.elicitation_id ?? request.request_id,
     };
@@ -39,7 +42,7 @@ export function elicitationParams(request: QuestionRequest): Record<string, unkn
   return {
     ...base,
     mode: "form",
-    message: info.message,
+    message,
     requestedSchema: form.requestedSchema,
     ...(form._meta ? { _meta: form._meta } : {}),
   };

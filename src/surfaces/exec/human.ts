@@ -14,7 +14,7 @@
 
 import { compactionLine } from "../../agent/compaction-prompt.js";
 import type { Event, TurnItem } from "../../protocol/events.js";
-import type { QuestionRequest } from "../../protocol/questions.js";
+import { elicitationLabel, type QuestionRequest } from "../../protocol/questions.js";
 import { expectedInput } from "../../questions/text-reply.js";
 import { printable } from "../../util/printable.js";
 import { TerminalTextStream, terminalText } from "../../util/terminal-text.js";
@@ -192,7 +192,11 @@ export function formatQuestion(request: QuestionRequest): string {
       : "The model";
   const lines = [`? ${who} asks (${count}):`];
   // What the user answers is shown strictly (util/printable.ts), as in the TUI's overlay.
-  if (request.elicitation) lines.push(`  ${printable(request.elicitation.message)}`);
+  if (request.elicitation)
+    lines.push(
+      `  ${printable(elicitationLabel(request.elicitation))}`,
+      `  ${printable(request.elicitation.message)}`,
+    );
   for (const q of request.questions) {
     const head = q.header ? `${printable(q.header)}: ` : "";
     lines.push(`  [${printable(q.id)}]${q.secret ? " (secret)" : ""} ${head}${printable(q.prompt)}`);

@@ -9,7 +9,7 @@
  */
 import { Box, Text, useInput } from "ink";
 import { useEffect, useRef, useState } from "react";
-import type { QuestionReply, QuestionRequest } from "../../protocol/questions.js";
+import { elicitationLabel, type QuestionReply, type QuestionRequest } from "../../protocol/questions.js";
 import { printable } from "../../util/printable.js";
 import { secondsLeft } from "./format.js";
 import type { Keymap } from "./keymap.js";
@@ -102,11 +102,17 @@ export function QuestionOverlay(
   const width = Math.max(10, size.columns - 4);
   const avail = Math.max(3, (props.maxRows ?? size.rows - 1) - 2);
 
-  // An MCP elicitation's message heads every question of its form.
+  // An MCP elicitation's label (who sees the answer) and message head every question of its form.
   const details = request.approval
     ? approvalLines(request.approval, width)
     : request.elicitation
-      ? wrapText(printable(request.elicitation.message), width).map((text) => ({ text, dim: true }))
+      ? [
+          ...wrapText(printable(elicitationLabel(request.elicitation)), width).map((text) => ({
+            text,
+            color: theme.warn,
+          })),
+          ...wrapText(printable(request.elicitation.message), width).map((text) => ({ text, dim: true })),
+        ]
       : [];
   const shownPrompt = promptOf(q);
   let prompt = request.approval ? [] : wrapText(shownPrompt, width);

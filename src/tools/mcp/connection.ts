@@ -1,5 +1,7 @@
 /**
- * One MCP server connection (issue 12 items 1–2): the SDK `Client` over stdio or streamable HTTP.
+ * One MCP server connection (issue 12 items 1–2): the SDK `Client` over stdio (Tandem's own
+ * transport, stdio-transport.ts: bad frames fail the calls in flight, lines are capped) or
+ * streamable HTTP.
  *
  * Contract:
  * - `McpConnection.connect` starts the server, initializes and lists its tools within
@@ -9,7 +11,9 @@
  *   `onElicit` handler is given, elicitation (form and URL). `sampling/createMessage` and any
  *   other request Tandem does not serve are refused with a JSON-RPC error that says so.
  * - `callTool` honours its signal (the SDK sends `notifications/cancelled`) and throws what the
- *   SDK throws (a malformed result, an output-schema mismatch, a closed connection).
+ *   SDK throws (a malformed result, an output-schema mismatch, a closed connection), and, over
+ *   stdio, the transport's error for a bad line or a line over MAX_LINE_BYTES (at once; the
+ *   connection stays usable).
  * - `close()` closes the session; a stdio server still running after a grace period is killed
  *   with its whole process tree. A process exiting without `close()` kills live servers too.
  * - The SDK is loaded on the first `connect`, not with this module (a runtime with no server pays
@@ -19,12 +23,12 @@
 
 import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { ElicitRequest, ElicitResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../../config/schema.js";
 import { collectTree, isAlive, killTreeSync, listProcesses } from "../../util/process-tree.js";
 import type { McpCallResult } from "./results.js";
+import type { StdioTransport } from "./stdio-transport.js";
 
 export type { McpTool };
 
@@ -54,15 +58,12 @@ const NO_SDK_TIMEOUT = 24 * 3600_000;
 const CLOSE_GRACE_MS = 300;
 
 type Sdk = typeof import("@modelcontextprotocol/sdk/types.js");
-let firstStep: Promise<[typeof import("@modelcontextprotocol/sdk/client/stdio.js"), Sdk]> | undefined;
+let firstStep: Promise<[typeof import("./stdio-transport.js"), Sdk]> | undefined;
 let clientStep: Promise<typeof import("@modelcontextprotocol/sdk/client/index.js")> | undefined;
 let httpStep: Promise<typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")> | undefined;
 /** What starting a stdio server needs (~50 ms of CPU): the transport and the message schemas. */
 const loadFirst = () =>
-  (firstStep ??= Promise.all([
-    import("@modelcontextprotocol/sdk/client/stdio.js"),
-    import("@modelcontextprotocol/sdk/types.js"),
-  ]));
+  (firstStep ??= Promise.all([import("./stdio-transport.js"), import("@modelcontextprotocol/sdk/types.js")]));
 /** The client (~100 ms of CPU, JSON Schema validation included): loaded while a server boots. */
 const loadClient = () => (clientStep ??= import("@modelcontextprotocol/sdk/client/index.js"));
 const loadHttp = () => (httpStep ??= import("@modelcontextprotocol/sdk/client/streamableHttp.js"));
@@ -85,7 +86,7 @@ export class McpConnection {
   private constructor(
     readonly name: string,
     readonly client: Client,
-    private readonly transport: StdioClientTransport | StreamableHTTPClientTransport,
+    private readonly transport: StdioTransport | StreamableHTTPClientTransport,
     readonly tools: McpTool[],
     private readonly pid: number | null,
   ) {}
@@ -98,25 +99,27 @@ export class McpConnection {
     const ms = config.startup_timeout_sec * 1000;
     const timeout = AbortSignal.timeout(ms);
     const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
-    const [{ StdioClientTransport }, types] = await loadFirst();
+    const [{ StdioTransport }, types] = await loadFirst();
     const { ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError } = types;
     let stderr = "";
     const transport = config.command
-      ? stdioTransport(StdioClientTransport, config)
+      ? stdioTransport(StdioTransport, config)
       : await httpTransport(config, opts.env ?? process.env);
-    // The pid as soon as the server is spawned: the SDK forgets it when a failed connect closes.
+    // The pid as soon as the server is spawned, for the exit safety net and closeAll.
     let pid: number | null = null;
-    if (transport instanceof StdioClientTransport) {
-      transport.stderr?.on("data", (d: Buffer) => {
+    if (transport instanceof StdioTransport) {
+      transport.stderr.on("data", (d: Buffer) => {
         stderr = (stderr + d.toString("utf8")).slice(-2000);
       });
-      // Spawned now, so the server boots while the client loads; `client.connect` gets this start.
-      const started = transport.start().then(() => {
-        pid = transport.pid;
-        if (pid) track(pid);
-      });
-      started.catch(() => {}); // reported by `client.connect`, which awaits it
-      transport.start = () => started;
+      // Spawned now, so the server boots while the client loads; `client.connect`'s start()
+      // returns this same promise.
+      transport
+        .start()
+        .then(() => {
+          pid = transport.pid;
+          if (pid) track(pid);
+        })
+        .catch(() => {}); // reported by `client.connect`, which awaits it
     }
     const { Client } = await loadClient();
     const client = new Client(CLIENT_INFO, {
@@ -175,16 +178,12 @@ export class McpConnection {
   }
 }
 
-function stdioTransport(
-  Transport: typeof StdioClientTransport,
-  config: McpServerConfig,
-): StdioClientTransport {
+function stdioTransport(Transport: typeof StdioTransport, config: McpServerConfig): StdioTransport {
   return new Transport({
     command: config.command!,
     args: config.args ?? [],
     ...(config.env ? { env: config.env } : {}),
     ...(config.cwd ? { cwd: config.cwd } : {}),
-    stderr: "pipe",
   });
 }
 
@@ -265,7 +264,7 @@ function errorText(err: unknown): string {
 
 async function closeAll(
   client: Client,
-  transport: StdioClientTransport | StreamableHTTPClientTransport,
+  transport: StdioTransport | StreamableHTTPClientTransport,
   pid: number | null,
 ): Promise<void> {
   // The tree as it is now: once the root exits, its children lose their link to it.

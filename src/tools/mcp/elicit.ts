@@ -8,8 +8,9 @@
  *   policy, and the call's signal — interrupt, thread close or shutdown settle it as `cancel`;
  * - the outcome goes back as `outcomeToElicitResult` maps it (accept with typed content,
  *   decline, cancel);
- * - no call of this server running, or nobody who could answer (Q3): `cancel`, at once;
- * - a form Tandem cannot ask (ElicitationSchemaError): a JSON-RPC InvalidParams error naming it.
+ * - a form Tandem cannot ask, or a URL it refuses to show (ElicitationSchemaError, checked first):
+ *   a JSON-RPC InvalidParams error naming why; nothing is asked;
+ * - no call of this server running, or nobody who could answer (Q3): `cancel`, at once.
  * The server's own cancellation of its request does not withdraw the question (it ends with the call).
  */
 import type { ElicitHandler } from "./connection.js";
@@ -18,8 +19,6 @@ import type { ActiveCalls } from "./tool.js";
 
 export function elicitHandler(server: string, calls: ActiveCalls): ElicitHandler {
   return async (params) => {
-    const ctx = calls.at(-1);
-    if (!ctx?.questions.hasResponder()) return { action: "cancel" };
     let asked: ReturnType<typeof elicitationRequest>;
     try {
       asked = elicitationRequest(server, params);
@@ -27,10 +26,12 @@ export function elicitHandler(server: string, calls: ActiveCalls): ElicitHandler
       if (err instanceof ElicitationSchemaError) {
         // Loaded here so the runtime does not pull in the MCP SDK before any server runs.
         const { ErrorCode, McpError } = await import("@modelcontextprotocol/sdk/types.js");
-        throw new McpError(ErrorCode.InvalidParams, `Tandem cannot ask this form: ${err.message}`);
+        throw new McpError(ErrorCode.InvalidParams, `Tandem cannot ask this: ${err.message}`);
       }
       throw err;
     }
+    const ctx = calls.at(-1);
+    if (!ctx?.questions.hasResponder()) return { action: "cancel" };
     const outcome = await ctx.ask(asked.questions, { source: "internal", elicitation: asked.elicitation });
     return outcomeToElicitResult(asked.questions, outcome, asked.elicitation.mode);
   };

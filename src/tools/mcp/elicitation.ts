@@ -18,12 +18,16 @@
  * A form without properties is one confirm question (CONFIRM_ID): Submit → accept `{}`.
  *
  * URL mode: one single-choice question `url` with options "Done" / "Decline" (ELICITATION_URL_LABELS);
- * its prompt shows the message and the URL. Done → accept (no content), Decline → decline.
+ * its prompt shows the message, the URL and its host. Done → accept (no content), Decline →
+ * decline. Only a URL `checkElicitationUrl` accepts is asked (https:, or http: to loopback), in its
+ * normalised form; any other throws ElicitationSchemaError (the server gets an error, the user
+ * sees nothing).
  *
  * Outcome → result: answered → accept with typed content (numbers as numbers, booleans as
  * booleans, multi as arrays, option values — the const — not labels; unanswered optional fields
  * are left out); declined → decline; timed out with every required field answered (by a
  * default or a recommended option) → accept, otherwise cancel; cancelled or unavailable → cancel.
+ * A required field without a value (absent, "" or no items) is never sent as an accept: cancel.
  */
 import type { ElicitRequestParams, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
 import {
@@ -37,6 +41,7 @@ import {
   type QuestionOutcome,
   TextFormat,
 } from "../../protocol/questions.js";
+import { checkElicitationUrl } from "./elicitation-url.js";
 
 export class ElicitationSchemaError extends Error {
   override name = "ElicitationSchemaError";
@@ -54,9 +59,17 @@ export function elicitationRequest(
 ): { questions: Question[]; elicitation: ElicitationInfo } {
   if (params.mode === "url") {
     const p = params as { message: string; url: string; elicitationId: string };
+    const checked = checkElicitationUrl(String(p.url));
+    if (!checked.ok) throw new ElicitationSchemaError(`URL refused: ${checked.reason}`);
     return {
-      questions: urlQuestions(server, p.message, p.url),
-      elicitation: { server, mode: "url", message: p.message, url: p.url, elicitation_id: p.elicitationId },
+      questions: urlQuestions(server, p.message, checked.url, checked.host),
+      elicitation: {
+        server,
+        mode: "url",
+        message: p.message,
+        url: checked.url,
+        elicitation_id: p.elicitationId,
+      },
     };
   }
   const p = params as { message: string; requestedSchema: unknown };
@@ -66,13 +79,13 @@ export function elicitationRequest(
   };
 }
 
-/** The single Done / Decline question of a URL-mode elicitation. */
-export function urlQuestions(server: string, message: string, url: string): Question[] {
+/** The single Done / Decline question of a URL-mode elicitation (`url` already checked). */
+export function urlQuestions(server: string, message: string, url: string, host: string): Question[] {
   return [
     {
       id: URL_QUESTION_ID,
       header: "Open URL",
-      prompt: `${message}\nOpen ${url} and choose Done when finished (MCP server "${server}").`,
+      prompt: `${message}\nOpen ${url} (host ${host}) and choose Done when finished (MCP server "${server}").`,
       kind: "single",
       options: [
         { label: ELICITATION_URL_LABELS.done, description: "I finished in the browser" },
@@ -292,14 +305,17 @@ export function outcomeToElicitResult(
     if (picked === ELICITATION_URL_LABELS.decline) return { action: "decline" };
     return { action: "cancel" };
   }
-  const missing = questions.some((q) => q.required === true && !Object.hasOwn(answers, q.id));
-  if (missing) return { action: "cancel" };
   const content: NonNullable<ElicitResult["content"]> = {};
   for (const q of questions) {
     if (!Object.hasOwn(answers, q.id)) continue;
     const v = contentValue(q, answers[q.id]);
     if (v !== undefined) content[q.id] = v;
   }
+  // Never an accept the server would read as a filled-in form when it is not: a required field
+  // without a value, or a timeout that filled in nothing, is a cancel. (The broker's timeout policy,
+  // questions/reply.ts timeoutOutcome, fills in only recommended options and valid defaults.)
+  const empty = (v: unknown) => v === undefined || v === "" || (Array.isArray(v) && v.length === 0);
+  if (questions.some((q) => q.required === true && empty(content[q.id]))) return { action: "cancel" };
   if (outcome.status === "timed_out" && Object.keys(content).length === 0) return { action: "cancel" };
   return { action: "accept", content };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { toToolResult } from "./results.js";
+import { approxTokens } from "../../util/truncate.js";
+import { MAX_OUTPUT_TOKENS, toToolResult } from "./results.js";
 
 describe("MCP results as tool outputs", () => {
   // Fails if text parts are not joined into one string output.
@@ -54,5 +55,23 @@ describe("MCP results as tool outputs", () => {
       { type: "input_text", text: "[resource link c: file:///c]" },
     ]);
     expect(String(r.display?.output)).not.toContain("AAAA");
+  });
+});
+
+describe("MCP results: the output budget", () => {
+  // Fails if each part gets the whole budget (many parts would add up past it), if small parts
+  // are cut while there is room, or if a cut part does not say how much was cut.
+  it("text parts share MAX_OUTPUT_TOKENS; small parts stay whole", () => {
+    const big = "y".repeat(MAX_OUTPUT_TOKENS * 4 * 3);
+    const r = toToolResult({
+      content: [
+        { type: "text", text: "short" },
+        ...Array.from({ length: 20 }, () => ({ type: "text", text: big })),
+      ],
+    });
+    const out = String(r.output);
+    expect(out.startsWith("short\n")).toBe(true);
+    expect(approxTokens(out)).toBeLessThan(MAX_OUTPUT_TOKENS * 1.05);
+    expect(out.match(/…\d+ tokens truncated…/g)).toHaveLength(20);
   });
 });

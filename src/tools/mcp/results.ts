@@ -9,10 +9,12 @@
  * - `isError` → an error output (`success: false`), content as the server wrote it.
  * Output is a plain string unless an image is present; then an array of `input_text` /
  * `input_image` parts. `display` carries a short text for surfaces (no base64).
- * Text longer than MAX_OUTPUT_TOKENS is cut in the middle (util/truncate).
+ * The text parts together get MAX_OUTPUT_TOKENS (util/truncate's approximation): when they
+ * need more, each part small enough keeps its whole text and the others share the rest equally,
+ * each cut in the middle with a marker saying how many tokens were cut.
  */
 import type { ContentItem } from "../../protocol/items.js";
-import { truncateMiddle } from "../../util/truncate.js";
+import { approxTokens, truncateMiddle } from "../../util/truncate.js";
 import type { ToolResult } from "../types.js";
 
 export const MAX_OUTPUT_TOKENS = 10_000;
@@ -72,11 +74,35 @@ export function toToolResult(result: McpCallResult): ToolResult {
   const structured = result.structuredContent;
   if (structured !== undefined && !parts.some((p) => p.type === "input_text" && sameJson(p.text, structured)))
     parts.push({ type: "input_text", text: `structuredContent: ${JSON.stringify(structured)}` });
-  for (const p of parts) if (p.type === "input_text") p.text = truncateMiddle(p.text, MAX_OUTPUT_TOKENS).text;
+  const texts = parts.filter((p) => p.type === "input_text");
+  const budgets = shares(
+    texts.map((p) => approxTokens(p.text)),
+    MAX_OUTPUT_TOKENS,
+  );
+  texts.forEach((p, i) => {
+    p.text = truncateMiddle(p.text, budgets[i]).text;
+  });
 
   const success = result.isError !== true;
   const shown = parts.map((p) => (p.type === "input_text" ? p.text : "[image]")).join("\n");
   if (!parts.some((p) => p.type === "input_image")) return { output: shown, success };
   const output: ContentItem[] = parts;
   return { output, success, display: { output: shown } };
+}
+
+/** Splits `budget` over parts needing `sizes`: the small ones get what they need, the rest share equally. */
+function shares(sizes: number[], budget: number): number[] {
+  const out = [...sizes];
+  let left = budget;
+  let open = sizes.map((_, i) => i).sort((a, b) => sizes[a] - sizes[b]);
+  while (open.length) {
+    const each = Math.floor(left / open.length);
+    if (sizes[open[0]] > each) {
+      for (const i of open) out[i] = each;
+      break;
+    }
+    left -= sizes[open[0]];
+    open = open.slice(1);
+  }
+  return out;
 }

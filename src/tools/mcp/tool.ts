@@ -87,7 +87,7 @@ export function mcpTool(opts: {
           return toToolResult(await call);
         } catch (err) {
           if (ctx.signal.aborted) throw new AbortError();
-          const message = (err as Error)?.message ?? String(err);
+          const message = ((err as Error)?.message ?? String(err)).replace(/^MCP error -?\d+: /, "");
           return {
             output: `MCP server "${server}" failed the call of ${tool.name}: ${message}`,
             success: false,

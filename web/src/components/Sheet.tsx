@@ -15,7 +15,7 @@
  *   made visible, so the user approves what they read.
  */
 import { useEffect, useRef, useState } from "react";
-import type { QuestionRequest } from "../../../src/protocol/questions.js";
+import { elicitationLabel, type QuestionRequest } from "../../../src/protocol/questions.js";
 import { printable } from "../../../src/util/printable.js";
 import { api, enc } from "../api.js";
 import { describeAnswers } from "../lib/transcript.js";
@@ -262,6 +262,11 @@ export function Sheet({ req, elsewhere }: { req: QuestionRequest; elsewhere: Set
           </p>
         )}
         <div id="q-list" className="q-scroll">
+          {req.elicitation && (
+            <p id="q-notice" className="q-notice" role="note">
+              {printable(elicitationLabel(req.elicitation))}
+            </p>
+          )}
           {req.elicitation && <p className="q-message">{printable(req.elicitation.message)}</p>}
           {req.elicitation?.url && (
             <p>
