@@ -135,8 +135,14 @@ export const Settings = z.strictObject({
     .strictObject({
       network_access: z.boolean().default(false),
       writable_roots: z.array(z.string()).default([]),
+      readable_home: z
+        .boolean()
+        .default(false)
+        .describe(
+          "Let sandboxed commands read $TANDEM_HOME and the store (read-only); by default both are hidden",
+        ),
     })
-    .default({ network_access: false, writable_roots: [] }),
+    .default({ network_access: false, writable_roots: [], readable_home: false }),
   base_instructions: z.string().optional(),
   /** Record the environment-context and AGENTS.md items at thread start (SPEC L10). */
   include_environment_context: z.boolean().default(true),

@@ -10,7 +10,6 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { dirname, resolve } from "node:path";
 import { ABORTED_OUTPUT, orphanCalls } from "../agent/history.js";
 import type { ResolvedProvider } from "../config/load.js";
 import type { McpServerConfig, Settings } from "../config/schema.js";
@@ -39,6 +38,7 @@ import { type IdSource, randomIds, shortId } from "../util/ids.js";
 import { Agents } from "./agents/index.js";
 import { Approvals } from "./approvals.js";
 import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from "./context.js";
+import { hiddenPathsFor, protectedPathsFor } from "./own-paths.js";
 import { Ownership } from "./ownership.js";
 import { type ActiveTurn, Thread } from "./thread.js";
 import { resolveThreadRef, type ThreadRef } from "./thread-ref.js";
@@ -89,16 +89,6 @@ export interface StartThreadOptions {
   extraSettings?: Record<string, unknown>;
 }
 
-/** Tandem's home and the store's files (with their directory), as absolute paths. */
-function protectedPathsFor(home: string | undefined, storePath: string): string[] {
-  const out = home ? [resolve(home)] : [];
-  if (storePath !== ":memory:") {
-    const db = resolve(storePath);
-    out.push(dirname(db), db, `${db}-wal`, `${db}-shm`);
-  }
-  return [...new Set(out)];
-}
-
 /** Another live process drives the thread (issue 9 item 12); the message names it. */
 export class ThreadInUseError extends Error {
   override name = "ThreadInUseError";
@@ -122,6 +112,8 @@ export class Runtime {
   readonly baseInstructions: string;
   /** Paths commands and patches may never write (SPEC A4): home, the store and its WAL files. */
   readonly protectedPaths: string[];
+  /** Paths sandboxed commands never see (./own-paths.ts): home and the store's files. */
+  readonly hiddenPaths: string[];
   private threads = new Map<string, Thread>();
   private hooks: ToolHooks[] = [];
   /** This process's thread-lease identity, and the threads whose lease it holds (item 12). */
@@ -149,6 +141,7 @@ export class Runtime {
     this.installationId = opts.installationId ?? this.ensureInstallationId();
     this.baseInstructions = opts.settings.base_instructions ?? DEFAULT_BASE_INSTRUCTIONS;
     this.protectedPaths = protectedPathsFor(opts.home, opts.store.path);
+    this.hiddenPaths = hiddenPathsFor(opts.home, opts.store.path);
     this.agents = new Agents(this);
     this.responders = createResponders({ lineage: (id) => this.agents.lineage(id) });
     this.ownership = new Ownership({
