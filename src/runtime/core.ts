@@ -27,7 +27,7 @@ import type {
 import { type Broker, createBroker, requestIdFor } from "../questions/broker.js";
 import { toModelResult } from "../questions/model.js";
 import { createResponders, type Responders } from "../questions/responders.js";
-import { createSecretStore } from "../questions/secrets.js";
+import type { SecretStore } from "../questions/secrets.js";
 import { leaseMessage, leaseOwner } from "../store/lease.js";
 import type { Store, ThreadRecord } from "../store/types.js";
 import { elicitationLostReason } from "../tools/mcp/elicitation.js";
@@ -38,6 +38,7 @@ import { type IdSource, randomIds, shortId } from "../util/ids.js";
 import { Agents } from "./agents/index.js";
 import { Approvals } from "./approvals.js";
 import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from "./context.js";
+import { familySecrets } from "./family-secrets.js";
 import { hiddenPathsFor, protectedPathsFor } from "./own-paths.js";
 import { Ownership } from "./ownership.js";
 import { type ActiveTurn, Thread } from "./thread.js";
@@ -105,7 +106,8 @@ export class Runtime {
   readonly responders: Responders;
   /** Sub-agents: spawning, children, relay attribution (./agents). */
   readonly agents: Agents;
-  readonly secrets = createSecretStore();
+  /** Secret answers of thread families (questions/secrets.ts), sealed in the store for masking. */
+  readonly secrets: SecretStore;
   readonly approvals: Approvals = new Approvals(this);
   readonly windowId: string;
   readonly installationId: string;
@@ -143,6 +145,12 @@ export class Runtime {
     this.protectedPaths = protectedPathsFor(opts.home, opts.store.path);
     this.hiddenPaths = hiddenPathsFor(opts.home, opts.store.path);
     this.agents = new Agents(this);
+    this.secrets = familySecrets({
+      home: opts.home,
+      store: opts.store,
+      family: (id) => this.agents.lineage(id).at(-1) ?? id,
+      ephemeral: (id) => this.threads.get(id)?.ephemeral === true,
+    });
     this.responders = createResponders({ lineage: (id) => this.agents.lineage(id) });
     this.ownership = new Ownership({
       bus: this.bus,
