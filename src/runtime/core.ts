@@ -169,6 +169,7 @@ export class Runtime {
       store: this.questionStore(),
       onPendingChange: (threadId, count) => this.threads.get(threadId)?.onPendingQuestions(count),
       maskSecrets: (threadId, text) => this.secrets.view(threadId).mask(text),
+      limits: this.settings.questions,
     });
   }
 
