@@ -9,13 +9,14 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer, type Server } from "node:net";
+import { connect, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
 import { type Harness, harness, tempDir } from "../helpers/index.js";
 import { missing } from "../helpers/system-tools.js";
+import { waitUntil } from "../helpers/wait.js";
 
 const hasBwrap = missing("bwrap").length === 0;
 
@@ -199,8 +200,22 @@ describe.skipIf(!hasBwrap)("sandbox escapes (bubblewrap, run as root)", () => {
         expect(outputOf(h, "l0")).toContain("pair");
         expect(outputOf(h, "l1")).toContain("3");
       }
-      await new Promise((r) => setTimeout(r, 100));
-      expect(received).toEqual([]);
+      // A barrier, not a sleep: once a probe sent from the host now has reached every listener,
+      // anything a sandboxed client had sent earlier would have been read before it.
+      const probes = [inRoot, outside, abstract].map(
+        (p) =>
+          new Promise<void>((resolve, reject) => {
+            const c = connect(p, () => c.end("PROBE"));
+            c.on("close", () => resolve());
+            c.on("error", reject);
+          }),
+      );
+      await Promise.all(probes);
+      await waitUntil(
+        () => received.filter((r) => r.endsWith(": PROBE")).length === 3,
+        "the host's probe to reach every listener",
+      );
+      expect(received.filter((r) => !r.endsWith(": PROBE"))).toEqual([]);
     });
 
     // Fails if $TANDEM_HOME and the store are not ro-bound after the writable roots: with
