@@ -88,8 +88,7 @@ async function mockModel(argv: string[]): Promise<number> {
   }
   const { runMockModelCommand, MockModelScriptError } = await import("./mock-model/index.js");
   try {
-    await runMockModelCommand({ script: v.script, port, log: v.log, host: v.host });
-    return 0;
+    return await runMockModelCommand({ script: v.script, port, log: v.log, host: v.host });
   } catch (err) {
     process.stderr.write(`tandem mock-model: ${(err as Error).message}\n`);
     return err instanceof MockModelScriptError ? 2 : 1;

@@ -86,6 +86,27 @@ describe("compactedView", () => {
     expect(users.join("").length).toBeLessThan(RECENT_USER_CHARS + 100);
   });
 
+  // fails if: an old message too long for what is left of the budget is dropped instead of cut,
+  // cut at the wrong end (its beginning kept: the most recent words matter most), cut to the wrong
+  // length, left without the omission marker, or moved out of its place before the newer one.
+  it("cuts an old over-long user message to its end, to exactly what the budget leaves", () => {
+    const newest = "newest request";
+    const long = `HEAD-of-the-old-message ${"x".repeat(3 * RECENT_USER_CHARS)} end-of-the-old-message-TAIL`;
+    const h = [userMessage("older still"), userMessage(long), userMessage(newest), summary()];
+    const kept = compactedView(h)
+      .filter((i) => i.type === "message")
+      .map((i: any) => i.content[0].text as string);
+    expect(kept).toHaveLength(3); // the cut one, the newest, the summary
+    const [cut, last] = kept;
+    expect(last).toBe(newest);
+    const marker = "[… earlier text omitted by compaction]\n";
+    expect(cut.startsWith(marker)).toBe(true);
+    const body = cut.slice(marker.length);
+    expect(body).toBe(long.slice(long.length - (RECENT_USER_CHARS - newest.length)));
+    expect(body.endsWith("end-of-the-old-message-TAIL")).toBe(true);
+    expect(cut.includes("HEAD-of-the-old-message")).toBe(false);
+  });
+
   // fails if: a server-side compaction's replacement history is not sent verbatim in place of
   // the recent user messages and summary text, or the context items are sent twice.
   it("sends a server compaction's replacement instead of the summary text", () => {

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { Settings } from "./schema.js";
+import { QuestionsConfig, Settings } from "./schema.js";
 
 export function tandemHome(): string {
   return process.env.TANDEM_HOME || join(homedir(), ".tandem");
@@ -70,7 +70,7 @@ function pruneUnknown(raw: Record<string, unknown>, warnings: string[]): Record<
     else warnings.push(`unknown config key "${k}" ignored`);
   }
   if (isPlain(out.questions)) {
-    const qk = ["enabled", "default_mode", "policy", "sub_agents"];
+    const qk = Object.keys(QuestionsConfig.shape);
     for (const k of Object.keys(out.questions)) {
       if (!qk.includes(k)) {
         warnings.push(`unknown config key "questions.${k}" ignored`);

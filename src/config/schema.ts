@@ -17,12 +17,25 @@ export const ProviderConfig = z.strictObject({
 });
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
+const cap = (value: number, what: string) =>
+  z.number().int().positive().default(value).describe(`Most ${what}`);
+
 export const QuestionsConfig = z.strictObject({
   enabled: z.boolean().default(true),
   /** Whether Default collaboration mode may ask (Plan mode always may). */
   default_mode: z.boolean().default(false),
   policy: QuestionPolicy.default({ type: "wait" }),
   sub_agents: z.enum(["relay", "deny"]).default("relay"),
+  // Caps (questions/limits.ts, README "Limits on questions"). The model's requests and internal
+  // ones (approvals, MCP elicitation) each have their own pending allowance.
+  max_pending_per_thread: cap(8, "request_user_input calls waiting at once in one thread"),
+  max_pending: cap(64, "request_user_input calls waiting at once in the whole process"),
+  max_pending_internal_per_thread: cap(32, "approvals and MCP elicitations waiting at once in one thread"),
+  max_pending_internal: cap(256, "approvals and MCP elicitations waiting at once in the whole process"),
+  max_request_bytes: cap(32_768, "bytes of one request as JSON (questions, options, approval details)"),
+  max_prompt_chars: cap(2_000, "characters of a question's text"),
+  max_option_chars: cap(500, "characters of an option's label, and of its description"),
+  max_header_chars: cap(64, "characters of a question's header"),
 });
 
 /** An environment variable name: what `env` can hold (no `=`, no NUL, not empty). */
@@ -135,8 +148,14 @@ export const Settings = z.strictObject({
     .strictObject({
       network_access: z.boolean().default(false),
       writable_roots: z.array(z.string()).default([]),
+      readable_home: z
+        .boolean()
+        .default(false)
+        .describe(
+          "Let sandboxed commands read $TANDEM_HOME and the store (read-only); by default both are hidden",
+        ),
     })
-    .default({ network_access: false, writable_roots: [] }),
+    .default({ network_access: false, writable_roots: [], readable_home: false }),
   base_instructions: z.string().optional(),
   /** Record the environment-context and AGENTS.md items at thread start (SPEC L10). */
   include_environment_context: z.boolean().default(true),
@@ -159,12 +178,7 @@ export const Settings = z.strictObject({
     .default({}),
   /** Sub-agents: limits and roles (config/agents.ts). */
   agents: AgentsConfig.default({ max_depth: 2, max_threads: 6, roles: {} }),
-  questions: QuestionsConfig.default({
-    enabled: true,
-    default_mode: false,
-    policy: { type: "wait" },
-    sub_agents: "relay",
-  }),
+  questions: QuestionsConfig.prefault({}),
   shell_environment_policy: ShellEnvironmentPolicy.default({
     inherit: "all",
     ignore_default_excludes: false,

@@ -36,13 +36,18 @@ describe("runMockModelCommand", () => {
     expect(printed).toHaveLength(1);
   });
 
-  it("runs as a process and exits 0 on SIGTERM", async () => {
+  // fails if SIGTERM is not handled through util/signals.ts: no line, or exit 0 instead of 143.
+  it("runs as a process and exits 143 on SIGTERM, saying so on stderr", async () => {
     const tsx = createRequire(import.meta.url).resolve("tsx");
     const command = fileURLToPath(new URL("./command.ts", import.meta.url));
     const code = `const { runMockModelCommand } = await import(${JSON.stringify(command)});
-      await runMockModelCommand({ script: ${JSON.stringify(scriptPath)}, port: 0 });`;
+      process.exitCode = await runMockModelCommand({ script: ${JSON.stringify(scriptPath)}, port: 0 });`;
     const child = spawn(process.execPath, ["--import", tsx, "--input-type=module", "-e", code], {
-      stdio: ["ignore", "pipe", "inherit"],
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => {
+      err += d.toString();
     });
     let out = "";
     const line = await new Promise<string>((resolve, reject) => {
@@ -57,8 +62,9 @@ describe("runMockModelCommand", () => {
     expect(res.status).toBe(200);
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    expect(await exited).toBe(143);
     expect(out).toBe(line);
+    expect(err).toBe("tandem mock-model: SIGTERM received, shutting down (send it again to quit at once)\n");
   });
 
   it("rejects a bad script path with a MockModelScriptError", async () => {

@@ -3,6 +3,7 @@
  * in the foreground. Prints exactly one line, `mock-model listening on <url>`, to stdout
  * once it listens, then serves until SIGINT/SIGTERM (or `signal` aborts) and closes cleanly.
  */
+import { aborted, stopOnSignals } from "../util/signals.js";
 import { startMockModel } from "./server.js";
 
 export interface MockModelCommandOptions {
@@ -14,8 +15,12 @@ export interface MockModelCommandOptions {
   signal?: AbortSignal;
 }
 
-/** @throws MockModelScriptError for a bad script; the listen error when the port is taken. */
-export async function runMockModelCommand(opts: MockModelCommandOptions): Promise<void> {
+/**
+ * Serves until `signal` aborts or SIGINT/SIGTERM (util/signals.ts). Resolves with the exit code:
+ * 0 after `signal`, 130/143 after SIGINT/SIGTERM.
+ * @throws MockModelScriptError for a bad script; the listen error when the port is taken.
+ */
+export async function runMockModelCommand(opts: MockModelCommandOptions): Promise<number> {
   const server = await startMockModel({
     script: opts.script,
     port: opts.port,
@@ -24,19 +29,12 @@ export async function runMockModelCommand(opts: MockModelCommandOptions): Promis
     retain: false,
   });
   process.stdout.write(`mock-model listening on ${server.url}\n`);
-  let stop = () => {};
+  const signals = opts.signal ? undefined : stopOnSignals("mock-model");
   try {
-    await new Promise<void>((resolve) => {
-      stop = resolve;
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-      if (opts.signal?.aborted) resolve();
-      opts.signal?.addEventListener("abort", stop, { once: true });
-    });
+    await aborted(opts.signal ?? signals!.signal);
   } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
-    opts.signal?.removeEventListener("abort", stop);
     await server.close();
+    signals?.dispose();
   }
+  return signals?.exitCode ?? 0;
 }

@@ -218,7 +218,16 @@ export const QuestionOutcome = z.discriminatedUnion("status", [
     unanswered: z.array(z.string()),
   }),
   z.object({ status: z.literal("cancelled"), reason: z.string() }),
-  z.object({ status: z.literal("unavailable"), reason: z.string() }),
+  z.object({
+    status: z.literal("unavailable"),
+    reason: z.string(),
+    limit: z
+      .string()
+      .optional()
+      .describe(
+        "Set when a cap refused the request before anyone saw it: its config key, e.g. questions.max_pending",
+      ),
+  }),
 ]);
 export type QuestionOutcome = z.infer<typeof QuestionOutcome>;
 

@@ -32,6 +32,7 @@ import {
 } from "../protocol/questions.js";
 import type { Store } from "../store/types.js";
 import type { Bus } from "../util/bus.js";
+import { type PendingCounts, type QuestionLimits, refusal } from "./limits.js";
 import { normalizeAnswers, redactOutcome, timeoutOutcome, validateReply } from "./reply.js";
 
 export { type CheckedReply, redactOutcome, timeoutOutcome, validateReply } from "./reply.js";
@@ -62,6 +63,8 @@ export interface BrokerDeps {
   lineage?: (threadId: string) => string[];
   /** Attribution of a sub-agent thread's requests (`request.agent`); undefined for a root thread. */
   attribute?: (threadId: string) => QuestionRequest["agent"];
+  /** Caps on pending and oversized requests (limits.ts); none without. */
+  limits?: QuestionLimits;
 }
 
 export type ReplyErrorCode =
@@ -84,6 +87,9 @@ export interface Broker {
    * - A request id already settled (memory or store) → that recorded (redacted) outcome, no events.
    * - A request pending in the store (re-ask after restart) keeps its created_at and deadline.
    * - The store failing to persist → `unavailable`, nothing published.
+   * - A new request over a cap (`limits`) → `unavailable` with `limit` set and a reason naming the
+   *   cap and its value; nothing stored or published. A request re-asked from the store is
+   *   never refused (it was admitted by the process that first asked it).
    */
   ask(request: QuestionRequest, signal: AbortSignal): Promise<QuestionOutcome>;
   /** Answers a pending request. Invalid or late replies change nothing. */
@@ -226,6 +232,17 @@ export function createBroker(deps: BrokerDeps): Broker {
     w.timer.unref?.();
   };
 
+  /** Pending requests of `r`'s source (model or internal): asked by its thread, and in all. */
+  const pendingOf = (r: QuestionRequest): PendingCounts => {
+    const counts = { thread: 0, all: 0 };
+    for (const w of waiters.values()) {
+      if (w.request.source !== r.source) continue;
+      counts.all++;
+      if (w.request.thread_id === r.thread_id) counts.thread++;
+    }
+    return counts;
+  };
+
   /** Refusal for a request that is not pending: unknown, wrong thread, cancelled or settled. */
   const refuse = (threadId: string | undefined, id: string, prior: Settled | undefined): ReplyFailure => {
     if (!prior) {
@@ -285,6 +302,9 @@ export function createBroker(deps: BrokerDeps): Broker {
           if (stored && store) attempt(() => store.settleQuestion(id, outcome));
           return resolve(outcome);
         }
+
+        const refused = !stored && deps.limits && refusal(live, pendingOf(live), deps.limits);
+        if (refused) return resolve({ status: "unavailable", ...refused });
 
         const w: Waiter = { request: live, resolve, signal, timer: undefined, onAbort: () => {} };
         w.onAbort = () => settle(w, { status: "cancelled", reason: "interrupted" });

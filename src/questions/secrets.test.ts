@@ -1,6 +1,10 @@
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REDACTED } from "../protocol/questions.js";
 import type { SecretView as ToolSecretView } from "../tools/types.js";
+import { createSecretVault } from "./secret-vault.js";
 import { createSecretStore, MIN_MASK_LENGTH, secretEnvName, secretHandle } from "./secrets.js";
 
 describe("secret store (Q10)", () => {
@@ -87,5 +91,74 @@ describe("secret store (Q10)", () => {
     expect(secrets.threadCount).toBe(0);
     expect(view.env()).toEqual({});
     expect(view.mask("value-one")).toBe("value-one");
+  });
+});
+
+/** A meta table in memory, as the store keeps it. */
+function memoryMeta() {
+  const rows = new Map<string, string>();
+  return {
+    rows,
+    getMeta: (k: string) => rows.get(k),
+    setMeta: (k: string, v: string) => void rows.set(k, v),
+  };
+}
+
+describe("secret families and the vault", () => {
+  const parents: Record<string, string> = { child: "root", grandchild: "child" };
+  const family = (id: string) => {
+    let at = id;
+    while (parents[at]) at = parents[at];
+    return at;
+  };
+
+  // fails if secrets are kept per thread: a sub-agent then prints its parent's value in clear.
+  it("a family shares its secrets; a sub-agent closing drops nothing, the root closing drops all", () => {
+    const secrets = createSecretStore({ family });
+    secrets.put("root", "api_key", "sk-root-value");
+    secrets.put("grandchild", "token", "tok-grand-value");
+    for (const id of ["root", "child", "grandchild"]) {
+      expect(secrets.view(id).mask("a sk-root-value b tok-grand-value")).toBe(`a ${REDACTED} b ${REDACTED}`);
+      expect(secrets.has(id, "api_key")).toBe(true);
+    }
+    expect(secrets.view("stranger").mask("sk-root-value")).toBe("sk-root-value");
+    secrets.dropThread("child");
+    expect(secrets.view("child").mask("sk-root-value")).toBe(REDACTED);
+    secrets.dropThread("root");
+    expect(secrets.threadCount).toBe(0);
+  });
+
+  // fails if a later process (a new store over the same vault) forgets the family's values, or
+  // if they are handed to commands again (env) instead of only masked.
+  it("a vault keeps a family's values for masking in a later process, sealed", () => {
+    const meta = memoryMeta();
+    const keyFile = join(mkdtempSync(join(tmpdir(), "tandem-vault-")), "home", "secret.key");
+    const first = createSecretStore({ family, vault: createSecretVault({ store: meta, keyFile }) });
+    first.put("child", "api_key", "  sk-sealed-value\n");
+    const sealed = [...meta.rows.values()].join("");
+    expect(sealed.includes("sk-sealed-value")).toBe(false);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(keyFile).length).toBe(32);
+
+    const later = createSecretStore({ family, vault: createSecretVault({ store: meta, keyFile }) });
+    expect(later.view("grandchild").mask("key=sk-sealed-value")).toBe(`key=${REDACTED}`);
+    expect(later.view("root").env()).toEqual({});
+    expect(later.has("root", "api_key")).toBe(false);
+  });
+
+  // fails if the vault opens without its key or under another family's name (no AAD binding).
+  it("a vault without its key, or a sealed list moved to another family, masks nothing and says why", () => {
+    const meta = memoryMeta();
+    const dir = mkdtempSync(join(tmpdir(), "tandem-vault-"));
+    const errors: string[] = [];
+    const onError = (e: unknown) => errors.push(String(e));
+    createSecretVault({ store: meta, keyFile: join(dir, "k1") }).save("root", ["sk-moved-value"]);
+    meta.setMeta("secret_masks:other", meta.getMeta("secret_masks:root")!);
+    const sameKey = createSecretVault({ store: meta, keyFile: join(dir, "k1"), onError });
+    expect(sameKey.load("root")).toEqual(["sk-moved-value"]);
+    expect(sameKey.load("other")).toEqual([]);
+    expect(createSecretVault({ store: meta, keyFile: join(dir, "k2"), onError }).load("root")).toEqual([]);
+    expect(errors).toHaveLength(2);
+    expect(errors[1]).toMatch(/key that is gone/);
   });
 });

@@ -1,15 +1,21 @@
 /**
- * Per-thread secret store (SPEC Q10).
+ * Secret store of thread families (SPEC Q10): a thread, its sub-agents and theirs share one set.
  *
  * Contract:
- * - Held in process memory only. Values are NEVER persisted, logged or published: after a restart
- *   a thread has no secrets and whoever needs one must ask again. Callers keep only the handle.
+ * - Keyed by family: `family(threadId)` names the family's root (default: the thread itself), so
+ *   a secret answered in any thread of a family is masked in every other — a child that `cat`s a
+ *   file its parent wrote the value into sees it masked — and its handle works in all of them.
+ * - Values are held in process memory, and never logged or published. With a `vault`, each put
+ *   also saves the family's values there (sealed, see secret-vault.ts) and a view loads them once,
+ *   so a family resumed by a later process still masks them; they are never handed to commands
+ *   again (`env()` and `has` know only what was put in this process: after a restart whoever
+ *   needs the value must ask again). Callers keep only the handle.
  * - `put(thread, name, value)` stores a value under a sanitised name and returns the handle the
  *   model sees, `$TANDEM_SECRET_<NAME>` (NAME = upper-cased, anything outside [A-Z0-9_] → "_").
  *   Putting the same name again replaces the value; the old value stays known for masking.
  * - `view(thread)` is live (it sees secrets put later): `env()` gives `TANDEM_SECRET_<NAME>` → value
  *   for a child process environment (exec expands the handle there, never in the command text);
- *   `mask(text)` replaces every value the thread ever held with REDACTED, longest first; a value
+ *   `mask(text)` replaces every value the family ever held with REDACTED, longest first; a value
  *   with surrounding whitespace is known both as typed and trimmed (a pasted "  sk-1\n" is masked
  *   where a program prints "sk-1"). Values shorter than MIN_MASK_LENGTH (4) characters are not
  *   masked: replacing "1" or "ab" everywhere would mangle ordinary output while hiding nothing.
@@ -20,9 +26,11 @@
  *   tail is shorter than the longest known value unless values overlap there.
  * - Masking is exact-match only: it cannot catch a value the program encodes (base64, hex, URL
  *   escapes), reverses, or prints interleaved with other text.
- * - `dropThread` forgets everything of a thread (thread close).
+ * - `dropThread` forgets the family's values in memory when its root closes (a vault keeps its
+ *   copy); a sub-agent closing drops nothing.
  */
 import { REDACTED } from "../protocol/questions.js";
+import type { SecretVault } from "./secret-vault.js";
 
 export const SECRET_ENV_PREFIX = "TANDEM_SECRET_";
 export const MIN_MASK_LENGTH = 4;
@@ -41,10 +49,17 @@ export interface SecretStore {
   /** Whether the thread holds a secret under `name` (sanitised like `put`). */
   has(threadId: string, name: string): boolean;
   dropThread(threadId: string): void;
-  /** Whether `data` holds any value a thread of this process holds (files kept out of checkpoints). */
+  /** Whether `data` holds any value a family of this process holds (files kept out of checkpoints). */
   heldIn(data: Buffer): boolean;
-  /** Threads currently holding secrets (leak tests). */
+  /** Families currently holding secrets in memory (leak tests). */
   readonly threadCount: number;
+}
+
+export interface SecretStoreOptions {
+  /** The root of `threadId`'s family (default: the thread itself). */
+  family?: (threadId: string) => string;
+  /** Keeps each family's values for masking in later processes (secret-vault.ts). */
+  vault?: SecretVault;
 }
 
 /** `api-key` → `TANDEM_SECRET_API_KEY`. Throws a TypeError for names without a letter or digit. */
@@ -61,58 +76,83 @@ export function secretHandle(name: string): string {
   return `$${secretEnvName(name)}`;
 }
 
-interface ThreadSecrets {
-  /** env var name → current value */
+interface FamilySecrets {
+  /** env var name → current value (put in this process) */
   current: Map<string, string>;
   /** every value ever held (for masking), kept sorted longest first */
   known: string[];
 }
 
-export function createSecretStore(): SecretStore {
-  const threads = new Map<string, ThreadSecrets>();
+export function createSecretStore(opts: SecretStoreOptions = {}): SecretStore {
+  const families = new Map<string, FamilySecrets>();
+  const familyOf = opts.family ?? ((id: string) => id);
+
+  /** Families the vault had nothing for (not asked again until something is put). */
+  const empty = new Set<string>();
+
+  /** The family's secrets; with a vault, loaded from it the first time the family is seen. */
+  const of = (threadId: string, create: boolean): FamilySecrets | undefined => {
+    const id = familyOf(threadId);
+    const known = families.get(id);
+    if (known) return known;
+    if (!create && (!opts.vault || empty.has(id))) return undefined;
+    const f: FamilySecrets = { current: new Map(), known: [] };
+    if (!empty.has(id)) for (const v of opts.vault?.load(id) ?? []) learn(f, v);
+    if (!create && f.known.length === 0) {
+      empty.add(id);
+      return undefined;
+    }
+    empty.delete(id);
+    families.set(id, f);
+    return f;
+  };
 
   const view = (threadId: string): SecretView => ({
-    env: () => Object.fromEntries(threads.get(threadId)?.current ?? []),
+    env: () => Object.fromEntries(of(threadId, false)?.current ?? []),
     mask: (text) => {
-      const known = threads.get(threadId)?.known;
+      const known = of(threadId, false)?.known;
       if (!known) return text;
       let out = text;
       for (const value of known) if (out.includes(value)) out = out.split(value).join(REDACTED);
       return out;
     },
-    safeCut: (text, at = text.length) => safeCut(threads.get(threadId)?.known ?? [], text, at),
+    safeCut: (text, at = text.length) => safeCut(of(threadId, false)?.known ?? [], text, at),
   });
 
   return {
     get threadCount() {
-      return threads.size;
+      return families.size;
     },
     put(threadId, name, value) {
       const env = secretEnvName(name);
-      let t = threads.get(threadId);
-      if (!t) {
-        t = { current: new Map(), known: [] };
-        threads.set(threadId, t);
-      }
-      t.current.set(env, value);
-      for (const v of new Set([value, value.trim()])) {
-        if (v.length >= MIN_MASK_LENGTH && !t.known.includes(v)) t.known.push(v);
-      }
-      t.known.sort((a, b) => b.length - a.length);
+      const f = of(threadId, true)!;
+      f.current.set(env, value);
+      const before = f.known.length;
+      learn(f, value);
+      if (f.known.length > before) opts.vault?.save(familyOf(threadId), f.known);
       return `$${env}`;
     },
     view,
     has(threadId, name) {
-      return threads.get(threadId)?.current.has(secretEnvName(name)) ?? false;
+      return of(threadId, false)?.current.has(secretEnvName(name)) ?? false;
     },
     dropThread(threadId) {
-      threads.delete(threadId);
+      if (familyOf(threadId) !== threadId) return;
+      families.delete(threadId);
+      empty.delete(threadId);
     },
     heldIn(data) {
-      for (const t of threads.values()) for (const v of t.known) if (data.includes(v)) return true;
+      for (const f of families.values()) for (const v of f.known) if (data.includes(v)) return true;
       return false;
     },
   };
+}
+
+/** Adds `value` (as typed and trimmed, when long enough to mask) to the family's known values. */
+function learn(f: FamilySecrets, value: string): void {
+  for (const v of new Set([value, value.trim()]))
+    if (v.length >= MIN_MASK_LENGTH && !f.known.includes(v)) f.known.push(v);
+  f.known.sort((a, b) => b.length - a.length);
 }
 
 /** See the contract: the largest safe cut ≤ `at` for `text` against the `known` values. */

@@ -15,6 +15,8 @@
  * - A rule approves a command only when every simple command in it starts with a rule
  *   (`matchesRules`): `git status; rm -rf x` is not covered by ["git"].
  * - decline: the model is told; cancel: the turn is interrupted. Timeouts never approve.
+ * - An approval over a cap of `[questions]` (questions/limits.ts) is not asked: `request` throws
+ *   an Error naming the cap, which the tool's output carries; nothing runs.
  */
 import type { QuestionPolicy, QuestionRequest } from "../protocol/questions.js";
 import { APPROVAL_LABELS, type ApprovalDecisionName } from "../protocol/questions.js";
@@ -177,6 +179,9 @@ export class Approvals {
     };
     const outcome = await this.rt.broker.ask(request, signal);
     if (outcome.status === "cancelled") throw new AbortError(outcome.reason);
+    // Over a cap (questions/limits.ts): not asked, nothing runs; the tool's output says which cap.
+    if (outcome.status === "unavailable" && outcome.limit)
+      throw new Error(`approval ${outcome.reason.replace(/^not asked/, "not requested")}`);
     if (outcome.status !== "answered") return "decline";
     const label = outcome.answers.decision?.selected[0];
     const decision =

@@ -10,7 +10,6 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { dirname, resolve } from "node:path";
 import { ABORTED_OUTPUT, orphanCalls } from "../agent/history.js";
 import { Workspaces } from "../checkpoints/index.js";
 import type { ResolvedProvider } from "../config/load.js";
@@ -29,7 +28,7 @@ import type {
 import { type Broker, createBroker, requestIdFor } from "../questions/broker.js";
 import { toModelResult } from "../questions/model.js";
 import { createResponders, type Responders } from "../questions/responders.js";
-import { createSecretStore } from "../questions/secrets.js";
+import type { SecretStore } from "../questions/secrets.js";
 import { leaseMessage, leaseOwner } from "../store/lease.js";
 import type { Store, ThreadRecord } from "../store/types.js";
 import { elicitationLostReason } from "../tools/mcp/elicitation.js";
@@ -40,6 +39,8 @@ import { type IdSource, randomIds, shortId } from "../util/ids.js";
 import { Agents } from "./agents/index.js";
 import { Approvals } from "./approvals.js";
 import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from "./context.js";
+import { familySecrets } from "./family-secrets.js";
+import { hiddenPathsFor, protectedPathsFor } from "./own-paths.js";
 import { Ownership } from "./ownership.js";
 import { type ActiveTurn, Thread } from "./thread.js";
 import { resolveThreadRef, type ThreadRef } from "./thread-ref.js";
@@ -90,16 +91,6 @@ export interface StartThreadOptions {
   extraSettings?: Record<string, unknown>;
 }
 
-/** Tandem's home and the store's files (with their directory), as absolute paths. */
-function protectedPathsFor(home: string | undefined, storePath: string): string[] {
-  const out = home ? [resolve(home)] : [];
-  if (storePath !== ":memory:") {
-    const db = resolve(storePath);
-    out.push(dirname(db), db, `${db}-wal`, `${db}-shm`);
-  }
-  return [...new Set(out)];
-}
-
 /** Another live process drives the thread (issue 9 item 12); the message names it. */
 export class ThreadInUseError extends Error {
   override name = "ThreadInUseError";
@@ -116,7 +107,8 @@ export class Runtime {
   readonly responders: Responders;
   /** Sub-agents: spawning, children, relay attribution (./agents). */
   readonly agents: Agents;
-  readonly secrets = createSecretStore();
+  /** Secret answers of thread families (questions/secrets.ts), sealed in the store for masking. */
+  readonly secrets: SecretStore;
   readonly approvals: Approvals = new Approvals(this);
   readonly windowId: string;
   readonly installationId: string;
@@ -125,6 +117,8 @@ export class Runtime {
   readonly protectedPaths: string[];
   /** The workspaces threads work in: the turn-diff watch and checkpoints (../checkpoints). */
   readonly workspaces: Workspaces;
+  /** Paths sandboxed commands never see (./own-paths.ts): home and the store's files. */
+  readonly hiddenPaths: string[];
   private threads = new Map<string, Thread>();
   private hooks: ToolHooks[] = [];
   /** This process's thread-lease identity, and the threads whose lease it holds (item 12). */
@@ -152,12 +146,19 @@ export class Runtime {
     this.installationId = opts.installationId ?? this.ensureInstallationId();
     this.baseInstructions = opts.settings.base_instructions ?? DEFAULT_BASE_INSTRUCTIONS;
     this.protectedPaths = protectedPathsFor(opts.home, opts.store.path);
+    this.hiddenPaths = hiddenPathsFor(opts.home, opts.store.path);
     this.workspaces = new Workspaces({
       home: opts.home,
       protectedPaths: this.protectedPaths,
       withhold: (data) => this.secrets.heldIn(data),
     });
     this.agents = new Agents(this);
+    this.secrets = familySecrets({
+      home: opts.home,
+      store: opts.store,
+      family: (id) => this.agents.lineage(id).at(-1) ?? id,
+      ephemeral: (id) => this.threads.get(id)?.ephemeral === true,
+    });
     this.responders = createResponders({ lineage: (id) => this.agents.lineage(id) });
     this.ownership = new Ownership({
       bus: this.bus,
@@ -176,6 +177,7 @@ export class Runtime {
       store: this.questionStore(),
       onPendingChange: (threadId, count) => this.threads.get(threadId)?.onPendingQuestions(count),
       maskSecrets: (threadId, text) => this.secrets.view(threadId).mask(text),
+      limits: this.settings.questions,
     });
   }
 

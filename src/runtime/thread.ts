@@ -424,6 +424,7 @@ export class Thread {
       writableRoots: [...(s.sandbox_workspace_write.writable_roots ?? []), ...(st.writable_roots ?? [])],
       network: st.network_access ?? s.sandbox_workspace_write.network_access,
       protectedPaths: this.core.protectedPaths,
+      hiddenPaths: s.sandbox_workspace_write.readable_home ? [] : this.core.hiddenPaths,
     };
   }
 

@@ -11,6 +11,8 @@
  * - Outcomes become the Q6 JSON. `cancelled` (interrupt, close, shutdown) throws an AbortError so
  *   the registry records the call as aborted. Secret answers are handed to `storeSecret` and the
  *   model only ever sees the returned handle; other free text is masked against known secrets.
+ * - A request over a cap of `[questions]` is refused by the broker before anyone sees it: the
+ *   output names the cap and its value (questions/limits.ts), `success` false.
  * - `success` is false for gate and validation errors and for `unavailable`; true otherwise
  *   (a decline or timeout is a real answer to the call, not a tool failure).
  */
@@ -116,6 +118,9 @@ export function createRequestUserInputTool(
       const outcome = await ctx.ask(request.questions, { source: "model", policy: ctx.questions.policy });
       if (outcome.status === "cancelled")
         throw new AbortError(`request_user_input was cancelled: ${outcome.reason}`);
+      // Over a cap (questions/limits.ts): nobody saw it; the model learns which cap and its value.
+      if (outcome.status === "unavailable" && outcome.limit)
+        return { output: `request_user_input refused, ${outcome.reason}`, success: false };
 
       const handles = await storeSecrets(outcome, request, ctx, opts.storeSecret);
       const output = toModelResult(

@@ -88,6 +88,12 @@ export interface SafetyContext {
      * roots (SPEC A4): Tandem's home and its store. Each writable root's `.git` is protected too.
      */
     protectedPaths: string[];
+    /**
+     * Paths sandboxed commands cannot see at all (README "What the sandbox guarantees"): Tandem's
+     * home (an empty, unlistable directory in the sandbox) and the store's files (unreadable).
+     * Empty when `sandbox_workspace_write.readable_home` is set.
+     */
+    hiddenPaths?: string[];
   };
   approvalPolicy: "never" | "on-request" | "on-failure" | "untrusted";
   /**

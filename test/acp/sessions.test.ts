@@ -14,6 +14,7 @@ import { modelRequests } from "../helpers/app-server.js";
 import { type MockProcess, startMockProcess } from "../helpers/cli.js";
 import { tempDir } from "../helpers/index.js";
 import { EVERYTHING } from "../helpers/mcp.js";
+import { waitUntil } from "../helpers/wait.js";
 
 const message = (text: string) => ({ type: "message" as const, text });
 const exec = (callId: string, cmd: string) => ({
@@ -386,8 +387,25 @@ describe("tandem acp: sessions over stdio", () => {
   // fails if an unknown session id is not -32002 naming it, if a second prompt during a running one
   // is accepted (or breaks the first), or if a bad cwd / unknown mode is not a clear -32602.
   it("malformed input gets clear errors and the agent keeps serving", async () => {
+    // The first prompt's turn runs a command that waits for `gate`: it is running, for sure, until
+    // the test creates the file (no race against a delay).
+    const gate = join(tempDir("tandem-acp-gate-"), "go");
+    const waitForGate = `while [ ! -e ${gate} ]; do sleep 0.05; done; echo gate-open`;
     const run = await serve({
-      steps: [{ output: [message("slow answer")], delay_ms: 800 }, { output: [message("still here")] }],
+      steps: [
+        {
+          output: [
+            {
+              type: "function_call",
+              name: "exec_command",
+              call_id: "gate1",
+              arguments: { cmd: waitForGate },
+            },
+          ],
+        },
+        { output: [message("slow answer")] },
+        { output: [message("still here")] },
+      ],
     });
     await run.initialize();
     const err = (p: Promise<unknown>) =>
@@ -440,7 +458,10 @@ describe("tandem acp: sessions over stdio", () => {
       sessionId,
       prompt: [{ type: "text", text: "first" }],
     });
-    await new Promise((r) => setTimeout(r, 200));
+    await waitUntil(
+      () => run.of(sessionId, "tool_call").some((u) => u.toolCallId === "gate1"),
+      "the first prompt's command to run",
+    );
     const busy = await err(
       run.agent.request(acp.methods.agent.session.prompt, {
         sessionId,
@@ -449,6 +470,7 @@ describe("tandem acp: sessions over stdio", () => {
     );
     expect(busy.code).toBe(-32600);
     expect(busy.message).toContain("already running a prompt");
+    writeFileSync(gate, "");
     expect((await first).stopReason).toBe("end_turn");
     const next = await run.agent.request(acp.methods.agent.session.prompt, {
       sessionId,

@@ -53,8 +53,34 @@ async function start(steps: Script["steps"]) {
     threadId,
     input: [{ type: "text", text: "fill in the form" }],
   });
-  const asked = await client.serverRequest(METHOD, (p) => p.threadId === threadId, SLOW);
+  // Fails fast, saying why, when no form will come: the turn ends without one (the server was
+  // left out, or the call failed) or the app-server exits — instead of waiting out SLOW.
+  const callId = (steps[0] as { output: { call_id: string }[] }).output[0].call_id;
+  const exited = new Promise<number | null>((r) => s.server.proc.once("exit", (code) => r(code)));
+  const asked = await firstOf(
+    client.serverRequest(METHOD, (p) => p.threadId === threadId, SLOW),
+    [
+      client
+        .notification("turn/completed", (p) => p.threadId === threadId, SLOW)
+        .then((done) => {
+          throw new Error(
+            `the turn ended (${done.turn.status}) without ${METHOD}; the model got for ${callId}: ` +
+              `${outputFor(mock, callId)}; stderr: ${s.stderr()}`,
+          );
+        }),
+      exited.then((code) => {
+        throw new Error(`the app-server exited (${code}) before ${METHOD}; stderr: ${s.stderr()}`);
+      }),
+    ],
+  );
   return { mock, client, threadId, turnId: turn.turn.id as string, asked, stderr: s.stderr };
+}
+
+/** `awaited`, unless one of `failures` rejects first (they never resolve); losers are silenced. */
+function firstOf<T>(awaited: Promise<T>, failures: Promise<never>[]): Promise<T> {
+  for (const f of failures) f.catch(() => {});
+  awaited.catch(() => {});
+  return Promise.race([awaited, ...failures]);
 }
 
 /** The const of the `oneOf`/`anyOf` entry titled `title` in property `prop` of the sent schema. */

@@ -66,7 +66,7 @@ describe("tandem app-server: questions outlive clients", () => {
     clients.push(before.client);
     await before.client.initialize();
     const { threadId, turnId, question } = await startPlanTurn(before.client);
-    expect(await before.server.stop("SIGTERM")).toBe(0);
+    expect(await before.server.stop("SIGTERM")).toBe(143);
 
     const after = processStdio(serverEnv(mock, home));
     server = after.server;

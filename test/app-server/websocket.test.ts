@@ -27,7 +27,7 @@ describe("tandem app-server over websockets", () => {
   afterEach(async () => {
     for (const c of clients.splice(0)) expect(c.violations).toEqual([]);
     for (const s of sockets.splice(0)) await s.close();
-    if (server) expect(await server.stop()).toBe(0);
+    if (server) expect(await server.stop()).toBe(143); // SIGTERM
     server = undefined;
     await mock?.stop();
     mock = undefined;

@@ -458,8 +458,8 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
   });
 
   // fails if SIGTERM keeps the lease until it lapses (no handover) or cancels the question
-  // (it must stay pending for the next owner), or the node does not exit 0.
-  it("SIGTERM drains A: it exits 0 and another node re-asks its question at once", async () => {
+  // (it must stay pending for the next owner), or the node does not exit 143 (SIGTERM).
+  it("SIGTERM drains A: it exits 143 and another node re-asks its question at once", async () => {
     const [a, b] = await cluster(askThenFinish("after-drain"));
     const id = (await post(a, "/thread", { mode: "plan" })).body.id as string;
     await post(a, `/thread/${id}/turn`, { text: "go" });
@@ -470,7 +470,7 @@ describe.skipIf(skip)("three nodes on PostgreSQL and NATS", () => {
     const exited = new Promise<number | null>((r) => a.proc.once("exit", (code) => r(code)));
     const t0 = Date.now();
     a.proc.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    expect(await exited).toBe(143);
     await onB.next(nth(2, isEvent("question.requested", asked)), 10_000);
     console.log(`[cluster] drain: SIGTERM to the question re-asked elsewhere in ${Date.now() - t0} ms`);
     const reply = await post(b, `/question/${q.request_id}/reply`, {

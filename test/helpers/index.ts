@@ -55,6 +55,8 @@ export async function harness(opts: {
   installationId?: string;
   home?: string;
   cwd?: string;
+  /** The SQLite file (default `<home>/state.db`). */
+  store?: string;
 }): Promise<Harness> {
   const model = await startMockModel({ script: opts.script });
   const home = opts.home ?? tempDir("tandem-home-");
@@ -80,7 +82,7 @@ export async function harness(opts: {
       : createResponsesClient(clientOpts);
   const runtime = new Runtime({
     settings,
-    store: openStore(join(home, "state.db")),
+    store: openStore(opts.store ?? join(home, "state.db")),
     model: client,
     provider,
     ids: opts.ids,

@@ -47,7 +47,7 @@ describe("tandem serve (processes)", () => {
     mock = undefined;
   });
 
-  it("prints the URL and a page link with a generated token; answers over HTTP; exits 0 on SIGTERM", async () => {
+  it("prints the URL and a page link with a generated token; answers over HTTP; exits 143 on SIGTERM", async () => {
     const demo = Scripts.questionDemo();
     demo.steps[1] = { ...demo.steps[1], expect: { input_contains: ["Rust", "from-a-process"] } };
     mock = await startMockProcess(demo);
@@ -85,8 +85,9 @@ describe("tandem serve (processes)", () => {
     expect(readFileSync(mock.log, "utf8")).toContain("from-a-process");
     sse.close();
 
-    expect(await server.stop()).toBe(0);
-    expect(server.stderr()).toBe("");
+    expect(await server.stop()).toBe(143); // SIGTERM
+    // Nothing on stderr but the one line saying the signal came (README "Stopping Tandem").
+    expect(server.stderr()).toMatch(/^tandem serve: SIGTERM received, shutting down;[^\n]*\n$/);
   });
 
   it("a question pending at SIGINT is listed and answered by the next process (Q11)", async () => {
@@ -112,7 +113,7 @@ describe("tandem serve (processes)", () => {
     });
     const asked = JSON.parse((await sse.next(isEvent("question.requested"))).data).event.request;
     sse.close();
-    expect(await server.stop("SIGINT")).toBe(0);
+    expect(await server.stop("SIGINT")).toBe(130);
 
     server = await startServe(args, env);
     const listed = (await (await fetch(`${server.url}/question`, { headers: auth })).json()) as any;
@@ -173,7 +174,7 @@ describe("tandem serve (processes)", () => {
     }
     expect(status).toBe("idle");
     expect(readFileSync(mock.log, "utf8")).toContain("polled-answer");
-    expect(await server.stop()).toBe(0);
+    expect(await server.stop()).toBe(143); // SIGTERM
   });
 
   it("bad usage exits 2, a missing key exits 1, with a message", async () => {

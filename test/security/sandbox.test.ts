@@ -9,7 +9,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer, type Server } from "node:net";
+import { connect, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,6 +17,7 @@ import { openStore } from "../../src/store/index.js";
 import { homeFiles } from "../helpers/checkpoints.js";
 import { type Harness, harness, tempDir } from "../helpers/index.js";
 import { missing } from "../helpers/system-tools.js";
+import { waitUntil } from "../helpers/wait.js";
 
 const hasBwrap = missing("bwrap").length === 0;
 
@@ -200,37 +201,56 @@ describe.skipIf(!hasBwrap)("sandbox escapes (bubblewrap, run as root)", () => {
         expect(outputOf(h, "l0")).toContain("pair");
         expect(outputOf(h, "l1")).toContain("3");
       }
-      await new Promise((r) => setTimeout(r, 100));
-      expect(received).toEqual([]);
+      // A barrier, not a sleep: once a probe sent from the host now has reached every listener,
+      // anything a sandboxed client had sent earlier would have been read before it.
+      const probes = [inRoot, outside, abstract].map(
+        (p) =>
+          new Promise<void>((resolve, reject) => {
+            const c = connect(p, () => c.end("PROBE"));
+            c.on("close", () => resolve());
+            c.on("error", reject);
+          }),
+      );
+      await Promise.all(probes);
+      await waitUntil(
+        () => received.filter((r) => r.endsWith(": PROBE")).length === 3,
+        "the host's probe to reach every listener",
+      );
+      expect(received.filter((r) => !r.endsWith(": PROBE"))).toEqual([]);
     });
 
     // Fails if $TANDEM_HOME and the store are not ro-bound after the writable roots: with
-    // the home under /tmp (a writable root) the command could then rewrite state.db.
-    it("Tandem's home and database are not writable from the sandbox", async () => {
-      const ws = makeWorkspace();
-      const home = tempDir("tandem-home-"); // under /tmp: inside a writable root, as in CI
-      const cmd = [
-        // The marker is assembled by the shell: the command text itself is stored in the db.
-        `printf TANDEM_%s PWNED >> ${home}/state.db; echo rc1=$?`,
-        `printf TANDEM_%s PWNED >> ${home}/state.db-wal; echo rc2=$?`,
-        `echo x > ${home}/new-file; echo rc3=$?`,
-        `rm -f ${home}/state.db; echo rc4=$?`,
-        `mv ${home} ${home}.moved; echo rc5=$?`,
-      ].join("; ");
-      const h = await attack(ws, [call("h1", cmd)], { home });
-      const threadId = h.runtime.store.listThreads()[0].id;
-      expect(outputOf(h, "h1")).toMatch(/rc1=1[\s\S]*rc2=1[\s\S]*rc3=1[\s\S]*rc4=1[\s\S]*rc5=1/);
-      await h.close();
-      expect(existsSync(join(home, "new-file"))).toBe(false);
-      expect(existsSync(`${home}.moved`)).toBe(false);
-      // Every file under the home, the checkpoint stores included.
-      for (const f of homeFiles(home))
-        expect(readFileSync(join(home, f)).includes("TANDEM_PWNED"), f).toBe(false);
-      // Still a working store with the turn in it.
-      const store = openStore(join(home, "state.db"));
-      expect(store.loadItems(threadId).length).toBeGreaterThan(0);
-      store.close();
-    });
+    // the home under /tmp (a writable root) the command could then rewrite state.db. Hidden by
+    // default (sandbox-home.test.ts), read-only with readable_home: never writable either way.
+    it.each([false, true])(
+      "Tandem's home and database are not writable from the sandbox (readable_home = %s)",
+      async (readable) => {
+        const ws = makeWorkspace();
+        const home = tempDir("tandem-home-"); // under /tmp: inside a writable root, as in CI
+        const cmd = [
+          // The marker is assembled by the shell: the command text itself is stored in the db.
+          `printf TANDEM_%s PWNED >> ${home}/state.db; echo rc1=$?`,
+          `printf TANDEM_%s PWNED >> ${home}/state.db-wal; echo rc2=$?`,
+          `echo x > ${home}/new-file; echo rc3=$?`,
+          `rm ${home}/state.db; echo rc4=$?`,
+          `mv ${home} ${home}.moved; echo rc5=$?`,
+        ].join("; ");
+        const overrides = [`sandbox_workspace_write.readable_home=${readable}`];
+        const h = await attack(ws, [call("h1", cmd)], { home, overrides });
+        const threadId = h.runtime.store.listThreads()[0].id;
+        expect(outputOf(h, "h1")).toMatch(/rc1=1[\s\S]*rc2=1[\s\S]*rc3=1[\s\S]*rc4=1[\s\S]*rc5=1/);
+        await h.close();
+        expect(existsSync(join(home, "new-file"))).toBe(false);
+        expect(existsSync(`${home}.moved`)).toBe(false);
+        // Every file under the home, the checkpoint stores included.
+        for (const f of homeFiles(home))
+          expect(readFileSync(join(home, f)).includes("TANDEM_PWNED"), f).toBe(false);
+        // Still a working store with the turn in it.
+        const store = openStore(join(home, "state.db"));
+        expect(store.loadItems(threadId).length).toBeGreaterThan(0);
+        store.close();
+      },
+    );
   });
 
   describe.each([

@@ -70,4 +70,39 @@ describe.skipIf(missing("bwrap").length > 0)("sub-agent sandbox", () => {
     // The escalation was refused under the parent's "never", not run.
     expect(String(outputOf(requests, "c2"))).not.toContain("Process exited with code 0");
   });
+  // Fails if spawn takes the parent thread's own sandbox (workspace-write) instead of the one in
+  // force for the turn that spawns (a per-turn `options.sandbox: "read-only"`).
+  it("a child spawned in a read-only turn of a workspace-write thread cannot write", async () => {
+    h = await harness({
+      overrides: ['sandbox_mode="workspace-write"', 'approval_policy="never"'],
+      script: {
+        steps: [
+          { output: [spawnCall("TASK-T: write a file", "st")] },
+          { output: [call("wait_agent", { ids: ["Ada"] }, "w1")] },
+          { output: [say("parent done")] },
+          // A later turn without the per-turn option: the thread itself may write.
+          { output: [call("exec_command", { cmd: "echo legit > legit.txt" }, "p1")] },
+          { output: [say("wrote")] },
+        ],
+        side_steps: [
+          {
+            when: { input_contains: [CHILD, "TASK-T", "function_call_output"] },
+            output: [say("TASK-T tried")],
+          },
+          {
+            when: { input_contains: [CHILD, "TASK-T"] },
+            output: [call("exec_command", { cmd: "echo pwned > turn.txt; echo rc=$?" }, "c1")],
+          },
+        ],
+      },
+    });
+    const root = h.runtime.startThread({ cwd: h.cwd });
+    const turn = root.startTurn("delegate", { options: { sandbox: "read-only" } });
+    expect((await turn.done).status).toBe("completed");
+    expect(existsSync(join(h.cwd, "turn.txt"))).toBe(false);
+    expect(String(outputOf(h.model.requests, "c1"))).toMatch(/Read-only file system[\s\S]*rc=1/);
+    // The thread's own sandbox still applies to its later turns (the option was per turn).
+    expect((await root.startTurn("write").done).status).toBe("completed");
+    expect(existsSync(join(h.cwd, "legit.txt"))).toBe(true);
+  });
 });

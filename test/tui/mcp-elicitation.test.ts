@@ -41,10 +41,23 @@ async function start(steps: Script["steps"]) {
   await waitFor("ask Tandem to do something", SLOW);
   literal("fill in the form");
   keys("Enter");
-  await waitFor('Question 1/13 · String (from MCP server "everything")', SLOW);
-  // The one label (protocol/questions.ts elicitationLabel): who asks, and who sees the answer.
-  await waitFor('MCP server "everything" asks; this server will see what you type', SLOW);
-  return mock;
+  // Fails fast, saying why, when no form will come: the model got the call's output (the server
+  // was left out, or the call failed without asking) — instead of waiting out SLOW.
+  const callId = (steps[0] as { output: { call_id: string }[] }).output[0].call_id;
+  const first = 'Question 1/13 · String (from MCP server "everything")';
+  const end = Date.now() + SLOW;
+  for (;;) {
+    if (pane().includes(first)) {
+      // The one label (protocol/questions.ts elicitationLabel): who asks, and who sees the answer.
+      await waitFor('MCP server "everything" asks; this server will see what you type', SLOW);
+      return mock;
+    }
+    const out = outputFor(mock.log, callId);
+    if (out !== undefined)
+      throw new Error(`the call ${callId} ended without a form; the model got: ${out}\npane:\n${pane()}`);
+    if (Date.now() > end) throw new Error(`the form never opened; pane:\n${pane()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** The function_call_output for `callId` in the first logged request that carries one. */

@@ -8,7 +8,9 @@
  * - the browser's own reconnects resume with Last-Event-ID and need nothing; a new EventSource
  *   (first load, after a failed one) and a `gap` refetch threads and questions;
  * - events of the selected thread that arrive while its history loads are held and applied
- *   after it, so nothing is lost or drawn twice.
+ *   after it, so nothing is lost or drawn twice. Only the latest load of a thread counts: one
+ *   started while another is in flight (a refetch during the selection's own load) takes over,
+ *   holding everything from its start on, and the older answer is dropped whenever it comes.
  */
 import { useSyncExternalStore } from "react";
 import type { Event, Stamped } from "../../src/protocol/events.js";
@@ -89,8 +91,8 @@ export function waitingIn(threadId: string): number {
 // ---- event stream ----------------------------------------------------------------------------
 let es: EventSource | null = null;
 let lastSeq: number | null = null;
-let loading: string | null = null;
-let buffered: Event[] = [];
+/** The selected thread's latest history load and the events held back while it runs. */
+let loading: { id: string; held: Event[] } | null = null;
 
 function setConn(state: Conn, text: string) {
   app.conn = state;
@@ -222,7 +224,7 @@ function onEvent(e: Event): void {
   }
   childEvent(e);
   if ("thread_id" in e && e.thread_id && e.thread_id === app.current) {
-    if (loading === e.thread_id) buffered.push(e);
+    if (loading?.id === e.thread_id) loading.held.push(e);
     else app.transcript.apply(e);
     if (
       e.type === "item.completed" &&
@@ -251,22 +253,25 @@ export function selectThread(id: string | null): void {
 }
 
 async function loadThread(id: string): Promise<void> {
-  loading = id;
-  buffered = [];
+  // A newer load replaces an older one: its answer is at least as new, and it holds every event
+  // from its own start on (what came before is in that answer).
+  const mine = { id, held: [] as Event[] };
+  loading = mine;
   try {
     const d = await api<ThreadDetail>("GET", `/thread/${enc(id)}`);
-    if (app.current !== id) return;
+    if (loading !== mine || app.current !== id) return;
     app.threads.set(id, d.thread);
     for (const r of d.questions) if (!app.settled.has(r.request_id)) app.questions.set(r.request_id, r);
     const t = new Transcript();
     t.load(d.items, d.thread, d.turns);
     app.transcript = t;
   } catch (e) {
-    if (app.current === id) app.loadError = `Could not load the thread: ${(e as Error).message}`;
+    if (loading === mine && app.current === id)
+      app.loadError = `Could not load the thread: ${(e as Error).message}`;
   } finally {
-    if (loading === id) {
+    if (loading === mine) {
       loading = null;
-      for (const e of buffered.splice(0)) app.transcript.apply(e);
+      for (const e of mine.held) app.transcript.apply(e);
     }
     changed();
   }

@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startPostgres, type TestPostgres } from "../../../test/helpers/infra/postgres.js";
 import { startProxyProcess } from "../../../test/helpers/infra/proxy.js";
 import { missing } from "../../../test/helpers/system-tools.js";
+import { waitUntil } from "../../../test/helpers/wait.js";
 import { openStore, type Store, StoreError } from "../index.js";
 import type { Lease } from "../lease.js";
 import type { ThreadRecord } from "../types.js";
@@ -124,10 +125,16 @@ describe.skipIf(missing("postgres").length > 0)("PostgreSQL leases and fencing",
     a.createThread(record("t1"));
     // Another host's holder: its pid means nothing here, only expiry frees it.
     expect(a.acquireLease("t1", { ...owner("tok-a"), host: "elsewhere" })).toEqual({ ok: true });
-    await new Promise((r) => setTimeout(r, 900)); // three TTLs: renewed meanwhile by A's worker
+    // Held across three TTLs: A's worker renews it (its expiry moves on), it never lapses.
+    const first = b.getLease("t1")!.expires!;
+    await waitUntil(() => {
+      const lease = b.getLease("t1")!;
+      expect(lease.expired, "the lease lapsed while its holder renewed it").toBe(false);
+      return lease.expires! >= first + 3 * 300;
+    }, "A's worker to renew the lease across three TTLs");
     expect(b.acquireLease("t1", owner("tok-b")).ok).toBe(false);
     a.close(); // A stops renewing (as if it died)
-    await new Promise((r) => setTimeout(r, 500));
+    await waitUntil(() => b.getLease("t1")?.expired === true, "the unrenewed lease to lapse");
     expect(b.getLease("t1")).toMatchObject({ token: "tok-a", expired: true });
     expect(b.acquireLease("t1", owner("tok-b"))).toEqual({ ok: true });
     // Leased again: not an orphan, even with a pending question (failover looks for these).
@@ -146,10 +153,18 @@ describe.skipIf(missing("postgres").length > 0)("PostgreSQL leases and fencing",
       await admin.query(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'tandem%'",
       );
+      const tandemBackends = async () =>
+        Number(
+          (
+            await admin.query(
+              "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name LIKE 'tandem%'",
+            )
+          ).rows[0].n,
+        );
+      await waitUntil(async () => (await tandemBackends()) === 0, "the store's connection to be dropped");
     } finally {
       await admin.end();
     }
-    await new Promise((r) => setTimeout(r, 100));
     let first: unknown;
     try {
       a.getThread("t1");
@@ -180,7 +195,7 @@ describe.skipIf(missing("postgres").length > 0)("PostgreSQL leases and fencing",
       child.stdin!.write("before\n");
       expect(await next()).toBe("ok 1");
       child.kill("SIGSTOP");
-      await new Promise((r) => setTimeout(r, 1200));
+      await waitUntil(() => b.getLease("t1")?.expired === true, "the paused holder's lease to lapse");
       // The child is alive (pid exists) but silent: only the lapsed lease lets B in.
       expect(b.acquireLease("t1", { ...owner("tok-b"), host: "elsewhere" })).toEqual({ ok: true });
       child.kill("SIGCONT");
@@ -213,7 +228,7 @@ describe.skipIf(missing("postgres").length > 0)("PostgreSQL leases and fencing",
     expect(b.getLease("t1")).toMatchObject({ node: "node-b", token: "tok-b" });
     expect(codeOf(() => a.appendItem("t1", null, msg("late")))).toBe("fenced");
     // B never opens t2: the reservation lapses and anyone may take it.
-    await new Promise((r) => setTimeout(r, 700));
+    await waitUntil(() => c.getLease("t2")?.expired === true, "the unclaimed hand-over to lapse");
     expect(c.acquireLease("t2", owner("tok-c"))).toEqual({ ok: true });
   });
 
@@ -252,7 +267,7 @@ describe.skipIf(missing("postgres").length > 0)("PostgreSQL leases and fencing",
       expect(codeOf(() => a.getThread("t1"))).toBe("unavailable");
       await proxy.resume();
       // A no longer renews: the lease lapses and B takes it; A's writes stay refused.
-      for (let i = 0; i < 50 && !b.getLease("t1")?.expired; i++) await new Promise((r) => setTimeout(r, 100));
+      await waitUntil(() => b.getLease("t1")?.expired === true, "the unrenewed lease to lapse");
       expect(b.acquireLease("t1", owner("tok-b"))).toEqual({ ok: true });
       expect(codeOf(() => a.appendItem("t1", null, msg("late")))).toBe("fenced");
       const texts = b.loadItems("t1").map((i) => (i.item as { content: { text: string }[] }).content[0].text);

@@ -4,8 +4,9 @@
  *
  * Contract:
  * - stdin/stdout carry ACP JSON-RPC messages, one per line; every log line goes to stderr.
- * - EOF on stdin (the editor went away), SIGINT or SIGTERM (or `io.signal`) end the agent: sessions
- *   detach, the runtime shuts down (pending questions stay stored for the next process, Q11), exit 0.
+ * - EOF on stdin (the editor went away), SIGINT or SIGTERM (util/signals.ts) or `io.signal` end the
+ *   agent: sessions detach, the runtime shuts down (pending questions stay stored for the next
+ *   process, Q11); exit 0, or 130/143 after SIGINT/SIGTERM.
  * - Exit codes: 0 after a clean stop, 1 when the runtime cannot start (no API key, store error),
  *   2 for usage or configuration errors.
  */
@@ -14,6 +15,7 @@ import { parseArgs } from "node:util";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { runtimeFromFlags } from "../../runtime/create.js";
 import { argError } from "../../util/cli-args.js";
+import { aborted, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
 import { AcpAgent } from "./agent.js";
 
 declare const __TANDEM_VERSION__: string | undefined;
@@ -71,17 +73,9 @@ export async function runAcp(argv: string[], io: Partial<AcpIO> = {}): Promise<n
 
   const version = typeof __TANDEM_VERSION__ === "string" ? __TANDEM_VERSION__ : "0.0.0";
   const acp = new AcpAgent({ runtime, version, log });
-  let stop = () => {};
-  const stopped = new Promise<void>((resolve) => {
-    stop = resolve;
-  });
-  if (io.signal) {
-    if (io.signal.aborted) stop();
-    io.signal.addEventListener("abort", stop, { once: true });
-  } else {
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  }
+  // In-process use stops through io.signal; a process through SIGINT/SIGTERM (util/signals.ts).
+  const signals = io.signal ? undefined : stopOnSignals("acp", { detail: STOP_DETAIL });
+  const stopped = aborted(io.signal ?? signals!.signal);
   const stream = ndJsonStream(
     Writable.toWeb(stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(stdin) as ReadableStream<Uint8Array>,
@@ -90,12 +84,10 @@ export async function runAcp(argv: string[], io: Partial<AcpIO> = {}): Promise<n
   try {
     await Promise.race([stopped, connection.closed]);
   } finally {
-    io.signal?.removeEventListener("abort", stop);
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
     acp.close();
     connection.close();
     await runtime.shutdown();
+    signals?.dispose();
   }
-  return 0;
+  return signals?.exitCode ?? 0;
 }

@@ -11,8 +11,9 @@
  *   before the listening line as `app-server token: <token>` (the only place a token is printed).
  *   A non-loopback listener without an explicit token is a usage error. An upgrade whose Host is
  *   not one of the listener's names (ws.ts; `--allow-host NAME[:PORT]` adds names) gets 421.
- * - SIGINT/SIGTERM (or `io.signal`, for in-process use) end the server: connections close, the
- *   runtime shuts down (pending questions stay stored for the next process, Q11), exit code 0.
+ * - SIGINT/SIGTERM (util/signals.ts; or `io.signal`, for in-process use) end the server:
+ *   connections close, the runtime shuts down (pending questions stay stored for the next
+ *   process, Q11); exit code 130/143 (0 for `io.signal` and stdin EOF).
  * - Exit codes: 0 after a clean stop, 1 when the runtime cannot start (no API key, store error),
  *   2 for usage or configuration errors.
  */
@@ -32,6 +33,7 @@ import type { Runtime } from "../../runtime/core.js";
 import { runtimeFromFlags } from "../../runtime/create.js";
 import { parseAllowHost } from "../../util/allowed-hosts.js";
 import { argError } from "../../util/cli-args.js";
+import { aborted, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
 import { AppServer } from "./server.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport } from "./transport.js";
 import { listenWebSocket, parseListenUrl, type WsListener } from "./ws.js";
@@ -179,17 +181,9 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
   }
 
   const server = new AppServer({ runtime, version: version(), home: home ?? tandemHome(), log });
-  let stop = () => {};
-  const stopped = new Promise<void>((resolve) => {
-    stop = resolve;
-  });
-  if (io.signal) {
-    if (io.signal.aborted) stop();
-    io.signal.addEventListener("abort", stop, { once: true });
-  } else {
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  }
+  // In-process use stops through io.signal; a process through SIGINT/SIGTERM (util/signals.ts).
+  const signals = io.signal ? undefined : stopOnSignals("app-server", { detail: STOP_DETAIL });
+  const stopped = aborted(io.signal ?? signals!.signal);
 
   let listener: WsListener | undefined;
   let code = 0;
@@ -209,13 +203,11 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
     log(`cannot serve: ${(err as Error).message}`);
     code = 1;
   } finally {
-    io.signal?.removeEventListener("abort", stop);
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
     await listener?.close();
     await server.close();
     await runtime.shutdown();
     await cluster?.close();
+    signals?.dispose();
   }
-  return code;
+  return signals?.exitCode ?? code;
 }

@@ -18,6 +18,7 @@ import { parseTextReply } from "../../questions/text-reply.js";
 import type { Runtime } from "../../runtime/core.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
 import { printable } from "../../util/printable.js";
+import { aborted, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
 import { terminalText } from "../../util/terminal-text.js";
 import {
   collectAnswers,
@@ -245,7 +246,10 @@ export async function runExec(argv: string[]): Promise<number> {
 
   const cwd = resolve(args.cd ?? process.cwd());
   let code: number = EXIT.ok;
-  let removeSignalHandlers = () => {};
+  // SIGINT/SIGTERM end the run (util/signals.ts): the runtime shuts down below — running
+  // commands killed, pending questions left stored for `exec resume` — exit 130/143.
+  const stop = stopOnSignals("exec", { detail: STOP_DETAIL });
+  const stopped = aborted(stop.signal);
   try {
     // A run that can answer (defer, a TTY, or --answer on resume) is a responder; attached
     // before a resumed thread opens, so re-asked approvals see it.
@@ -276,26 +280,11 @@ export async function runExec(argv: string[]): Promise<number> {
         approvals: thread.approvalPolicy(),
         threadId: thread.id,
       });
-    // Ctrl-C / SIGTERM interrupt the turn (process trees killed, history paired, exit 1);
-    // a second signal exits at once.
-    let signalled = false;
-    const onSignal = () => {
-      if (signalled) process.exit(130);
-      signalled = true;
-      process.stderr.write("\ntandem exec: interrupting (press Ctrl-C again to quit now)\n");
-      thread.interrupt("interrupted by signal");
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-    removeSignalHandlers = () => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-    };
     if (!args.resumeId && responds) runtime.responders.attach({ threadId: thread.id }, { kind: "exec" });
 
     if (args.resumeId) {
       announce(thread.id);
-      await runtime.reasked(thread.id);
+      await Promise.race([runtime.reasked(thread.id), stopped]);
       const pending = runtime.broker.list({ threadId: thread.id });
       // Every answer is checked before any is sent: a refused one leaves all questions pending.
       const replies = pending.map((request) => ({ request, ...replyFromAnswers(request, given) }));
@@ -328,10 +317,10 @@ export async function runExec(argv: string[]): Promise<number> {
     }
 
     const runTurnAndWait = async (turnDone: Promise<unknown>) => {
-      await Promise.race([turnDone, deferredSignal]);
+      await Promise.race([turnDone, deferredSignal, stopped]);
     };
     if (!deferred && thread.active) await runTurnAndWait(thread.active.done);
-    if (!deferred && prompt) {
+    if (!deferred && prompt && !stop.signal.aborted) {
       const images = args.images.map(imageUrl);
       const turn = thread.startTurn(prompt, {
         images,
@@ -339,7 +328,9 @@ export async function runExec(argv: string[]): Promise<number> {
       });
       await runTurnAndWait(turn.done);
     }
-    if (deferred) {
+    if (stop.exitCode !== undefined) {
+      code = stop.exitCode;
+    } else if (deferred) {
       const hint = resumeHint(thread.id, deferred);
       if (args.json) {
         write(questionLine(deferred));
@@ -355,9 +346,9 @@ export async function runExec(argv: string[]): Promise<number> {
     process.stderr.write(`tandem exec: ${terminalText((err as Error).message)}\n`);
     code = EXIT.failed;
   } finally {
-    removeSignalHandlers();
     sub.unsubscribe();
     await runtime.shutdown();
+    stop.dispose();
   }
-  return code;
+  return stop.exitCode ?? code;
 }

@@ -11,9 +11,11 @@
  * - The bearer token comes from `--token`, else `TANDEM_SERVE_TOKEN`, else is generated.
  * - stdout gets exactly two lines: `tandem serve listening on <url>` and `open <url>/#token=…`
  *   (the page reads the token from the fragment, which browsers never send to a server).
- * - SIGINT/SIGTERM: stop accepting, shut the runtime down (pending questions stay pending in the
- *   store for the next process, Q11), close open connections, resolve 0.
- * Exit codes: 0 after a signal, 1 when the runtime or the listener cannot start, 2 on bad usage.
+ * - SIGINT/SIGTERM (util/signals.ts): stop accepting, shut the runtime down (pending questions stay
+ *   pending in the store for the next process, Q11), close open connections; a cluster node first
+ *   drains (up to DRAIN_TIMEOUT_MS).
+ * Exit codes: 130/143 after SIGINT/SIGTERM, 1 when the runtime or the listener cannot start, 2 on
+ * bad usage.
  */
 import { createRequire } from "node:module";
 import { networkInterfaces } from "node:os";
@@ -34,6 +36,7 @@ import { StoreError } from "../../store/errors.js";
 import { parseAllowHost } from "../../util/allowed-hosts.js";
 import { argError } from "../../util/cli-args.js";
 import { isLoopbackHost } from "../../util/loopback.js";
+import { aborted, DEFAULT_GRACE_MS, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
 import { generateToken } from "./auth.js";
 import { startHttpServer } from "./server.js";
 
@@ -206,22 +209,20 @@ export async function runServe(argv: string[]): Promise<number> {
   const pageUrls = pageHosts(host, server.port).map((base) => `${base}/#token=${encodeURIComponent(token)}`);
   process.stdout.write(`open ${pageUrls.join("  or  ")}\n`);
 
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
+  // A draining cluster node may wait for working turns before it hands them over.
+  const stop = stopOnSignals("serve", {
+    detail: STOP_DETAIL,
+    graceMs: cluster ? DRAIN_TIMEOUT_MS + DEFAULT_GRACE_MS : DEFAULT_GRACE_MS,
   });
+  await aborted(stop.signal);
   if (cluster) await drain(runtime, cluster, err);
   const closing = server.close();
   // Releases this node's leases: other nodes take threads with pending questions (re-asked).
   await runtime.shutdown().catch((e) => err(`shutdown: ${(e as Error).message}`));
   await closing;
   await cluster?.close();
-  return 0;
+  stop.dispose();
+  return stop.exitCode ?? 0;
 }
 
 /** How long a draining node waits for working turns before handing their threads over. */

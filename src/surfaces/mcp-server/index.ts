@@ -4,9 +4,9 @@
  *
  * Contract:
  * - stdout carries MCP messages only; every log line goes to stderr.
- * - EOF on stdin (the host closing the connection), SIGINT or SIGTERM (or `io.signal`) end the
- *   server: running turns are interrupted (process trees killed), pending questions stay stored for
- *   the next process (Q11), exit code 0.
+ * - EOF on stdin (the host closing the connection), SIGINT or SIGTERM (util/signals.ts) or
+ *   `io.signal` end the server: running turns are interrupted (process trees killed), pending
+ *   questions stay stored for the next process (Q11); exit 0, or 130/143 after SIGINT/SIGTERM.
  * - Questions go to the host as form elicitation only when it declared the `elicitation.form`
  *   capability at initialize; otherwise nobody is attached to answer (SPEC Q3).
  * - Exit codes: 0 after a clean stop, 1 when the runtime cannot start (no API key, store error),
@@ -19,6 +19,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { runtimeFromFlags } from "../../runtime/create.js";
 import { argError } from "../../util/cli-args.js";
+import { aborted, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
 import { ElicitationAsker } from "./asker.js";
 import { registerTools } from "./tools.js";
 import { TurnRunner } from "./turns.js";
@@ -124,16 +125,12 @@ export async function runMcpServer(argv: string[], io: Partial<McpServerIO> = {}
   registerTools(server, { runTurn: (spec, call) => runnerFor().runTurn(spec, call) });
 
   let stop = () => {};
+  // In-process use stops through io.signal; a process through SIGINT/SIGTERM (util/signals.ts).
+  const signals = io.signal ? undefined : stopOnSignals("mcp-server", { detail: STOP_DETAIL });
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
+    void aborted(io.signal ?? signals!.signal).then(resolve);
   });
-  if (io.signal) {
-    if (io.signal.aborted) stop();
-    io.signal.addEventListener("abort", stop, { once: true });
-  } else {
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  }
   // The SDK's stdio transport does not watch for EOF: the host closing stdin ends the server.
   stdin.once("end", stop);
   stdin.once("close", stop);
@@ -154,14 +151,12 @@ export async function runMcpServer(argv: string[], io: Partial<McpServerIO> = {}
     log(`cannot serve: ${(err as Error).message}`);
     code = 1;
   } finally {
-    io.signal?.removeEventListener("abort", stop);
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
     stdin.off("end", stop);
     stdin.off("close", stop);
     asker?.close();
     await runtime.shutdown();
     await server.close().catch(() => {});
+    signals?.dispose();
   }
-  return code;
+  return signals?.exitCode ?? code;
 }

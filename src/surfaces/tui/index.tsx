@@ -3,7 +3,8 @@
  *
  * `runTui(argv, {demo})` parses flags, builds the runtime, opens (or resumes) a thread, attaches
  * the TUI as its responder and mounts the Ink app until the user quits. Exit codes: 0 normal,
- * 1 runtime/thread error or no key (and the demo declined), 2 usage error or no terminal.
+ * 1 runtime/thread error or no key (and the demo declined), 2 usage error or no terminal,
+ * 130/143 after SIGINT/SIGTERM (util/signals.ts).
  *
  * No API key: on a terminal it says so, names the variable, and asks whether to run the offline
  * demo instead (default no). The demo only runs on an explicit yes — never a silent fallback.
@@ -15,6 +16,7 @@ import { render } from "ink";
 import { ConfigError, loadConfig, resolveProvider, tandemHome } from "../../config/load.js";
 import type { Runtime } from "../../runtime/core.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
 import { App } from "./app.js";
 import { parseTuiArgs, TUI_USAGE, type TuiArgs, UsageError } from "./args.js";
 import { TuiController } from "./controller.js";
@@ -150,10 +152,12 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
     instance.clear();
     process.stdout.write("\x1b[2J\x1b[3J\x1b[H");
   };
+  // SIGINT/SIGTERM (util/signals.ts) and SIGHUP (the terminal closed) unmount; the runtime
+  // shuts down below. Exit 130/143 after SIGINT/SIGTERM.
   const stop = () => instance.unmount();
-  process.once("SIGTERM", stop);
+  const signals = stopOnSignals("tui", { detail: STOP_DETAIL });
+  signals.signal.addEventListener("abort", stop, { once: true });
   process.once("SIGHUP", stop);
-  process.once("SIGINT", stop);
   const first = demo ? demo.prompt : args.prompt;
   if (first) setTimeout(() => controller.submit(first), 50);
 
@@ -162,9 +166,7 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
   } finally {
     pasteOff();
     stdin.dispose();
-    process.off("SIGTERM", stop);
     process.off("SIGHUP", stop);
-    process.off("SIGINT", stop);
     const id = controller.threadId;
     // A thread that never got input was never stored: nothing to resume.
     const stored = runtime.thread(id)?.stored ?? Boolean(runtime.store.getThread(id));
@@ -173,6 +175,7 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
     await demo?.close();
     if (demo) process.stdout.write(`\nDemo finished (thread ${id}, kept in the throwaway ${demo.home}).\n`);
     else if (stored) process.stdout.write(`\nThread ${id} — continue with: tandem --resume ${id}\n`);
+    signals.dispose();
   }
-  return 0;
+  return signals.exitCode ?? 0;
 }

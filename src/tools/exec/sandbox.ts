@@ -6,6 +6,8 @@
  * - workspace-write: read-only root, writable workspace roots (the thread's cwd + added
  *   dirs) and temp dirs; protected paths (each root's `.git`, Tandem's home and store) kept
  *   read-only whatever the roots (SPEC A4); no network unless the policy allows it;
+ * - in both: hidden paths (Tandem's home, the store's files) cannot be read or listed at all,
+ *   wherever they lie; a writable root inside a hidden directory stays usable (`hideArgs`);
  * - danger-full-access: no sandbox.
  * In both sandboxed modes: a user namespace with no capabilities (so root cannot remount
  * or bind its way out), no nested user namespaces, and the seccomp filter of seccomp.ts (no
@@ -13,7 +15,7 @@
  * bwrap kills every process the command started, so interrupt still reaches the whole tree.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, realpathSync, type Stats, statSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync, rmSync, type Stats, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { readRegularText } from "../../host/files.js";
@@ -30,6 +32,8 @@ export interface SandboxPolicy {
   network: boolean;
   /** Paths never writable from the sandbox (Tandem's home, the store and its files). */
   protectedPaths?: string[];
+  /** Paths the sandbox hides (Tandem's home, the store's files): see `hideArgs`. */
+  hiddenPaths?: string[];
 }
 
 const found = new Map<string, string | null>();
@@ -135,6 +139,73 @@ export function protectedBinds(policy: SandboxPolicy, roots: string[], chdir: st
 }
 
 const depth = (p: string) => p.split("/").length;
+const byDepth = (a: string, b: string) => depth(a) - depth(b);
+const strictlyInside = (dir: string, p: string) => p !== dir && isWritable(p, [dir]);
+
+/** Name of the empty, unreadable file (mode 000) bound over hidden files. */
+const BLANK = ".sandbox-hidden";
+
+/**
+ * `dir/.sandbox-hidden`, an empty file of mode 000, made (or repaired: anything else under that
+ * name is replaced) on demand; undefined when it cannot be written. It lives in a hidden
+ * directory (the home), so no sandboxed command can ever swap it for something else.
+ */
+function blankIn(dir: string): string | undefined {
+  const p = join(dir, BLANK);
+  try {
+    const st = lstatSync(p);
+    if (st.isFile() && st.size === 0 && (st.mode & 0o777) === 0) return p;
+    rmSync(p, { recursive: true, force: true });
+  } catch {
+    // absent: made below
+  }
+  try {
+    writeFileSync(p, "", { mode: 0, flag: "wx" });
+    return p;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * bwrap arguments, after the writable and protected binds, that hide the policy's hidden paths
+ * (those that exist; links resolved): an empty tmpfs over each directory, mode 0111 (a command
+ * can pass through it but not list it) and remounted read-only at the end; over each file
+ * outside those directories, an empty file of mode 000 (reads fail; with no hidden directory
+ * to keep it in, /dev/null: reads are empty). A writable root strictly inside a hidden
+ * directory (a workspace inside the home) is bound again on top, followed by the protected and
+ * hidden paths inside it, so it works as before and what it holds of Tandem's stays hidden.
+ * A root that *is* a hidden directory stays hidden. Links cannot lead out: they resolve inside
+ * the sandbox, where the hidden paths are empty.
+ */
+function hideArgs(bwrap: string, policy: SandboxPolicy, roots: string[], ro: string[]): string[] {
+  const hidden = [...new Set((policy.hiddenPaths ?? []).map(real))].filter((p) => existsSync(p));
+  if (hidden.length === 0) return [];
+  const dirs = hidden.filter((p) => statSync(p).isDirectory()).sort(byDepth);
+  const files = hidden.filter((p) => !dirs.includes(p));
+  const blank = (dirs.length && blankIn(dirs[0])) || "/dev/null";
+  const under = (p: string) => dirs.some((d) => strictlyInside(d, p));
+  const perms = bwrapHas(bwrap, "--perms") ? ["--perms", "0111"] : [];
+  const out: string[] = [];
+  const tmpfs: string[] = [];
+  const hide = (inScope: (p: string) => boolean) => {
+    for (const d of dirs.filter(inScope)) {
+      out.push(...perms, "--tmpfs", d);
+      tmpfs.push(d);
+    }
+    for (const f of files.filter(inScope)) out.push("--ro-bind", blank, f);
+  };
+  // Everything that is not inside a hidden directory (those go with it)…
+  hide((p) => !under(p));
+  // …then the writable roots inside one, with what they protect and hide.
+  const inner = roots.filter(under).sort(byDepth);
+  const inInner = (p: string) => !inner.includes(p) && inner.some((r) => strictlyInside(r, p));
+  for (const r of inner) out.push("--bind", r, r);
+  for (const p of ro.filter(inInner)) out.push("--ro-bind", p, p);
+  hide(inInner);
+  for (const d of tmpfs) out.push("--remount-ro", d);
+  return out;
+}
 
 export interface WrapOptions {
   /** Where the command starts (its resolved `workdir`); default the thread's cwd. Not a root. */
@@ -189,8 +260,10 @@ export function sandboxWrap(policy: SandboxPolicy, cwd: string, opts: WrapOption
   args.push("--unshare-pid", "--unshare-ipc");
   if (!policy.network) args.push("--unshare-net");
   args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
-  for (const root of [...roots].sort((a, b) => depth(a) - depth(b))) args.push("--bind", root, root);
-  for (const p of protectedBinds(policy, roots, real(chdir))) args.push("--ro-bind", p, p);
+  for (const root of [...roots].sort(byDepth)) args.push("--bind", root, root);
+  const ro = protectedBinds(policy, roots, real(chdir));
+  for (const p of ro) args.push("--ro-bind", p, p);
+  args.push(...hideArgs(bwrap, policy, roots, ro));
   args.push("--seccomp", "3", "--die-with-parent", "--new-session", "--chdir", chdir, "--");
   return { ok: true, wrap: withFd3(filter, args) };
 }
