@@ -593,8 +593,10 @@ export class Runtime {
     for (const t of threads) t.interrupt("shutdown");
     await Promise.all(threads.map((t) => t.active?.done.catch(() => {})));
     await Promise.all(threads.map((t) => t.disposeTools().catch(() => {})));
-    await Promise.all(threads.map((t) => t.workspace.settled()));
+    // Closing first stops a scan still running (a large workspace's first one), so shutdown
+    // never waits on it; what was queued after it then finds the workspace closed.
     this.workspaces.closeAll();
+    await Promise.all(threads.map((t) => t.workspace.settled()));
     this.threads.clear();
     for (const id of [...this.leased]) this.releaseLease(id);
     this.store.close();
