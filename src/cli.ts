@@ -50,11 +50,12 @@ Options:
   --port N                  port to listen on (default 0: a free port)
   --host H                  interface to bind (default 127.0.0.1)
   --log FILE                append each request body received as one JSON line
+  --log-file FILE           write Tandem's debug log to FILE (level: $TANDEM_LOG, else debug)
   -h, --help                show this help`;
 
 async function mockModel(argv: string[]): Promise<number> {
   const { parseArgs } = await import("node:util");
-  let v: { script?: string; port?: string; log?: string; host?: string; help?: boolean };
+  let v: { script?: string; port?: string; log?: string; host?: string; "log-file"?: string; help?: boolean };
   try {
     v = parseArgs({
       args: argv,
@@ -63,6 +64,7 @@ async function mockModel(argv: string[]): Promise<number> {
         port: { type: "string" },
         log: { type: "string" },
         host: { type: "string" },
+        "log-file": { type: "string" },
         help: { type: "boolean", short: "h" },
         config: { type: "string", short: "c", multiple: true },
         model: { type: "string", short: "m" },
@@ -86,6 +88,7 @@ async function mockModel(argv: string[]): Promise<number> {
     process.stderr.write(`tandem mock-model: --port must be 0-65535, got "${v.port}"\n`);
     return 2;
   }
+  (await import("./util/log-file.js")).startLog({ surface: "mock-model", file: v["log-file"] });
   const { runMockModelCommand, MockModelScriptError } = await import("./mock-model/index.js");
   try {
     return await runMockModelCommand({ script: v.script, port, log: v.log, host: v.host });
