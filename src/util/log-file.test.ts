@@ -166,4 +166,15 @@ describe("names and pruning", () => {
     const left = readdirSync(dir).sort();
     expect(left).toEqual([...names.slice(0, KEEP_FILES - 1), "notes.txt"].sort());
   });
+
+  it("deletes a file older than KEEP_DAYS even when there are few", () => {
+    const dir = temp();
+    const now = Date.now();
+    writeFileSync(join(dir, "tandem-new.log"), "");
+    writeFileSync(join(dir, "tandem-stale.log"), "");
+    const t = (now - (KEEP_DAYS + 1) * 86_400_000) / 1000;
+    utimesSync(join(dir, "tandem-stale.log"), t, t);
+    pruneLogs(dir, KEEP_FILES - 1, now);
+    expect(readdirSync(dir)).toEqual(["tandem-new.log"]);
+  });
 });
