@@ -30,6 +30,7 @@ Usage:
 
 Every subcommand accepts -c/--config key=value, -m/--model and -h/--help (its own flags).
 A thread ID may be any unique prefix of the id.
+Debug log: TANDEM_LOG=debug|trace, or --log-file FILE on the commands that run a model or a server.
 State lives in $TANDEM_HOME (default ~/.tandem).`;
 
 /** Inlined by the bundler; from package.json when running sources (tsx). */
