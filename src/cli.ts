@@ -23,7 +23,7 @@ Usage:
   tandem rules [list | remove N]       the approval rules remembered for this project
   tandem mcp [list | get | add | remove]
                                        the MCP servers whose tools threads offer (see \`tandem mcp --help\`)
-  tandem mock-model --script FILE [--port N] [--log FILE]
+  tandem mock-model --script FILE [--port N] [--log FILE] [--log-file FILE]
                                        serve a scripted model over HTTP (Responses + Chat Completions)
                                        and WebSocket (Responses, on /v1/responses)
   tandem --version
@@ -40,7 +40,7 @@ async function version(): Promise<string> {
   return (createRequire(import.meta.url)("../package.json") as { version: string }).version;
 }
 
-const MOCK_MODEL_USAGE = `Usage: tandem mock-model --script FILE [--port N] [--host H] [--log FILE]
+const MOCK_MODEL_USAGE = `Usage: tandem mock-model --script FILE [--port N] [--host H] [--log FILE] [--log-file FILE]
 
 Serves a scripted model over HTTP (Responses and Chat Completions wires) and WebSocket (Responses,
 upgrade on /v1/responses) for demos and tests;
