@@ -141,6 +141,12 @@ export const Settings = z.strictObject({
       "local: the model writes a handoff summary; server: the provider's POST /responses/compact (Responses wire only)",
     ),
   model_reasoning_summary: z.enum(["auto", "concise", "detailed", "none"]).optional(),
+  log_level: z
+    .enum(["off", "debug", "trace"])
+    .optional()
+    .describe(
+      'Debug log in $TANDEM_HOME/log/ (README "Debugging"): debug, or trace for the full wire; TANDEM_LOG and --log-file win',
+    ),
   service_tier: z.string().optional(),
   approval_policy: z.enum(["never", "on-request", "on-failure", "untrusted"]).default("on-request"),
   sandbox_mode: z.enum(["read-only", "workspace-write", "danger-full-access"]).default("workspace-write"),

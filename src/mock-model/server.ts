@@ -29,6 +29,8 @@ import { appendFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { log } from "../util/log.js";
+import { watchHttpServer } from "../util/log-wire.js";
 import { chatWire } from "./chat-wire.js";
 import { compactAnswer, generatedCompactionStep, isCompactionRequest } from "./compaction.js";
 import { errorBody, failedMessage, httpErrorDefaults } from "./errors.js";
@@ -110,6 +112,7 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
       else sendJson(res, 500, errorBody(`mock-model: internal error: ${String(err)}`, "server_error"));
     });
   });
+  watchHttpServer(server, "mock-model");
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? "/";
@@ -191,6 +194,7 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
 
   const record = (body: Body, frame?: unknown): void => {
     received += 1;
+    log.trace("mock-model", "request body", { n: received, body, frame });
     if (retain) {
       requests.push(body);
       if (frame !== undefined) frames.push(frame);
@@ -259,6 +263,7 @@ async function play(
   const closed = new AbortController();
   res.once("close", () => closed.abort());
   const signal = closed.signal;
+  log.debug("mock-model", "step", { step: stepNumber, fault: step.fault?.type, items: step.output?.length });
 
   const unmet = unmetExpectation(step, stepNumber, body, raw);
   if (unmet) return badRequest(res, unmet, "expectation_failed");

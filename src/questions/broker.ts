@@ -33,6 +33,7 @@ import {
 import type { Store } from "../store/types.js";
 import type { Bus } from "../util/bus.js";
 import { type PendingCounts, type QuestionLimits, refusal } from "./limits.js";
+import * as QuestionLog from "./question-log.js";
 import { normalizeAnswers, redactOutcome, timeoutOutcome, validateReply } from "./reply.js";
 
 export { type CheckedReply, redactOutcome, timeoutOutcome, validateReply } from "./reply.js";
@@ -213,6 +214,7 @@ export function createBroker(deps: BrokerDeps): Broker {
     w.signal.removeEventListener("abort", w.onAbort);
     const { maskSecrets } = deps;
     const shown = redactOutcome(request, outcome, maskSecrets && ((t) => maskSecrets(request.thread_id, t)));
+    QuestionLog.settled(request, outcome, shown);
     remember(request.request_id, { threadId: request.thread_id, outcome: shown, replyKey: key });
     if (store && persist) attempt(() => store.settleQuestion(request.request_id, shown));
     bus.publish(terminalEvent(request, shown));
@@ -304,6 +306,7 @@ export function createBroker(deps: BrokerDeps): Broker {
         }
 
         const refused = !stored && deps.limits && refusal(live, pendingOf(live), deps.limits);
+        if (refused) QuestionLog.refused(live, refused);
         if (refused) return resolve({ status: "unavailable", ...refused });
 
         const w: Waiter = { request: live, resolve, signal, timer: undefined, onAbort: () => {} };
@@ -323,6 +326,7 @@ export function createBroker(deps: BrokerDeps): Broker {
         changeCount(request.thread_id, +1);
         signal.addEventListener("abort", w.onAbort, { once: true });
         schedule(w);
+        QuestionLog.asked(live);
         bus.publish({
           type: "question.requested",
           thread_id: live.thread_id,
@@ -418,6 +422,7 @@ export function createBroker(deps: BrokerDeps): Broker {
       if (prior) return prior.outcome;
       remember(request.request_id, { threadId: request.thread_id, outcome });
       if (store) attempt(() => store.settleQuestion(request.request_id, outcome));
+      QuestionLog.settled(request, outcome, outcome);
       bus.publish(terminalEvent(request, outcome));
       return outcome;
     },

@@ -30,6 +30,7 @@
  *   copy); a sub-agent closing drops nothing.
  */
 import { REDACTED } from "../protocol/questions.js";
+import { log } from "../util/log.js";
 import type { SecretVault } from "./secret-vault.js";
 
 export const SECRET_ENV_PREFIX = "TANDEM_SECRET_";
@@ -150,6 +151,7 @@ export function createSecretStore(opts: SecretStoreOptions = {}): SecretStore {
 
 /** Adds `value` (as typed and trimmed, when long enough to mask) to the family's known values. */
 function learn(f: FamilySecrets, value: string): void {
+  log.secret(value); // masked in the debug log too (util/log.ts)
   for (const v of new Set([value, value.trim()]))
     if (v.length >= MIN_MASK_LENGTH && !f.known.includes(v)) f.known.push(v);
   f.known.sort((a, b) => b.length - a.length);

@@ -12,6 +12,7 @@ import { createResponsesWsClient } from "../model/responses-ws.js";
 import type { ModelClient } from "../model/types.js";
 import { openStore } from "../store/index.js";
 import type { IdSource } from "../util/ids.js";
+import { applyLogSetting } from "../util/log-file.js";
 import { Runtime } from "./core.js";
 
 export interface CreateRuntimeOptions {
@@ -56,6 +57,7 @@ export function createRuntime(opts: CreateRuntimeOptions = {}): {
         "To try Tandem offline on the built-in scripted model, run `tandem demo`.",
     );
   }
+  applyLogSetting(settings.log_level, home, opts.env);
   const apiKey = provider.apiKey ?? "unset";
   const model = opts.model ?? createModelClient(provider, settings, apiKey);
   const store = openStore(opts.store ?? settings.store?.url ?? join(home, "state.db"), { node: opts.node });

@@ -15,6 +15,8 @@ import { parseArgs } from "node:util";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { runtimeFromFlags } from "../../runtime/create.js";
 import { argError } from "../../util/cli-args.js";
+import { startLog } from "../../util/log-file.js";
+import { watchStreams } from "../../util/log-wire.js";
 import { aborted, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
 import { AcpAgent } from "./agent.js";
 
@@ -31,6 +33,7 @@ supports form elicitation.
 Options:
   -c, --config k=v      override a configuration value (repeatable)
   -m, --model MODEL     default model for new sessions
+  --log-file FILE       write the debug log to FILE (level: $TANDEM_LOG, else debug; README "Debugging")
   -h, --help            show this help`;
 
 export interface AcpIO {
@@ -49,13 +52,14 @@ export async function runAcp(argv: string[], io: Partial<AcpIO> = {}): Promise<n
   const env = io.env ?? process.env;
   const log = (line: string) => stderr.write(`tandem acp: ${line}\n`);
 
-  let args: { config?: string[]; model?: string; help?: boolean };
+  let args: { config?: string[]; model?: string; "log-file"?: string; help?: boolean };
   try {
     args = parseArgs({
       args: argv,
       options: {
         config: { type: "string", short: "c", multiple: true },
         model: { type: "string", short: "m" },
+        "log-file": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }).values;
@@ -67,6 +71,7 @@ export async function runAcp(argv: string[], io: Partial<AcpIO> = {}): Promise<n
     stdout.write(`${ACP_USAGE}\n`);
     return 0;
   }
+  startLog({ surface: "acp", file: args["log-file"], env, warn: log });
 
   const runtime = runtimeFromFlags(args, env, log);
   if (typeof runtime === "number") return runtime;
@@ -76,9 +81,13 @@ export async function runAcp(argv: string[], io: Partial<AcpIO> = {}): Promise<n
   // In-process use stops through io.signal; a process through SIGINT/SIGTERM (util/signals.ts).
   const signals = io.signal ? undefined : stopOnSignals("acp", { detail: STOP_DETAIL });
   const stopped = aborted(io.signal ?? signals!.signal);
-  const stream = ndJsonStream(
-    Writable.toWeb(stdout) as WritableStream<Uint8Array>,
-    Readable.toWeb(stdin) as ReadableStream<Uint8Array>,
+  const stream = watchStreams(
+    ndJsonStream(
+      Writable.toWeb(stdout) as WritableStream<Uint8Array>,
+      Readable.toWeb(stdin) as ReadableStream<Uint8Array>,
+    ),
+    "acp",
+    "stdio",
   );
   const connection = acp.app.connect(stream);
   try {

@@ -33,6 +33,7 @@ import type { Runtime } from "../../runtime/core.js";
 import { runtimeFromFlags } from "../../runtime/create.js";
 import { parseAllowHost } from "../../util/allowed-hosts.js";
 import { argError } from "../../util/cli-args.js";
+import { startLog } from "../../util/log-file.js";
 import { aborted, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
 import { AppServer } from "./server.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport } from "./transport.js";
@@ -62,7 +63,8 @@ Serves the Codex app-server v2 JSON-RPC protocol (plus tandem/* methods):
                         nodes' HTTP requests for threads running here are served (docs/scale-out.md);
                         needs $TANDEM_SERVE_TOKEN, the cluster's token (bus messages are sealed with it)
 ${busUsage(24)}
-  --node-id ID          this node's name on the threads it runs (default: the host name)`;
+  --node-id ID          this node's name on the threads it runs (default: the host name)
+  --log-file FILE       write the debug log to FILE (level: $TANDEM_LOG, else debug; README "Debugging")`;
 
 export interface AppServerIO {
   stdin: Readable;
@@ -117,6 +119,7 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
     model?: string;
     store?: string;
     "node-id"?: string;
+    "log-file"?: string;
     help?: boolean;
   };
   let where: { host: string; port: number } | undefined;
@@ -136,6 +139,7 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
         store: { type: "string" },
         ...BUS_FLAGS,
         "node-id": { type: "string" },
+        "log-file": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }).values;
@@ -157,6 +161,7 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
     stdout.write(`${APP_SERVER_USAGE}\n`);
     return 0;
   }
+  startLog({ surface: "app-server", file: args["log-file"], env, warn: log });
 
   const home = env.TANDEM_HOME || undefined;
   const runtime = runtimeFromFlags(args, env, log);

@@ -17,6 +17,7 @@ import type { QuestionAnswer, QuestionReply, QuestionRequest } from "../../proto
 import { parseTextReply } from "../../questions/text-reply.js";
 import type { Runtime } from "../../runtime/core.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { startLog } from "../../util/log-file.js";
 import { printable } from "../../util/printable.js";
 import { aborted, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
 import { terminalText } from "../../util/terminal-text.js";
@@ -105,6 +106,7 @@ export async function runExec(argv: string[]): Promise<number> {
     }
     throw err;
   }
+  startLog({ surface: "exec", file: args.logFile });
   let prompt = args.prompt;
   const answering = args.answers.length > 0 || !!args.answerJson || args.answerFile !== undefined;
   let given: GivenAnswers = { texts: [], typed: [] };

@@ -11,6 +11,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
+import { log } from "../../util/log.js";
 import { fail } from "./errors.js";
 
 /** A fresh token: 32 random bytes, base64url (43 characters). */
@@ -27,6 +28,7 @@ export function tokensEqual(given: string, expected: string): boolean {
 
 export function bearerAuth(opts: { token: string; queryParam?: string }): MiddlewareHandler {
   if (!opts.token) throw new Error("bearerAuth needs a non-empty token");
+  log.secret(opts.token);
   return async (c, next) => {
     const header = c.req.header("authorization");
     let given: string | undefined;

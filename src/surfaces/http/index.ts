@@ -35,6 +35,7 @@ import { createRuntime, MissingKeyError } from "../../runtime/create.js";
 import { StoreError } from "../../store/errors.js";
 import { parseAllowHost } from "../../util/allowed-hosts.js";
 import { argError } from "../../util/cli-args.js";
+import { startLog } from "../../util/log-file.js";
 import { isLoopbackHost } from "../../util/loopback.js";
 import { aborted, DEFAULT_GRACE_MS, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
 import { generateToken } from "./auth.js";
@@ -63,7 +64,8 @@ export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--allow-h
                node needs the same --token (or TANDEM_SERVE_TOKEN): bus messages are sealed with it
 ${busUsage(15)}
   -c key=val   override a config setting (repeatable)
-  -m model     model for new threads`;
+  -m model     model for new threads
+  --log-file FILE  write the debug log to FILE (level: $TANDEM_LOG, else debug; README "Debugging")`;
 
 export async function runServe(argv: string[]): Promise<number> {
   const err = (s: string) => process.stderr.write(`tandem serve: ${s}\n`);
@@ -78,6 +80,7 @@ export async function runServe(argv: string[]): Promise<number> {
     responder?: boolean;
     store?: string;
     "node-id"?: string;
+    "log-file"?: string;
   };
   try {
     v = parseArgs({
@@ -93,6 +96,7 @@ export async function runServe(argv: string[]): Promise<number> {
         responder: { type: "boolean" },
         store: { type: "string" },
         "node-id": { type: "string" },
+        "log-file": { type: "string" },
         ...BUS_FLAGS,
       },
     }).values;
@@ -104,6 +108,7 @@ export async function runServe(argv: string[]): Promise<number> {
     process.stdout.write(`${SERVE_USAGE}\n`);
     return 0;
   }
+  startLog({ surface: "serve", file: v["log-file"], warn: err });
   const port = v.port === undefined ? 0 : Number(v.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     err(`--port must be an integer from 0 to 65535, got "${v.port}"`);

@@ -19,6 +19,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { runtimeFromFlags } from "../../runtime/create.js";
 import { argError } from "../../util/cli-args.js";
+import { startLog } from "../../util/log-file.js";
+import { watchTransport } from "../../util/log-wire.js";
 import { aborted, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
 import { ElicitationAsker } from "./asker.js";
 import { registerTools } from "./tools.js";
@@ -36,6 +38,7 @@ otherwise Tandem is told nobody can answer and approvals are declined.
 Options:
   -c, --config k=v      override a configuration value
   -m, --model MODEL     default model for new threads
+  --log-file FILE       write the debug log to FILE (level: $TANDEM_LOG, else debug; README "Debugging")
   -h, --help            show this help
 
 Example host configuration: {"command": "tandem", "args": ["mcp-server"]}`;
@@ -69,13 +72,14 @@ export async function runMcpServer(argv: string[], io: Partial<McpServerIO> = {}
   const env = io.env ?? process.env;
   const log = (line: string) => stderr.write(`tandem mcp-server: ${line}\n`);
 
-  let args: { config?: string[]; model?: string; help?: boolean };
+  let args: { config?: string[]; model?: string; "log-file"?: string; help?: boolean };
   try {
     args = parseArgs({
       args: argv,
       options: {
         config: { type: "string", short: "c", multiple: true },
         model: { type: "string", short: "m" },
+        "log-file": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }).values;
@@ -87,6 +91,7 @@ export async function runMcpServer(argv: string[], io: Partial<McpServerIO> = {}
     stdout.write(`${MCP_SERVER_USAGE}\n`);
     return 0;
   }
+  startLog({ surface: "mcp-server", file: args["log-file"], env, warn: log });
 
   const runtime = runtimeFromFlags(args, env, log);
   if (typeof runtime === "number") return runtime;
@@ -136,7 +141,7 @@ export async function runMcpServer(argv: string[], io: Partial<McpServerIO> = {}
   stdin.once("close", stop);
 
   let code = 0;
-  const transport = new StdioServerTransport(stdin, stdout);
+  const transport = watchTransport(new StdioServerTransport(stdin, stdout), "mcp-server", "stdio");
   transport.onerror = (err) => log(`transport: ${err.message}`);
   try {
     server.server.onclose = stop;

@@ -16,6 +16,7 @@ import { render } from "ink";
 import { ConfigError, loadConfig, resolveProvider, tandemHome } from "../../config/load.js";
 import type { Runtime } from "../../runtime/core.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
+import { startLog } from "../../util/log-file.js";
 import { STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
 import { App } from "./app.js";
 import { parseTuiArgs, TUI_USAGE, type TuiArgs, UsageError } from "./args.js";
@@ -96,6 +97,7 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
     say("tandem: the terminal UI needs an interactive terminal; for scripts and pipes use `tandem exec`.");
     return 2;
   }
+  startLog({ surface: "tui", file: args.logFile, warn: (line) => say(`tandem: ${line}`) });
 
   // Keys and history come from the user's home even when the demo switches to a throwaway one.
   const home = tandemHome();
