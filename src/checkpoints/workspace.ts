@@ -15,14 +15,16 @@
  *
  * Nothing here runs a program: ignore rules are evaluated in-process, files are read with
  * `host/files.ts` (regular files only, symlinks never followed, FIFOs never opened blocking),
- * symlinks are stored as links. Tandem's own state (its home, the store) is never scanned.
+ * symlinks are stored as links. Entries are reached through their directory opened with
+ * `openDirExact`, so a directory on the way that is (or becomes, mid-scan) a symlink is never
+ * followed out of the root. Tandem's own state (its home, the store) is never scanned.
  *
  * Contract: methods never throw for the workspace's contents (unreadable entries are skipped);
  * a store that cannot be opened makes `open` throw, and the caller goes without.
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
-import { join, relative, sep } from "node:path";
-import { readRegular } from "../host/files.js";
+import { dirname, join, relative, sep } from "node:path";
+import { openDirExact, readRegular } from "../host/files.js";
 import { IgnoreRules } from "./ignore-rules.js";
 import { CheckpointStore, type FileRow, type FileState } from "./store.js";
 import { TreeWatcher } from "./watcher.js";
@@ -193,18 +195,21 @@ export class Workspace {
       const rel = stack.pop() as string;
       visited.add(rel);
       this.watcher.watchDir(rel);
-      let names: string[];
+      // Not really at root/rel (a link on the way): what it holds is not the workspace's.
+      const dirHandle = openDirExact(rel ? join(this.root, rel) : this.root);
+      let names: string[] = [];
       try {
-        names = readdirSync(rel ? join(this.root, rel) : this.root);
+        if (dirHandle) names = readdirSync(dirHandle.path);
       } catch {
-        continue;
+        // unreadable: like a directory that went away
       }
+      const via = dirHandle?.path;
       const known = new Map(this.store.filesIn(rel).map((r) => [r.path, r]));
       this.store.batch(() => {
-        for (const name of names) {
+        for (const name of via ? names : []) {
           const path = rel ? `${rel}/${name}` : name;
           if (this.skip(path)) continue;
-          const st = lstat(join(this.root, path));
+          const st = lstat(join(via as string, name));
           if (!st) continue;
           if (st.isDirectory()) {
             if (!this.rules.ignored(path, true)) stack.push(path);
@@ -214,10 +219,11 @@ export class Workspace {
           const row = known.get(path);
           known.delete(path);
           if (!row && ++files > this.limits.maxFiles) this.tracking = false;
-          this.compare(path, st, row, sink);
+          this.compare(path, st, row, sink, join(via as string, name));
         }
         for (const gone of known.keys()) this.remove(gone, sink);
       });
+      dirHandle?.close();
       if (!this.tracking) {
         this.watcher.close();
         return [];
@@ -241,7 +247,22 @@ export class Workspace {
   private async examinePath(rel: string, out: WorkspaceChange[]): Promise<void> {
     if (this.skip(rel) || rel.split("/").includes(".git")) return;
     if (rel === ".gitignore" || rel.endsWith("/.gitignore")) this.rulesChanged = true;
-    const st = lstat(join(this.root, rel));
+    // Through its directory as it really is: a directory swapped for a link is not followed.
+    const parent = rel === "" ? undefined : openDirExact(join(this.root, dirname(rel)));
+    const via = parent ? join(parent.path, rel.slice(rel.lastIndexOf("/") + 1)) : rel === "" ? this.root : "";
+    try {
+      await this.examineAt(rel, via ? lstat(via) : undefined, via, out);
+    } finally {
+      parent?.close();
+    }
+  }
+
+  private async examineAt(
+    rel: string,
+    st: Stats | undefined,
+    via: string,
+    out: WorkspaceChange[],
+  ): Promise<void> {
     const row = this.store.file(rel);
     if (st?.isDirectory()) {
       if (row) this.remove(rel, out); // a file replaced by a directory
@@ -256,7 +277,7 @@ export class Workspace {
       });
       return;
     }
-    this.store.batch(() => this.compare(rel, st, row, out));
+    this.store.batch(() => this.compare(rel, st, row, out, via));
   }
 
   /** Moves the baseline of `path` to what is on disk (`st`), reporting a real change. */
@@ -265,9 +286,10 @@ export class Workspace {
     st: Stats,
     row: FileRow | undefined,
     out: WorkspaceChange[] | undefined,
+    via: string,
   ): void {
     if (row && sameStat(row, st)) return;
-    const state = this.read(path, st);
+    const state = this.read(st, via);
     if (!state) return;
     this.store.putFile({ path, ...state, size: st.size, mtime: st.mtimeMs, ctime: st.ctimeMs, ino: st.ino });
     const before = row ? { kind: row.kind, hash: row.hash, mode: row.mode } : null;
@@ -283,9 +305,9 @@ export class Workspace {
     out?.push({ path, before: { kind: row.kind, hash: row.hash, mode: row.mode }, after: null });
   }
 
-  /** The state of the entry at `path` (storing its content), or undefined when unreadable. */
-  private read(path: string, st: Stats): FileState | undefined {
-    const abs = join(this.root, path);
+  /** The state of the entry `via` names (storing its content), or undefined when unreadable. */
+  private read(st: Stats, via: string): FileState | undefined {
+    const abs = via;
     const mode = st.mode & 0o7777;
     if (st.isSymbolicLink()) {
       try {

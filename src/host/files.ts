@@ -11,7 +11,17 @@
  * Contract: never blocks on a special file, never throws for a missing or refused file
  * (returns a reason instead), never reads more than `maxBytes + 1` bytes.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  type Stats,
+} from "node:fs";
 
 export type ReadRefusal = "missing" | "not_regular" | "symlink" | "too_large" | "unreadable";
 
@@ -76,4 +86,48 @@ export function readRegularText(path: string, opts: ReadOptions): string | undef
 
 function refuse(reason: ReadRefusal, message: string, stat?: Stats): RegularRead {
   return stat ? { ok: false, reason, stat, message } : { ok: false, reason, message };
+}
+
+/** A directory opened by `openDirExact`; its entries are named `join(path, name)`. */
+export interface DirHandle {
+  readonly path: string;
+  close(): void;
+}
+
+const PROC_FD = existsSync("/proc/self/fd");
+
+/**
+ * Opens the directory at `abs` (an absolute, real path) for reading what is beneath it, or
+ * undefined when `abs` is not where that directory really is: a component of `abs` is a
+ * symbolic link (or was swapped for one), it is not a directory, or it is gone. On Linux the
+ * handle's `path` is `/proc/self/fd/N`: the kernel resolves it to the directory that was
+ * checked, so a component replaced by a link after the check is never followed (as `openat`
+ * would). Elsewhere `path` is `abs` itself after a `realpath` check (a replacement between the
+ * check and the use is then not caught). Never throws; the caller closes the handle.
+ */
+export function openDirExact(abs: string): DirHandle | undefined {
+  if (!PROC_FD) {
+    try {
+      return realpathSync.native(abs) === abs ? { path: abs, close: () => {} } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  let fd: number;
+  try {
+    fd = openSync(
+      abs,
+      constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
+  } catch {
+    return undefined;
+  }
+  const path = `/proc/self/fd/${fd}`;
+  try {
+    if (readlinkSync(path) === abs) return { path, close: () => closeSync(fd) };
+  } catch {
+    // refused below
+  }
+  closeSync(fd);
+  return undefined;
 }

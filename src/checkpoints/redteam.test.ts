@@ -1,0 +1,70 @@
+/** Adversarial tests of the workspace watch: symlinked directories, names, secrets in links. */
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { Workspace, type WorkspaceOptions } from "./workspace.js";
+
+const dirs: string[] = [];
+const open: Workspace[] = [];
+function mk(prefix: string): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+function workspace(root: string, opts: Partial<WorkspaceOptions> = {}): Workspace {
+  const ws = Workspace.open(root, {
+    storeFile: join(mk("tandem-rt-state-"), "cp.db"),
+    globalExcludes: null,
+    ...opts,
+  });
+  open.push(ws);
+  return ws;
+}
+afterEach(() => {
+  for (const w of open.splice(0)) w.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const OUTSIDE = "TOP-SECRET-OUTSIDE-THE-WORKSPACE";
+
+/** Every blob the store holds, as text. */
+function blobs(ws: Workspace): string[] {
+  const db = (ws.store as unknown as { db: { prepare(s: string): { all(): { hash: string }[] } } }).db;
+  return db
+    .prepare("SELECT hash FROM blobs")
+    .all()
+    .map((r) => ws.store.getBlob(r.hash)?.toString("utf8") ?? "");
+}
+
+describe("red team: the workspace watch never reads outside its root", () => {
+  // Fails if a dirty path is read through a directory on its way that became a link (the
+  // event names `d/sub/secret.key`; `root/d/sub/secret.key` now leads outside).
+  it("a watched directory moved away and replaced by a symlink: its dirty entries are not read through the link", async () => {
+    const outside = mk("tandem-rt-outside-");
+    mkdirSync(join(outside, "sub"));
+    writeFileSync(join(outside, "secret.key"), OUTSIDE);
+    writeFileSync(join(outside, "sub", "secret.key"), OUTSIDE);
+    const root = mk("tandem-rt-ws-");
+    mkdirSync(join(root, "d", "sub"), { recursive: true });
+    writeFileSync(join(root, "d", "keep.txt"), "k\n");
+    const ws = workspace(root);
+    await ws.ready();
+    // One command: touch files in the watched dirs, move the dir away, put a link in its place.
+    writeFileSync(join(root, "d", "secret.key"), "inside\n");
+    writeFileSync(join(root, "d", "sub", "secret.key"), "inside\n");
+    renameSync(join(root, "d"), join(root, "d2"));
+    symlinkSync(outside, join(root, "d"));
+    const changes = await ws.sync();
+    const shown = changes.map((c) => ws.content(c.after)?.toString("utf8") ?? "");
+    expect(shown.join("\n")).not.toContain(OUTSIDE);
+    expect(blobs(ws).join("\n")).not.toContain(OUTSIDE);
+    // What did happen is reported: the link, and the files under their new name.
+    expect(changes.filter((c) => c.after).map((c) => [c.path, c.after?.kind])).toEqual([
+      ["d", "link"],
+      ["d2/keep.txt", "file"],
+      ["d2/secret.key", "file"],
+      ["d2/sub/secret.key", "file"],
+    ]);
+  });
+});
