@@ -54,7 +54,10 @@ export interface WorkspaceOptions {
   sentinelParent?: string;
   /** Global excludes file override (tests); null for none. */
   globalExcludes?: string | null;
-  /** Content that must not be stored (it holds a secret value): tracked as `withheld`. */
+  /**
+   * Data that must not be stored (it holds a secret value): a file's content or a link's
+   * target is tracked as `withheld`; a path whose name holds it is not tracked at all.
+   */
   withhold?: (data: Buffer) => boolean;
 }
 
@@ -175,8 +178,10 @@ export class Workspace {
     return run;
   }
 
+  /** Never tracked: Tandem's own state, and a path whose name holds a secret value. */
   private skip(rel: string): boolean {
-    return this.excluded.some((e) => rel === e || rel.startsWith(`${e}/`));
+    if (this.excluded.some((e) => rel === e || rel.startsWith(`${e}/`))) return true;
+    return this.opts.withhold?.(Buffer.from(rel)) === true;
   }
 
   /**
@@ -311,7 +316,9 @@ export class Workspace {
     const mode = st.mode & 0o7777;
     if (st.isSymbolicLink()) {
       try {
-        return { kind: "link", hash: this.store.putBlob(Buffer.from(readlinkSync(abs))), mode };
+        const target = Buffer.from(readlinkSync(abs));
+        if (this.opts.withhold?.(target)) return { kind: "withheld", hash: null, mode };
+        return { kind: "link", hash: this.store.putBlob(target), mode };
       } catch {
         return undefined;
       }

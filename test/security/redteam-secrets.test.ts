@@ -1,0 +1,98 @@
+/**
+ * Red team: a secret value reaches the checkpoint store by a way that is not a file's content.
+ *
+ * README "Secret answers": a file that holds a secret value Tandem knows is never stored in a
+ * checkpoint. The command here does not write the value into a file: it names a symbolic link's
+ * target after it (`ln -s "$TANDEM_SECRET_API_KEY" link`) and a file after it (`touch
+ * "$TANDEM_SECRET_API_KEY.txt"`). The watch stores link targets as blobs and paths in its
+ * `files` table: the value would sit in `$TANDEM_HOME/checkpoints/*.db`, outside the sealed
+ * vault, beside the key that opens the vault. No byte under the home may hold it.
+ *
+ * Real loop (harness: Runtime, SQLite, scripted model over HTTP); danger-full-access (the
+ * sandbox is not the point), so it runs without bubblewrap too.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Event, EventOf } from "../../src/protocol/events.js";
+import { checkpointBlobs, homeFiles } from "../helpers/checkpoints.js";
+import { type Harness, harness } from "../helpers/index.js";
+
+const SECRET = "sk-LINKED-3b7e20f91c";
+
+const call = (call_id: string, name: string, args: Record<string, unknown>) => ({
+  type: "function_call" as const,
+  name,
+  arguments: args,
+  call_id,
+});
+const requested = (e: Event): e is EventOf<"question.requested"> => e.type === "question.requested";
+
+describe("red team: secrets never reach the checkpoint store", () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  // Fails if link targets or path names skip the secret check that file contents get.
+  it("a link whose target is the secret and a file named after it are not stored", async () => {
+    h = await harness({
+      script: {
+        steps: [
+          {
+            output: [
+              call("s1", "request_user_input", {
+                questions: [
+                  { id: "api_key", header: "API key", question: "Paste your API key", secret: true },
+                ],
+              }),
+            ],
+          },
+          {
+            output: [
+              call("x1", "exec_command", {
+                cmd: 'ln -s "$TANDEM_SECRET_API_KEY" link && touch "$TANDEM_SECRET_API_KEY.txt" && echo plain > plain.txt',
+              }),
+            ],
+          },
+          { output: [{ type: "message", text: "done" }] },
+        ],
+      } as any,
+      overrides: ['sandbox_mode="danger-full-access"'],
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
+    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const turn = thread.startTurn("set up");
+    const deadline = Date.now() + 15_000;
+    while (!h.events.some((s) => requested(s.event)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    const ev = h.events.map((s) => s.event).find(requested);
+    expect(ev, "the secret question was asked").toBeDefined();
+    const r = h.runtime.reply(
+      thread.id,
+      ev!.request.request_id,
+      { answers: { api_key: { other: SECRET } } } as any,
+      {
+        kind: "test",
+      },
+    );
+    expect(r.ok, JSON.stringify(r)).toBe(true);
+    expect((await turn.done).status).toBe("completed");
+    // The command did its work with the value.
+    expect(readFileSync(join(h.cwd, `${SECRET}.txt`), "utf8")).toBe("");
+    const diff = h.events
+      .map((s) => s.event)
+      .filter((e) => e.type === "turn.diff")
+      .map((e) => (e as { diff: string }).diff)
+      .at(-1);
+    expect(diff).toContain("plain.txt"); // the watch saw the command
+    await h.runtime.shutdown();
+    for (const f of homeFiles(h.home)) {
+      const bytes = readFileSync(join(h.home, f));
+      expect(bytes.includes(SECRET), `${f} holds the secret`).toBe(false);
+    }
+    for (const blob of checkpointBlobs(h.home))
+      expect(blob.includes(SECRET), "a checkpoint blob holds it").toBe(false);
+  });
+});
