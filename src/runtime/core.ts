@@ -150,7 +150,7 @@ export class Runtime {
     this.workspaces = new Workspaces({
       home: opts.home,
       protectedPaths: this.protectedPaths,
-      withhold: (data) => this.secrets.heldIn(data),
+      withhold: (data) => this.secrets.heldIn(data, this.threads.keys()),
     });
     this.agents = new Agents(this);
     this.secrets = familySecrets({

@@ -11,12 +11,13 @@
  * Real loop (harness: Runtime, SQLite, scripted model over HTTP); danger-full-access (the
  * sandbox is not the point), so it runs without bubblewrap too.
  */
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Event, EventOf } from "../../src/protocol/events.js";
 import { checkpointBlobs, homeFiles } from "../helpers/checkpoints.js";
-import { type Harness, harness } from "../helpers/index.js";
+import { jsonLines, type MockProcess, runTandem, startMockProcess } from "../helpers/cli.js";
+import { type Harness, harness, tempDir } from "../helpers/index.js";
 
 const SECRET = "sk-LINKED-3b7e20f91c";
 
@@ -94,5 +95,66 @@ describe("red team: secrets never reach the checkpoint store", () => {
     }
     for (const blob of checkpointBlobs(h.home))
       expect(blob.includes(SECRET), "a checkpoint blob holds it").toBe(false);
+  });
+});
+
+describe("red team: a resumed family's secret stays out of checkpoints", () => {
+  let mock: MockProcess | undefined;
+  afterEach(async () => {
+    await mock?.stop();
+    mock = undefined;
+  });
+
+  // Fails if the watch's secret check knows only the families this process has loaded so far:
+  // a resumed thread's turn starts with a sync, before anything loads the family's sealed
+  // values, and the user's edit to .env (which holds the value) is stored in clear.
+  it("a file holding the value, changed between two processes, is withheld by the next", async () => {
+    mock = await startMockProcess({
+      steps: [
+        {
+          output: [
+            call("ask1", "request_user_input", {
+              questions: [{ id: "api_key", header: "API key", question: "Your API key?", secret: true }],
+            }),
+          ],
+        },
+        {
+          output: [
+            call("w1", "exec_command", { cmd: "printf 'API_KEY=%s\\n' \"$TANDEM_SECRET_API_KEY\" > .env" }),
+          ],
+        },
+        { output: [{ type: "message", text: "written" }] },
+        { output: [call("e1", "exec_command", { cmd: "echo again > again.txt" })] },
+        { output: [{ type: "message", text: "done again" }] },
+      ],
+    });
+    const home = tempDir("tandem-home-");
+    const cwd = tempDir("tandem-ws-");
+    const env = { TANDEM_HOME: home, OPENAI_API_KEY: "k", OPENAI_BASE_URL: mock.url };
+    const common = ["--json", "-c", 'sandbox_mode="danger-full-access"'];
+    const first = await runTandem(["exec", ...common, "--mode", "plan", "--questions", "defer", "set up"], {
+      env,
+      cwd,
+    });
+    expect(first.code, first.stderr).toBe(3);
+    const threadId = jsonLines(first.stdout)[0].thread_id as string;
+    const second = await runTandem(["exec", ...common, "resume", threadId, "--answer", "api_key=-"], {
+      env,
+      cwd,
+      input: `${SECRET}\n`,
+    });
+    expect(second.code, second.stderr).toBe(0);
+    expect(readFileSync(join(cwd, ".env"), "utf8")).toBe(`API_KEY=${SECRET}\n`);
+    // The user edits .env between the runs; the next run's first sync reads it again.
+    appendFileSync(join(cwd, ".env"), "DEBUG=1\n");
+    const third = await runTandem(["exec", ...common, "resume", threadId, "again"], { env, cwd });
+    expect(third.code, third.stderr).toBe(0);
+    expect(readFileSync(join(cwd, "again.txt"), "utf8")).toBe("again\n");
+    const blobs = checkpointBlobs(home);
+    expect(
+      blobs.some((b) => b.toString() === "again\n"),
+      "the third run's watch stored again.txt",
+    ).toBe(true);
+    for (const blob of blobs) expect(blob.includes(SECRET), "a checkpoint blob holds it").toBe(false);
   });
 });
