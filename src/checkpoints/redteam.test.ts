@@ -1,4 +1,5 @@
 /** Adversarial tests of the workspace watch: symlinked directories, names, secrets in links. */
+import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -66,5 +67,33 @@ describe("red team: the workspace watch never reads outside its root", () => {
       ["d2/secret.key", "file"],
       ["d2/sub/secret.key", "file"],
     ]);
+  });
+});
+
+describe("red team: the checkpoint store stays bounded", () => {
+  // Fails if blobs nothing refers to any more (a file's earlier contents, overwritten before a
+  // checkpoint kept them) are never dropped, or old checkpoints never go: a command that
+  // rewrites one file with fresh random content makes the store grow by its size on every sync,
+  // for ever, while the workspace stays one file.
+  it("rewriting one file many times does not grow the store past its bound", async () => {
+    const root = mk("tandem-rt-ws-");
+    writeFileSync(join(root, "f.bin"), randomBytes(1 << 20));
+    const ws = workspace(root, { limits: { maxCheckpointBytes: 4 << 20 } });
+    await ws.ready();
+    // One turn rewrites it 12 times (its checkpoint keeps the first and last states), then 12
+    // turns rewrite it once each (every state is some checkpoint's before or after).
+    const cp = ws.store.checkpoint("t1", "turn0");
+    for (let i = 0; i < 24; i++) {
+      writeFileSync(join(root, "f.bin"), randomBytes(1 << 20));
+      const turn = i < 12 ? cp : ws.store.checkpoint("t1", `turn${i}`);
+      for (const c of await ws.sync()) ws.store.recordChange(turn.id, c.path, c.before, c.after);
+    }
+    const db = (ws.store as unknown as { db: { prepare(s: string): { get(): { n: number } } } }).db;
+    const bytes = db.prepare("SELECT sum(length(data)) AS n FROM blobs").get().n;
+    // The baseline (1 MiB) plus at most the bound, plus what the last sync added before a prune.
+    expect(bytes).toBeLessThan(7 << 20);
+    // The baseline is intact: the current content is still there.
+    const row = ws.store.file("f.bin");
+    expect(ws.content(row ?? null)?.length).toBe(1 << 20);
   });
 });

@@ -36,12 +36,18 @@ export interface WorkspaceLimits {
   maxDirs: number;
   /** Files tracked at most; past it the workspace is not tracked at all. */
   maxFiles: number;
+  /**
+   * Contents kept only by checkpoints (earlier states; the baseline not counted), compressed,
+   * at most; past it the oldest checkpoints go. Checked once a quarter of it was stored anew.
+   */
+  maxCheckpointBytes: number;
 }
 
 export const WORKSPACE_LIMITS: WorkspaceLimits = {
   maxFileBytes: 8 << 20,
   maxDirs: 50_000,
   maxFiles: 500_000,
+  maxCheckpointBytes: 1 << 30,
 };
 
 export interface WorkspaceOptions {
@@ -173,9 +179,19 @@ export class Workspace {
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn);
+    const run = this.queue.then(fn).finally(() => this.bound());
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /** Keeps the store within `maxCheckpointBytes` (store.ts `prune`); cost amortised over writes. */
+  private bound(): void {
+    if (this.closed || this.store.addedBytes < this.limits.maxCheckpointBytes / 4) return;
+    try {
+      this.store.prune({ olderThan: 0, maxBytes: this.limits.maxCheckpointBytes });
+    } catch {
+      // a busy store: the next write tries again
+    }
   }
 
   /** Never tracked: Tandem's own state, and a path whose name holds a secret value. */
