@@ -22,8 +22,9 @@ import {
   realpathSync,
   type Stats,
 } from "node:fs";
+import { sep } from "node:path";
 
-export type ReadRefusal = "missing" | "not_regular" | "symlink" | "too_large" | "unreadable";
+export type ReadRefusal = "missing" | "not_regular" | "symlink" | "outside" | "too_large" | "unreadable";
 
 export type RegularRead =
   | { ok: true; data: Buffer; stat: Stats }
@@ -36,6 +37,12 @@ export interface ReadOptions {
   noFollow?: boolean;
   /** Return the first `maxBytes` of a larger file instead of refusing it. */
   truncate?: boolean;
+  /**
+   * Links may be followed, but the file opened must really lie under `root` and under none of
+   * `exclude` (checked on the open descriptor, so a link swapped after a check cannot lead
+   * elsewhere): a model-made `AGENTS.md -> ~/.tandem/config.toml` is refused as `outside`.
+   */
+  within?: { root: string; exclude?: readonly string[] };
 }
 
 // O_NOCTTY: opening a terminal device must never make it our controlling terminal.
@@ -55,6 +62,8 @@ export function readRegular(path: string, opts: ReadOptions): RegularRead {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return refuse("not_regular", `${path} is not a regular file`, stat);
+    if (opts.within && !openedWithin(fd, path, opts.within))
+      return refuse("outside", `${path} leads outside ${opts.within.root}`, stat);
     if (stat.size > opts.maxBytes && !opts.truncate)
       return refuse("too_large", `${path} is larger than ${opts.maxBytes} bytes`, stat);
     const want = Math.min(stat.size, opts.maxBytes);
@@ -75,6 +84,29 @@ export function readRegular(path: string, opts: ReadOptions): RegularRead {
     return refuse("unreadable", `cannot read ${path}: ${(err as Error).message}`);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Whether the file open on `fd` (opened as `path`) lies under `within.root` and outside its excludes. */
+function openedWithin(fd: number, path: string, within: NonNullable<ReadOptions["within"]>): boolean {
+  let real: string;
+  try {
+    real = PROC_FD ? readlinkSync(`/proc/self/fd/${fd}`) : realpathSync.native(path);
+  } catch {
+    return false;
+  }
+  const under = (dir: string) => {
+    const d = realOr(dir);
+    return real === d || real.startsWith(d.endsWith(sep) ? d : d + sep);
+  };
+  return under(within.root) && !(within.exclude ?? []).some(under);
+}
+
+function realOr(p: string): string {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return p;
   }
 }
 

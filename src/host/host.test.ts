@@ -153,3 +153,29 @@ describe("openDirExact", () => {
     h!.close();
   });
 });
+
+describe("readRegular within", () => {
+  it("follows a link that stays inside the root, refuses one that leads out or into an excluded dir", () => {
+    const d = realpathSync(dir());
+    mkdirSync(join(d, "proj", "docs"), { recursive: true });
+    mkdirSync(join(d, "proj", "home"));
+    writeFileSync(join(d, "proj", "docs", "AGENTS.md"), "inside\n");
+    writeFileSync(join(d, "proj", "home", "config.toml"), "hidden\n");
+    writeFileSync(join(d, "outside.txt"), "outside\n");
+    symlinkSync("docs/AGENTS.md", join(d, "proj", "AGENTS.md"));
+    symlinkSync(join(d, "outside.txt"), join(d, "proj", "out.md"));
+    symlinkSync(join(d, "proj", "home", "config.toml"), join(d, "proj", "home.md"));
+    const within = { root: join(d, "proj"), exclude: [join(d, "proj", "home")] };
+    const r = readRegular(join(d, "proj", "AGENTS.md"), { maxBytes: 100, within });
+    expect(r.ok && r.data.toString()).toBe("inside\n");
+    // fails if the opened file's real place is not checked
+    expect(readRegular(join(d, "proj", "out.md"), { maxBytes: 100, within })).toMatchObject({
+      ok: false,
+      reason: "outside",
+    });
+    expect(readRegular(join(d, "proj", "home.md"), { maxBytes: 100, within })).toMatchObject({
+      ok: false,
+      reason: "outside",
+    });
+  });
+});

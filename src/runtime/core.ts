@@ -272,7 +272,7 @@ export class Runtime {
     if (this.settings.include_environment_context)
       thread.recordItem(environmentContextItem(record.cwd), null);
     if (this.settings.include_agents_md) {
-      const agents = agentsMdItem(record.cwd);
+      const agents = agentsMdItem(record.cwd, this.hiddenPaths);
       if (agents) thread.recordItem(agents, null);
     }
     return thread;
