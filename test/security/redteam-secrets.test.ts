@@ -158,3 +158,83 @@ describe("red team: a resumed family's secret stays out of checkpoints", () => {
     for (const blob of blobs) expect(blob.includes(SECRET), "a checkpoint blob holds it").toBe(false);
   });
 });
+
+describe("red team: a patch next to a secret", () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  // Fails if the file_change item (its diff's context lines come from the file) is published or
+  // stored unmasked: .env holds the value, and the patch edits the line after it.
+  it("apply_patch on a file that holds the value: its diff and its mismatch error show it masked", async () => {
+    const patch = "*** Begin Patch\n*** Update File: .env\n@@\n-DEBUG=0\n+DEBUG=1\n*** End Patch";
+    const guess =
+      "*** Begin Patch\n*** Update File: .env\n@@\n-API_KEY=sk-LINKED-guess\n+API_KEY=other\n*** End Patch";
+    h = await harness({
+      script: {
+        steps: [
+          {
+            output: [
+              call("s1", "request_user_input", {
+                questions: [
+                  { id: "api_key", header: "API key", question: "Paste your API key", secret: true },
+                ],
+              }),
+            ],
+          },
+          {
+            output: [
+              call("x1", "exec_command", {
+                cmd: 'printf "API_KEY=%s\\nDEBUG=0\\n" "$TANDEM_SECRET_API_KEY" > .env',
+              }),
+            ],
+          },
+          { output: [{ type: "custom_tool_call", name: "apply_patch", call_id: "p1", input: patch }] },
+          // A guess that does not match: the error quotes the most similar lines of the file.
+          { output: [{ type: "custom_tool_call", name: "apply_patch", call_id: "p2", input: guess }] },
+          { output: [{ type: "message", text: "done" }] },
+        ],
+      } as any,
+      overrides: ['sandbox_mode="danger-full-access"'],
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
+    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const turn = thread.startTurn("set up");
+    const deadline = Date.now() + 15_000;
+    while (!h.events.some((s) => requested(s.event)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    const ev = h.events.map((s) => s.event).find(requested);
+    const r = h.runtime.reply(
+      thread.id,
+      ev!.request.request_id,
+      { answers: { api_key: { other: SECRET } } } as any,
+      {
+        kind: "test",
+      },
+    );
+    expect(r.ok, JSON.stringify(r)).toBe(true);
+    expect((await turn.done).status).toBe("completed");
+    expect(readFileSync(join(h.cwd, ".env"), "utf8")).toBe(`API_KEY=${SECRET}\nDEBUG=1\n`);
+    const changes = h.events
+      .map((s) => s.event)
+      .filter((e) => e.type === "item.completed" && (e as any).item.type === "file_change");
+    expect(changes.length).toBeGreaterThan(0);
+    const outputOf = (id: string) =>
+      JSON.stringify(
+        (h!.model.requests as any[])
+          .flatMap((b) => b.input)
+          .find((i: any) => i.call_id === id && i.type.endsWith("_output")),
+      );
+    expect(outputOf("p2")).toContain("The most similar lines"); // the guess failed, and said why
+    expect(outputOf("p2")).toContain("[redacted secret]");
+    expect(JSON.stringify(h.events).includes(SECRET), "an event holds the secret").toBe(false);
+    expect(JSON.stringify(h.model.requests).includes(SECRET), "a model request holds the secret").toBe(false);
+    await h.runtime.shutdown();
+    for (const f of homeFiles(h.home)) {
+      const bytes = readFileSync(join(h.home, f));
+      expect(bytes.includes(SECRET), `${f} holds the secret`).toBe(false);
+    }
+  });
+});
