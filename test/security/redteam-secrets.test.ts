@@ -238,3 +238,55 @@ describe("red team: a patch next to a secret", () => {
     }
   });
 });
+
+describe("red team: a multi-line secret under a PTY", () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  // Fails if masking matches only the value as typed: a PTY turns each "\n" the program prints
+  // into "\r\n", so a pasted key of several lines would reach the model whole.
+  it("a two-line value printed under tty: true is masked", async () => {
+    const value = "-----KEY-LINE-ONE-7f3a-----\n-----KEY-LINE-TWO-c81e-----";
+    h = await harness({
+      script: {
+        steps: [
+          {
+            output: [
+              call("s1", "request_user_input", {
+                questions: [{ id: "key", header: "Key", question: "Paste your key", secret: true }],
+              }),
+            ],
+          },
+          { output: [call("x1", "exec_command", { cmd: 'printf "%s\\n" "$TANDEM_SECRET_KEY"', tty: true })] },
+          { output: [{ type: "message", text: "done" }] },
+        ],
+      } as any,
+      overrides: ['sandbox_mode="danger-full-access"'],
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
+    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const turn = thread.startTurn("set up");
+    const deadline = Date.now() + 15_000;
+    while (!h.events.some((s) => requested(s.event)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    const ev = h.events.map((s) => s.event).find(requested);
+    const r = h.runtime.reply(
+      thread.id,
+      ev!.request.request_id,
+      { answers: { key: { other: value } } } as any,
+      {
+        kind: "test",
+      },
+    );
+    expect(r.ok, JSON.stringify(r)).toBe(true);
+    expect((await turn.done).status).toBe("completed");
+    const requests = JSON.stringify(h.model.requests);
+    expect(requests).toContain("[redacted secret]"); // the command printed it, masked
+    for (const line of value.split("\n"))
+      expect(requests.includes(line), `a model request holds "${line}"`).toBe(false);
+    expect(JSON.stringify(h.events).includes("KEY-LINE-ONE"), "an event holds the first line").toBe(false);
+  });
+});
