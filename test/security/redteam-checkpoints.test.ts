@@ -11,7 +11,7 @@
  *
  * Real loop (harness: Runtime, SQLite, scripted model over HTTP), real bubblewrap.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkpointBlobs } from "../helpers/checkpoints.js";
@@ -79,5 +79,52 @@ describe.skipIf(!hasBwrap)("red team: the watch never follows a link out of the 
     expect(blobs.length).toBeGreaterThan(0);
     for (const b of blobs) expect(b.includes(TOKEN), "a checkpoint blob holds the home's token").toBe(false);
     h = undefined;
+  });
+});
+
+describe("red team: a file name cannot forge the turn diff", () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  // Fails if paths go into the diff's `---`/`+++` lines raw: a name with newlines then reads
+  // as a second file's header and hunk (here a harmless-looking edit of README.md, which the
+  // command never touched), and a client that lists the diff per file shows that instead.
+  it("a name holding newlines and a fake header stays one quoted path", async () => {
+    const fake = "x\n--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-old\n+new";
+    h = await harness({
+      script: {
+        steps: [
+          {
+            output: [
+              exec(
+                "x1",
+                `F=$'${fake.replace(/\n/g, "\\n")}'; mkdir -p "$(dirname "$F")" && printf 'hi\\n' > "$F"`,
+              ),
+            ],
+          },
+          { output: [{ type: "message", text: "done" }] },
+        ],
+      } as any,
+      overrides: ['sandbox_mode="danger-full-access"'],
+    });
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    expect((await thread.startTurn("go").done).status).toBe("completed");
+    expect(existsSync(join(h.cwd, fake))).toBe(true); // the command made it
+    const diff = h.events
+      .map((s) => s.event)
+      .filter((e) => e.type === "turn.diff")
+      .map((e) => (e as { diff: string }).diff)
+      .at(-1);
+    expect(diff).toBeDefined();
+    const lines = diff!.split("\n");
+    expect(
+      lines.filter((l) => l.startsWith("+++ ")),
+      diff,
+    ).toHaveLength(1);
+    expect(lines).not.toContain("+++ b/README.md");
+    expect(lines[1]).toBe('+++ "b/x\\n--- a/README.md\\n+++ b/README.md\\n@@ -1 +1 @@\\n-old\\n+new"');
   });
 });
