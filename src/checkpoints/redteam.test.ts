@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { RULE_FILE_MAX } from "./ignore-rules.js";
 import { Workspace, type WorkspaceOptions } from "./workspace.js";
 
 const dirs: string[] = [];
@@ -95,5 +96,52 @@ describe("red team: the checkpoint store stays bounded", () => {
     // The baseline is intact: the current content is still there.
     const row = ws.store.file("f.bin");
     expect(ws.content(row ?? null)?.length).toBe(1 << 20);
+  });
+});
+
+describe("red team: a sync never holds the event loop for the whole change", () => {
+  // Fails if the loop over the watcher's dirty paths never yields: a command that touches many
+  // files (each costly to judge against a huge .gitignore) would then freeze the process —
+  // signals, other threads, the HTTP server — until every path was examined.
+  it("examining many dirty paths lets other work run in between", async () => {
+    const root = mk("tandem-rt-ws-");
+    const ws = workspace(root);
+    await ws.ready();
+    for (let i = 0; i < 2000; i++) writeFileSync(join(root, `f${i}.txt`), `${i}\n`);
+    const seen = new Set<number>();
+    let running = true;
+    const probe = () => {
+      if (!running) return;
+      seen.add(ws.store.countFiles());
+      setImmediate(probe);
+    };
+    setImmediate(probe);
+    const changes = await ws.sync();
+    running = false;
+    expect(changes).toHaveLength(2000);
+    // Some tick ran while the sync was half way.
+    expect(
+      [...seen].some((n) => n > 0 && n < 2000),
+      `counts seen: ${[...seen].join(",")}`,
+    ).toBe(true);
+  });
+});
+
+describe("red team: a huge .gitignore", () => {
+  // Fails if a rule file is read whole however large (a megabyte of patterns cost seconds per
+  // compile and ~90 ms per path), or if the cut applies half a pattern.
+  it("only its first RULE_FILE_MAX bytes apply, cut at a line", async () => {
+    const filler = Array.from({ length: 4000 }, (_, i) => `filler-${i}-*.tmp`).join("\n");
+    expect(filler.length).toBeGreaterThan(RULE_FILE_MAX);
+    const head = "early.log\n";
+    const root = mk("tandem-rt-ws-");
+    const ws = workspace(root);
+    await ws.ready();
+    writeFileSync(join(root, ".gitignore"), `${head}${filler}\nlate.log\n`);
+    await ws.sync();
+    for (const f of ["early.log", "late.log", "filler-1-x.tmp"]) writeFileSync(join(root, f), "x\n");
+    const paths = (await ws.sync()).map((c) => c.path).sort();
+    // early.log and the first fillers are ignored; late.log, past the cut, is tracked.
+    expect(paths).toEqual(["late.log"]);
   });
 });

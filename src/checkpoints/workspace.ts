@@ -75,7 +75,29 @@ export interface WorkspaceChange {
 }
 
 const YIELD_EVERY = 512;
+/** Longest stretch of work between two yields to the event loop (a costly .gitignore). */
+const YIELD_AFTER_MS = 20;
 const tick = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * `await pace()` after each unit of work: yields to the event loop every YIELD_EVERY units or
+ * YIELD_AFTER_MS, so a large or costly comparison never holds up signals, other threads or
+ * servers of the process.
+ */
+function pacer(): { (): Promise<void> | undefined; due(): boolean } {
+  let n = 0;
+  let since = performance.now();
+  const due = () => n >= YIELD_EVERY || performance.now() - since >= YIELD_AFTER_MS;
+  const pace = () => {
+    n++;
+    if (!due()) return undefined;
+    n = 0;
+    return tick().then(() => {
+      since = performance.now();
+    });
+  };
+  return Object.assign(pace, { due });
+}
 
 export class Workspace {
   readonly root: string;
@@ -141,7 +163,12 @@ export class Workspace {
       }
       await this.watcher.flush();
       const out: WorkspaceChange[] = [];
-      for (const rel of this.watcher.takeDirty().sort()) await this.examinePath(rel, out);
+      const pace = pacer();
+      for (const rel of this.watcher.takeDirty().sort()) {
+        if (this.closed) return out;
+        await this.examinePath(rel, out);
+        await pace();
+      }
       if (!this.watcher.trusted) return [...out, ...(await this.scan("", true))];
       return out;
     });
@@ -152,7 +179,12 @@ export class Workspace {
     return this.serial(async () => {
       const out: WorkspaceChange[] = [];
       if (!this.tracked) return out;
-      for (const rel of paths) await this.examinePath(rel, out);
+      const pace = pacer();
+      for (const rel of paths) {
+        if (this.closed) return out;
+        await this.examinePath(rel, out);
+        await pace();
+      }
       return out;
     });
   }
@@ -211,7 +243,7 @@ export class Workspace {
     const stack = [dir];
     const visited = new Set<string>();
     let files = this.tracking ? this.store.countFiles() : 0;
-    let sinceYield = 0;
+    const pace = pacer();
     while (stack.length && !this.closed) {
       const rel = stack.pop() as string;
       visited.add(rel);
@@ -226,34 +258,41 @@ export class Workspace {
       }
       const via = dirHandle?.path;
       const known = new Map(this.store.filesIn(rel).map((r) => [r.path, r]));
-      this.store.batch(() => {
-        for (const name of via ? names : []) {
-          const path = rel ? `${rel}/${name}` : name;
-          if (this.skip(path)) continue;
-          const st = lstat(join(via as string, name));
-          if (!st) continue;
-          if (st.isDirectory()) {
-            if (!this.rules.ignored(path, true)) stack.push(path);
-            continue;
-          }
-          if (!(st.isFile() || st.isSymbolicLink()) || this.rules.ignored(path, false)) continue;
-          const row = known.get(path);
-          known.delete(path);
-          if (!row && ++files > this.limits.maxFiles) this.tracking = false;
-          this.compare(path, st, row, sink, join(via as string, name));
+      try {
+        // In slices, each its own transaction, with a yield between (see `pacer`).
+        for (let at = 0; via && at < names.length && !this.closed; ) {
+          this.store.batch(() => {
+            for (const start = at; at < names.length && at - start < YIELD_EVERY; ) {
+              const name = names[at++];
+              const path = rel ? `${rel}/${name}` : name;
+              if (this.skip(path)) continue;
+              const st = lstat(join(via, name));
+              if (!st) continue;
+              if (st.isDirectory()) {
+                if (!this.rules.ignored(path, true)) stack.push(path);
+              } else if ((st.isFile() || st.isSymbolicLink()) && !this.rules.ignored(path, false)) {
+                const row = known.get(path);
+                known.delete(path);
+                if (!row && ++files > this.limits.maxFiles) this.tracking = false;
+                this.compare(path, st, row, sink, join(via, name));
+              }
+              if (pace.due()) break;
+            }
+          });
+          if (!this.tracking) break;
+          await pace();
         }
-        for (const gone of known.keys()) this.remove(gone, sink);
-      });
-      dirHandle?.close();
+      } finally {
+        dirHandle?.close();
+      }
       if (!this.tracking) {
         this.watcher.close();
         return [];
       }
-      sinceYield += names.length;
-      if (sinceYield >= YIELD_EVERY) {
-        sinceYield = 0;
-        await tick();
-      }
+      if (this.closed) return out;
+      this.store.batch(() => {
+        for (const gone of known.keys()) this.remove(gone, sink);
+      });
     }
     this.store.batch(() => {
       for (const d of this.store.dirsUnder(dir)) {
