@@ -1,6 +1,15 @@
 /** Adversarial tests of the workspace watch: symlinked directories, names, secrets in links. */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -143,5 +152,27 @@ describe("red team: a huge .gitignore", () => {
     const paths = (await ws.sync()).map((c) => c.path).sort();
     // early.log and the first fillers are ignored; late.log, past the cut, is tracked.
     expect(paths).toEqual(["late.log"]);
+  });
+});
+
+describe("red team: a change made through a hard link", () => {
+  // Events cannot see it: written through a second name in an ignored directory (node_modules/
+  // is never watched), src/app.js changes with no event on src/. Fails if verify's stat pass
+  // does not find it either (the turn diff would never show it).
+  it("a tracked file changed through its hard link in node_modules: sync misses it, verify finds it", async () => {
+    const root = mk("tandem-rt-ws-");
+    mkdirSync(join(root, "src"));
+    writeFileSync(join(root, "src", "app.js"), "ok();\n");
+    const ws = workspace(root);
+    await ws.ready();
+    mkdirSync(join(root, "node_modules"));
+    linkSync(join(root, "src", "app.js"), join(root, "node_modules", "h"));
+    await ws.sync();
+    appendFileSync(join(root, "node_modules", "h"), "backdoor();\n");
+    expect(await ws.sync()).toEqual([]);
+    const changes = await ws.verify();
+    expect(changes.map((c) => [c.path, ws.content(c.after)?.toString()])).toEqual([
+      ["src/app.js", "ok();\nbackdoor();\n"],
+    ]);
   });
 });

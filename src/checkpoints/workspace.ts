@@ -12,6 +12,8 @@
  *   the watcher is not trusted (inotify limit, an error) it rescans instead: same result, cost
  *   grows with the workspace.
  * - `examine(paths)` does the same for paths the caller knows it changed (apply_patch).
+ * - `verify()` compares the whole workspace by stat: writes that raise no event in the file's
+ *   directory (mmap, a hard link in an unwatched directory) are found there.
  *
  * Nothing here runs a program: ignore rules are evaluated in-process, files are read with
  * `host/files.ts` (regular files only, symlinks never followed, FIFOs never opened blocking),
@@ -172,6 +174,17 @@ export class Workspace {
       if (!this.watcher.trusted) return [...out, ...(await this.scan("", true))];
       return out;
     });
+  }
+
+  /**
+   * A stat pass over the whole workspace, whatever the watcher says: what changed since the
+   * last sync, the baseline moved forward. It finds writes that raise no file-system event in
+   * the file's own directory — through a shared mapping (mmap), or through a hard link in a
+   * directory nobody watches (node_modules/) — at a cost that grows with the workspace (stat
+   * only: files whose size and times did not move are not read).
+   */
+  verify(): Promise<WorkspaceChange[]> {
+    return this.serial(async () => (this.tracked ? this.scan("", true) : []));
   }
 
   /** Examines `paths` now (files the caller changed) and moves their baseline forward. */

@@ -11,7 +11,8 @@
  *
  * Real loop (harness: Runtime, SQLite, scripted model over HTTP), real bubblewrap.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkpointBlobs } from "../helpers/checkpoints.js";
@@ -127,4 +128,62 @@ describe("red team: a file name cannot forge the turn diff", () => {
     expect(lines).not.toContain("+++ b/README.md");
     expect(lines[1]).toBe('+++ "b/x\\n--- a/README.md\\n+++ b/README.md\\n@@ -1 +1 @@\\n-old\\n+new"');
   });
+});
+
+const hasPython = spawnSync("python3", ["--version"]).status === 0;
+
+describe("red team: writes that raise no event in the file's directory", () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  async function turn(cmds: string[]): Promise<string> {
+    h = await harness({
+      script: {
+        steps: [
+          ...cmds.map((cmd, i) => ({ output: [exec(`x${i}`, cmd)] })),
+          { output: [{ type: "message", text: "done" }] },
+        ],
+      } as any,
+      overrides: ['sandbox_mode="danger-full-access"'],
+    });
+    mkdirSync(join(h.cwd, "src"));
+    writeFileSync(join(h.cwd, "src", "app.js"), "ok();\n");
+    const thread = h.runtime.startThread({ cwd: h.cwd });
+    expect((await thread.startTurn("go").done).status).toBe("completed");
+    return (
+      h.events
+        .map((s) => s.event)
+        .filter((e) => e.type === "turn.diff")
+        .map((e) => (e as { diff: string }).diff)
+        .at(-1) ?? ""
+    );
+  }
+
+  // Fails if the turn diff trusts the events alone: written through a second name in
+  // node_modules/ (never watched), src/app.js changes with no event on src/.
+  it("a tracked file changed through its hard link in node_modules is in the turn diff", async () => {
+    const diff = await turn([
+      "mkdir -p node_modules && ln src/app.js node_modules/h",
+      "echo 'backdoor();' >> node_modules/h",
+    ]);
+    expect(readFileSync(join(h!.cwd, "src", "app.js"), "utf8")).toBe("ok();\nbackdoor();\n");
+    expect(diff).toContain("+++ b/src/app.js");
+    expect(diff).toContain("+backdoor();");
+  });
+
+  // Fails likewise for a write through a shared mapping (mmap), which raises no event at all.
+  it.skipIf(!hasPython)(
+    "a tracked file changed through mmap is in the turn diff (needs python3)",
+    async () => {
+      const diff = await turn([
+        `python3 -c "import mmap,os; fd=os.open('src/app.js',os.O_RDWR); m=mmap.mmap(fd,0); m[0:2]=b'no'; m.close(); os.close(fd)"`,
+      ]);
+      expect(readFileSync(join(h!.cwd, "src", "app.js"), "utf8")).toBe("no();\n");
+      expect(diff).toContain("-ok();");
+      expect(diff).toContain("+no();");
+    },
+  );
 });
