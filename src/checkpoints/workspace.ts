@@ -350,7 +350,9 @@ export class Workspace {
       });
       return;
     }
-    this.store.batch(() => this.compare(rel, st, row, out, via));
+    // An event named it: read it even if its stat looks the same (a write within the file
+    // system's timestamp granularity of the last read leaves size and times as they were).
+    this.store.batch(() => this.compare(rel, st, row, out, via, true));
   }
 
   /** Moves the baseline of `path` to what is on disk (`st`), reporting a real change. */
@@ -360,8 +362,9 @@ export class Workspace {
     row: FileRow | undefined,
     out: WorkspaceChange[] | undefined,
     via: string,
+    force = false,
   ): void {
-    if (row && sameStat(row, st)) return;
+    if (row && !force && sameStat(row, st)) return;
     const state = this.read(st, via);
     if (!state) return;
     this.store.putFile({ path, ...state, size: st.size, mtime: st.mtimeMs, ctime: st.ctimeMs, ino: st.ino });
