@@ -32,8 +32,12 @@ import {
 } from "../protocol/questions.js";
 import type { Store } from "../store/types.js";
 import type { Bus } from "../util/bus.js";
+<<<<<<< HEAD
 import { type PendingCounts, type QuestionLimits, refusal } from "./limits.js";
 import * as QuestionLog from "./question-log.js";
+=======
+import { allowanceOf, type PendingCounts, type QuestionLimits, refusal } from "./limits.js";
+>>>>>>> redteam
 import { normalizeAnswers, redactOutcome, timeoutOutcome, validateReply } from "./reply.js";
 
 export { type CheckedReply, redactOutcome, timeoutOutcome, validateReply } from "./reply.js";
@@ -234,11 +238,12 @@ export function createBroker(deps: BrokerDeps): Broker {
     w.timer.unref?.();
   };
 
-  /** Pending requests of `r`'s source (model or internal): asked by its thread, and in all. */
+  /** Pending requests of `r`'s allowance (limits.ts `allowanceOf`): asked by its thread, and in all. */
   const pendingOf = (r: QuestionRequest): PendingCounts => {
     const counts = { thread: 0, all: 0 };
+    const allowance = allowanceOf(r);
     for (const w of waiters.values()) {
-      if (w.request.source !== r.source) continue;
+      if (allowanceOf(w.request) !== allowance) continue;
       counts.all++;
       if (w.request.thread_id === r.thread_id) counts.thread++;
     }

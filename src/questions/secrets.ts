@@ -50,8 +50,12 @@ export interface SecretStore {
   /** Whether the thread holds a secret under `name` (sanitised like `put`). */
   has(threadId: string, name: string): boolean;
   dropThread(threadId: string): void;
-  /** Whether `data` holds any value a family of this process holds (files kept out of checkpoints). */
-  heldIn(data: Buffer): boolean;
+  /**
+   * Whether `data` holds any value a family of this process holds, or the family of one of
+   * `threadIds` (loaded from the vault first: a resumed family whose values nothing has asked
+   * for yet) — files kept out of checkpoints.
+   */
+  heldIn(data: Buffer, threadIds?: Iterable<string>): boolean;
   /** Families currently holding secrets in memory (leak tests). */
   readonly threadCount: number;
 }
@@ -142,7 +146,8 @@ export function createSecretStore(opts: SecretStoreOptions = {}): SecretStore {
       families.delete(threadId);
       empty.delete(threadId);
     },
-    heldIn(data) {
+    heldIn(data, threadIds) {
+      for (const id of threadIds ?? []) of(id, false);
       for (const f of families.values()) for (const v of f.known) if (data.includes(v)) return true;
       return false;
     },

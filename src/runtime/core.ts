@@ -150,7 +150,7 @@ export class Runtime {
     this.workspaces = new Workspaces({
       home: opts.home,
       protectedPaths: this.protectedPaths,
-      withhold: (data) => this.secrets.heldIn(data),
+      withhold: (data) => this.secrets.heldIn(data, this.threads.keys()),
     });
     this.agents = new Agents(this);
     this.secrets = familySecrets({
@@ -272,7 +272,7 @@ export class Runtime {
     if (this.settings.include_environment_context)
       thread.recordItem(environmentContextItem(record.cwd), null);
     if (this.settings.include_agents_md) {
-      const agents = agentsMdItem(record.cwd);
+      const agents = agentsMdItem(record.cwd, this.hiddenPaths);
       if (agents) thread.recordItem(agents, null);
     }
     return thread;
