@@ -37,7 +37,7 @@ import { parseAllowHost } from "../../util/allowed-hosts.js";
 import { argError } from "../../util/cli-args.js";
 import { isLoopbackHost } from "../../util/loopback.js";
 import { aborted, DEFAULT_GRACE_MS, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
-import { generateToken } from "./auth.js";
+import { generateToken } from "../../wire/bearer.js";
 import { startHttpServer } from "./server.js";
 
 export { createHttpApp, type HttpAppOptions } from "./app.js";
