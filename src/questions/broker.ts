@@ -96,6 +96,12 @@ export interface Broker {
   reply(threadId: string, requestId: string, reply: QuestionReply, responder: Responder): ReplyResult;
   /** The user chose not to answer. A second decline is an idempotent duplicate. */
   decline(threadId: string, requestId: string, responder: Responder, reason?: string): ReplyResult;
+  /**
+   * Nobody can answer: the surface that was asking cannot get an answer and no other responder
+   * can (questions/asker.ts). Settles `unavailable` with `reason`, persisted and published
+   * (`question.cancelled`); a second one is an idempotent duplicate.
+   */
+  unavailable(threadId: string, requestId: string, reason: string): ReplyResult;
   /** Any interaction on a surface: a `timeout` request's deadline becomes now + policy.ms (Q7). */
   touch(requestId: string, responder?: Responder): TouchResult;
   /**
@@ -372,6 +378,18 @@ export function createBroker(deps: BrokerDeps): Broker {
       const outcome: QuestionOutcome =
         reason === undefined ? { status: "declined", responder } : { status: "declined", responder, reason };
       return { ok: true, outcome: settle(w, outcome)! };
+    },
+
+    unavailable(threadId, requestId, reason) {
+      const w = waiters.get(requestId);
+      if (!w) {
+        const prior = recall(requestId);
+        if (prior && owns(prior.threadId, threadId) && prior.outcome.status === "unavailable")
+          return { ok: true, outcome: prior.outcome, duplicate: true };
+        return refuse(threadId, requestId, prior);
+      }
+      if (!owns(w.request.thread_id, threadId)) return wrongThread(requestId, threadId);
+      return { ok: true, outcome: settle(w, { status: "unavailable", reason })! };
     },
 
     touch(requestId) {
