@@ -20,7 +20,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { runtimeFromFlags } from "../../runtime/create.js";
 import { argError } from "../../util/cli-args.js";
 import { aborted, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
-import { ElicitationAsker } from "./asker.js";
+import { type McpAsker, mcpAsker } from "./asker.js";
 import { registerTools } from "./tools.js";
 import { TurnRunner } from "./turns.js";
 
@@ -101,14 +101,14 @@ export async function runMcpServer(argv: string[], io: Partial<McpServerIO> = {}
   );
   // The runner needs to know whether the host answers forms, which it says at initialize.
   let runner: TurnRunner | undefined;
-  let asker: ElicitationAsker | undefined;
+  let asker: McpAsker | undefined;
   const responder = { kind: "mcp-server" };
   const runnerFor = (): TurnRunner => {
     if (runner) return runner;
     const caps = server.server.getClientCapabilities();
     const client = server.server.getClientVersion()?.name;
     if (caps?.elicitation?.form)
-      asker = new ElicitationAsker({
+      asker = mcpAsker({
         server: server.server,
         runtime,
         responder: { ...responder, id: client },

@@ -28,7 +28,7 @@ import type { TurnOptions } from "../../protocol/ops.js";
 import type { Responder } from "../../protocol/questions.js";
 import type { Runtime } from "../../runtime/core.js";
 import type { Thread } from "../../runtime/thread.js";
-import type { ElicitationAsker } from "./asker.js";
+import type { McpAsker } from "./asker.js";
 
 /** A caller mistake; its message says what to fix. */
 export class McpServerError extends Error {
@@ -64,7 +64,7 @@ export interface TurnReport {
 export interface TurnRunnerDeps {
   runtime: Runtime;
   /** Present when the host declared form elicitation. */
-  asker?: ElicitationAsker;
+  asker?: McpAsker;
   responder: Responder;
   /** The server process's directory: threads start here unless the call names a cwd. */
   defaultCwd: string;
@@ -170,9 +170,7 @@ export class TurnRunner {
   }
 
   private onEvent(event: Event, call: CallContext): void {
-    const asker = this.deps.asker;
-    if (event.type === "question.requested") asker?.ask(event.request, call.requestId);
-    else if (SETTLED.has(event.type) && "request_id" in event) asker?.settled(event.request_id);
+    this.deps.asker?.follow(event, call.requestId);
     const line = call.progress && progressLine(event);
     if (line) call.progress?.(line);
   }
