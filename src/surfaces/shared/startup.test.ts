@@ -43,6 +43,21 @@ describe("runSurface", () => {
     expect(startFailureCode(new Error("anything else"))).toBe(1);
   });
 
+  // Fails if a configuration warning is lost or not labelled with the command, or stops the start.
+  it("a configuration warning is one labelled line, and the surface runs", async () => {
+    const { out, stderr } = lines();
+    const code = await runSurface(
+      {
+        name: "x",
+        flags: { config: ["no_such_key=1"] },
+        io: { env: keyed(tempDir()), stderr, signal: AbortSignal.abort() },
+      },
+      async () => 5,
+    );
+    expect(code).toBe(5);
+    expect(out).toEqual([expect.stringMatching(/^tandem x: warning: .*no_such_key/)]);
+  });
+
   // Fails if shutdown skips the runtime, runs out of order, stops at a failing step, or if the
   // body's code (or 1 when it throws) is not what the surface exits with.
   it("stops on io.signal and shuts down in order: runtime, after-steps, cluster", async () => {
