@@ -275,6 +275,19 @@ export function createBroker(deps: BrokerDeps): Broker {
     );
   };
 
+  /** Settles a pending request with an outcome that carries no answer (a decline, unavailable). */
+  const settleWithout = (threadId: string, requestId: string, outcome: QuestionOutcome): ReplyResult => {
+    const w = waiters.get(requestId);
+    if (!w) {
+      const prior = recall(requestId);
+      if (prior && owns(prior.threadId, threadId) && prior.outcome.status === outcome.status)
+        return { ok: true, outcome: prior.outcome, duplicate: true };
+      return refuse(threadId, requestId, prior);
+    }
+    if (!owns(w.request.thread_id, threadId)) return wrongThread(requestId, threadId);
+    return { ok: true, outcome: settle(w, outcome)! };
+  };
+
   return {
     get size() {
       return waiters.size;
@@ -367,29 +380,13 @@ export function createBroker(deps: BrokerDeps): Broker {
     },
 
     decline(threadId, requestId, responder, reason) {
-      const w = waiters.get(requestId);
-      if (!w) {
-        const prior = recall(requestId);
-        if (prior && owns(prior.threadId, threadId) && prior.outcome.status === "declined")
-          return { ok: true, outcome: prior.outcome, duplicate: true };
-        return refuse(threadId, requestId, prior);
-      }
-      if (!owns(w.request.thread_id, threadId)) return wrongThread(requestId, threadId);
       const outcome: QuestionOutcome =
         reason === undefined ? { status: "declined", responder } : { status: "declined", responder, reason };
-      return { ok: true, outcome: settle(w, outcome)! };
+      return settleWithout(threadId, requestId, outcome);
     },
 
     unavailable(threadId, requestId, reason) {
-      const w = waiters.get(requestId);
-      if (!w) {
-        const prior = recall(requestId);
-        if (prior && owns(prior.threadId, threadId) && prior.outcome.status === "unavailable")
-          return { ok: true, outcome: prior.outcome, duplicate: true };
-        return refuse(threadId, requestId, prior);
-      }
-      if (!owns(w.request.thread_id, threadId)) return wrongThread(requestId, threadId);
-      return { ok: true, outcome: settle(w, { status: "unavailable", reason })! };
+      return settleWithout(threadId, requestId, { status: "unavailable", reason });
     },
 
     touch(requestId) {
