@@ -90,7 +90,8 @@ export interface AskClient<C> {
   refused?(request: QuestionRequest, code: string, message: string): void;
 }
 
-const SETTLED = new Set<Event["type"]>([
+/** The events that settle a question (whoever settled it). */
+export const SETTLED_EVENTS: ReadonlySet<Event["type"]> = new Set<Event["type"]>([
   "question.answered",
   "question.declined",
   "question.timed_out",
@@ -128,7 +129,7 @@ export class Asker<C = undefined> {
   /** Asks `question.requested`; withdraws on a terminal question event. */
   follow(event: Event, context: C): void {
     if (event.type === "question.requested") this.ask(event.request, context);
-    else if (SETTLED.has(event.type) && "request_id" in event) this.settled(event.request_id);
+    else if (SETTLED_EVENTS.has(event.type) && "request_id" in event) this.settled(event.request_id);
   }
 
   /** The request settled anywhere: withdraw it from the client. */

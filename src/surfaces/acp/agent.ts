@@ -33,8 +33,9 @@ import {
   RequestError,
 } from "@agentclientprotocol/sdk";
 import type { McpServerConfig } from "../../config/schema.js";
-import type { Event, Stamped } from "../../protocol/events.js";
+import type { Stamped } from "../../protocol/events.js";
 import type { Responder } from "../../protocol/questions.js";
+import { SETTLED_EVENTS } from "../../questions/asker.js";
 import { unavailableModelResult } from "../../questions/model.js";
 import { type Runtime, ThreadInUseError } from "../../runtime/core.js";
 import { type AcpAsker, acpAsker } from "./asker.js";
@@ -50,13 +51,6 @@ export interface AcpAgentOptions {
   version: string;
   log: (line: string) => void;
 }
-
-const SETTLED = new Set<Event["type"]>([
-  "question.answered",
-  "question.declined",
-  "question.timed_out",
-  "question.cancelled",
-]);
 
 export class AcpAgent {
   readonly app: AgentApp;
@@ -236,7 +230,8 @@ export class AcpAgent {
     const session = this.sessions.get(event.thread_id) ?? (root ? this.sessions.get(root) : undefined);
     if (!session || !this.connection) return;
     try {
-      if (event.type === "question.requested" || SETTLED.has(event.type)) this.asker.follow(event, undefined);
+      if (event.type === "question.requested" || SETTLED_EVENTS.has(event.type))
+        this.asker.follow(event, undefined);
       else session.onEvent(event);
     } catch (err) {
       this.opts.log(`cannot deliver ${event.type}: ${(err as Error)?.stack ?? err}`);

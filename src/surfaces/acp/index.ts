@@ -11,10 +11,8 @@
  *   startup.ts says (1 without an API key, 2 for configuration).
  */
 import { Readable, Writable } from "node:stream";
-import { parseArgs } from "node:util";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
-import { argError } from "../../util/cli-args.js";
-import { RUNTIME_FLAGS, runSurface, tandemVersion } from "../shared/startup.js";
+import { runSurface, runtimeArgs, type StdioSurfaceIO, tandemVersion } from "../shared/startup.js";
 import { AcpAgent } from "./agent.js";
 
 export const ACP_USAGE = `Usage: tandem acp [-c key=value]... [-m MODEL]
@@ -30,33 +28,14 @@ Options:
   -m, --model MODEL     default model for new sessions
   -h, --help            show this help`;
 
-export interface AcpIO {
-  stdin: Readable;
-  stdout: Writable;
-  stderr: Writable;
-  env: NodeJS.ProcessEnv;
-  /** Stops the agent when aborted. Without it, SIGINT/SIGTERM of this process do. */
-  signal?: AbortSignal;
-}
+export type AcpIO = StdioSurfaceIO;
 
 export async function runAcp(argv: string[], io: Partial<AcpIO> = {}): Promise<number> {
   const stdin = io.stdin ?? process.stdin;
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
-  let args: { config?: string[]; model?: string; help?: boolean };
-  try {
-    args = parseArgs({
-      args: argv,
-      options: { ...RUNTIME_FLAGS, help: { type: "boolean", short: "h" } },
-    }).values;
-  } catch (err) {
-    stderr.write(`tandem acp: ${argError(err)}\n\n${ACP_USAGE}\n`);
-    return 2;
-  }
-  if (args.help) {
-    stdout.write(`${ACP_USAGE}\n`);
-    return 0;
-  }
+  const args = runtimeArgs("acp", ACP_USAGE, argv, { stdout, stderr });
+  if (typeof args === "number") return args;
 
   return runSurface(
     { name: "acp", flags: args, io: { ...io, stderr } },

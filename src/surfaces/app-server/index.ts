@@ -18,7 +18,6 @@
  *   `--bus` cluster) that cannot start exits as startup.ts says (1 without an API key, 2 for
  *   configuration).
  */
-import type { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import {
   BUS_FLAGS,
@@ -32,7 +31,14 @@ import { tandemHome } from "../../config/load.js";
 import type { Runtime } from "../../runtime/core.js";
 import { parseAllowHost } from "../../util/allowed-hosts.js";
 import { argError } from "../../util/cli-args.js";
-import { RUNTIME_FLAGS, runSurface, STORE_FLAGS, tandemVersion } from "../shared/startup.js";
+import {
+  type JoinCluster,
+  RUNTIME_FLAGS,
+  runSurface,
+  STORE_FLAGS,
+  type StdioSurfaceIO,
+  tandemVersion,
+} from "../shared/startup.js";
 import { AppServer } from "./server.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport } from "./transport.js";
 import { listenWebSocket, parseListenUrl, type WsListener } from "./ws.js";
@@ -63,28 +69,10 @@ Serves the Codex app-server v2 JSON-RPC protocol (plus tandem/* methods):
 ${busUsage(24)}
   --node-id ID          this node's name on the threads it runs (default: the host name)`;
 
-export interface AppServerIO {
-  stdin: Readable;
-  stdout: Writable;
-  stderr: Writable;
-  env: NodeJS.ProcessEnv;
-  /** Stops the server when aborted. Without it, SIGINT/SIGTERM of this process do. */
-  signal?: AbortSignal;
+export interface AppServerIO extends StdioSurfaceIO {
   maxMessageBytes?: number;
-  /**
-   * Joins a cluster for `--bus` (the CLI passes ../../cluster-join.ts: surfaces do not import
-   * each other, and a cluster node serves forwarded requests through the HTTP surface's app).
-   */
-  joinCluster?: (
-    runtime: Runtime,
-    opts: {
-      bus: BusSettings;
-      clusterToken?: string;
-      node?: string;
-      version: string;
-      log: (line: string) => void;
-    },
-  ) => Promise<{ close(): Promise<void> }>;
+  /** Joins a cluster for `--bus` (surfaces/shared/startup.ts JoinCluster). */
+  joinCluster?: JoinCluster;
 }
 
 export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}): Promise<number> {

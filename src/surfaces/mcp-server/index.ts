@@ -14,12 +14,16 @@
  *   cannot start exits as startup.ts says (1 without an API key, 2 for configuration).
  */
 import type { Readable, Writable } from "node:stream";
-import { parseArgs } from "node:util";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Runtime } from "../../runtime/core.js";
-import { argError } from "../../util/cli-args.js";
-import { RUNTIME_FLAGS, runSurface, type SurfaceContext, tandemVersion } from "../shared/startup.js";
+import {
+  runSurface,
+  runtimeArgs,
+  type StdioSurfaceIO,
+  type SurfaceContext,
+  tandemVersion,
+} from "../shared/startup.js";
 import { type McpAsker, mcpAsker } from "./asker.js";
 import { registerTools } from "./tools.js";
 import { TurnRunner } from "./turns.js";
@@ -40,34 +44,15 @@ Options:
 
 Example host configuration: {"command": "tandem", "args": ["mcp-server"]}`;
 
-export interface McpServerIO {
-  stdin: Readable;
-  stdout: Writable;
-  stderr: Writable;
-  env: NodeJS.ProcessEnv;
-  /** Stops the server when aborted. Without it, SIGINT/SIGTERM of this process do. */
-  signal?: AbortSignal;
-}
+export type McpServerIO = StdioSurfaceIO;
 
 export async function runMcpServer(argv: string[], io: Partial<McpServerIO> = {}): Promise<number> {
   const stdin = io.stdin ?? process.stdin;
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
 
-  let args: { config?: string[]; model?: string; help?: boolean };
-  try {
-    args = parseArgs({
-      args: argv,
-      options: { ...RUNTIME_FLAGS, help: { type: "boolean", short: "h" } },
-    }).values;
-  } catch (err) {
-    stderr.write(`tandem mcp-server: ${argError(err)}\n\n${MCP_SERVER_USAGE}\n`);
-    return 2;
-  }
-  if (args.help) {
-    stdout.write(`${MCP_SERVER_USAGE}\n`);
-    return 0;
-  }
+  const args = runtimeArgs("mcp-server", MCP_SERVER_USAGE, argv, { stdout, stderr });
+  if (typeof args === "number") return args;
 
   return runSurface({ name: "mcp-server", flags: args, io: { ...io, stderr } }, (ctx) =>
     serve(ctx.runtime, ctx, { stdin, stdout }),

@@ -26,6 +26,7 @@ import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { CollaborationMode, Event } from "../../protocol/events.js";
 import type { TurnOptions } from "../../protocol/ops.js";
 import type { Responder } from "../../protocol/questions.js";
+import { SETTLED_EVENTS } from "../../questions/asker.js";
 import type { Runtime } from "../../runtime/core.js";
 import type { Thread } from "../../runtime/thread.js";
 import type { McpAsker } from "./asker.js";
@@ -70,13 +71,6 @@ export interface TurnRunnerDeps {
   defaultCwd: string;
 }
 
-const SETTLED = new Set<Event["type"]>([
-  "question.answered",
-  "question.declined",
-  "question.timed_out",
-  "question.cancelled",
-]);
-
 function progressLine(event: Event): string | undefined {
   switch (event.type) {
     case "turn.started":
@@ -90,7 +84,7 @@ function progressLine(event: Event): string | undefined {
         ? `waiting for approval: ${event.request.questions[0]?.prompt.split("\n")[0] ?? ""}`
         : `waiting for an answer: ${event.request.questions.map((q) => q.header || q.id).join(", ")}`;
     default:
-      return SETTLED.has(event.type) ? "the user's answer was taken" : undefined;
+      return SETTLED_EVENTS.has(event.type) ? "the user's answer was taken" : undefined;
   }
 }
 

@@ -23,11 +23,14 @@
  *   `tandem NAME: …` line).
  */
 import { createRequire } from "node:module";
-import { BusConfigError } from "../../cluster/bus-connect.js";
+import type { Readable, Writable } from "node:stream";
+import { parseArgs } from "node:util";
+import { BusConfigError, type BusSettings } from "../../cluster/bus-connect.js";
 import { ConfigError } from "../../config/load.js";
 import type { Runtime } from "../../runtime/core.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
 import { StoreError } from "../../store/errors.js";
+import { argError } from "../../util/cli-args.js";
 import { aborted, DEFAULT_GRACE_MS, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
 
 declare const __TANDEM_VERSION__: string | undefined;
@@ -55,6 +58,55 @@ export interface SurfaceIO {
   stderr: { write(text: string): unknown };
   /** Stops the surface when aborted (in-process use). Without it, SIGINT/SIGTERM of this process do. */
   signal?: AbortSignal;
+}
+
+/** A surface that speaks on stdin/stdout (acp, mcp-server, app-server over stdio). */
+export interface StdioSurfaceIO extends SurfaceIO {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+}
+
+/**
+ * Joins a cluster over the bus for a process that does not listen for HTTP itself (`tandem
+ * app-server --bus`; the CLI passes src/cluster-join.ts, since surfaces do not import each other).
+ */
+export type JoinCluster = (
+  runtime: Runtime,
+  opts: {
+    bus: BusSettings;
+    clusterToken?: string;
+    node?: string;
+    version: string;
+    log: (line: string) => void;
+  },
+) => Promise<{ close(): Promise<void> }>;
+
+/**
+ * The arguments of a surface that takes only the runtime flags and `-h`: the flags, or the exit
+ * code after printing the usage (0 for `--help` on stdout, 2 for a bad argument on stderr).
+ */
+export function runtimeArgs(
+  name: string,
+  usage: string,
+  argv: string[],
+  io: Pick<StdioSurfaceIO, "stdout" | "stderr">,
+): RuntimeFlags | number {
+  let values: RuntimeFlags & { help?: boolean };
+  try {
+    values = parseArgs({
+      args: argv,
+      options: { ...RUNTIME_FLAGS, help: { type: "boolean", short: "h" } },
+    }).values;
+  } catch (err) {
+    io.stderr.write(`tandem ${name}: ${argError(err)}\n\n${usage}\n`);
+    return 2;
+  }
+  if (values.help) {
+    io.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  return values;
 }
 
 export interface SurfaceOptions<K> {
