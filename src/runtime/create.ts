@@ -64,32 +64,3 @@ export function createRuntime(opts: CreateRuntimeOptions = {}): {
   const runtime = new Runtime({ settings, store, model, provider, ids: opts.ids, home });
   return { runtime, warnings, settings, provider };
 }
-
-/**
- * The `-c key=value` / `-m MODEL` flags every long-running surface takes → a Runtime, or the exit
- * code to stop with after `log` has said why: 1 without an API key, 2 for a configuration error,
- * 1 for anything else. Configuration warnings go to `log` too.
- */
-export function runtimeFromFlags(
-  flags: { config?: string[]; model?: string; store?: string; "node-id"?: string },
-  env: NodeJS.ProcessEnv,
-  log: (line: string) => void,
-): Runtime | number {
-  const overrides = [...(flags.config ?? [])];
-  if (flags.model) overrides.push(`model=${JSON.stringify(flags.model)}`);
-  try {
-    const created = createRuntime({
-      overrides,
-      env,
-      home: env.TANDEM_HOME || undefined,
-      store: flags.store,
-      node: flags["node-id"],
-    });
-    for (const w of created.warnings) log(`warning: ${w}`);
-    return created.runtime;
-  } catch (err) {
-    log((err as Error).message);
-    if (err instanceof MissingKeyError) return 1;
-    return err instanceof ConfigError ? 2 : 1;
-  }
-}
