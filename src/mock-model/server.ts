@@ -28,12 +28,12 @@
 import { appendFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import { log } from "../util/log.js";
 import { watchHttpServer } from "../util/log-wire.js";
 import { chatWire } from "./chat-wire.js";
 import { compactAnswer, generatedCompactionStep, isCompactionRequest } from "./compaction.js";
 import { errorBody, failedMessage, httpErrorDefaults } from "./errors.js";
+import { contains, pause, unmetExpectation } from "./expect.js";
 import { type AnswerContext, planStep, type Wire } from "./output.js";
 import { responsesWire } from "./responses-wire.js";
 import { attachResponsesWs } from "./responses-ws.js";
@@ -315,42 +315,6 @@ async function play(
   } else {
     res.end();
   }
-}
-
-/** The error message when the request misses a string of the step's `expect`, else undefined. */
-export function unmetExpectation(
-  step: Step,
-  stepNumber: number | string,
-  body: unknown,
-  raw: string,
-): string | undefined {
-  const missing = (step.expect?.input_contains ?? []).filter((needle) => !contains(raw, body, needle));
-  if (missing.length === 0) return undefined;
-  const list = missing.map((s) => JSON.stringify(s)).join(", ");
-  const where = typeof stepNumber === "number" ? `step ${stepNumber}` : stepNumber;
-  return `mock-model: ${where} expectation failed: the request does not contain ${list} (expect.input_contains)`;
-}
-
-/** Waits `ms`; false when the client went away first. */
-export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** True when `needle` occurs in the raw body, its re-serialisation, or any string value in it. */
-function contains(raw: string, body: unknown, needle: string): boolean {
-  if (raw.includes(needle) || JSON.stringify(body).includes(needle)) return true;
-  const visit = (value: unknown): boolean => {
-    if (typeof value === "string") return value.includes(needle);
-    if (Array.isArray(value)) return value.some(visit);
-    if (typeof value === "object" && value !== null) return Object.values(value).some(visit);
-    return false;
-  };
-  return visit(body);
 }
 
 function sendHttpFault(res: ServerResponse, fault: HttpFault): void {
