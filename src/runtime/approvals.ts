@@ -130,6 +130,9 @@ export class Approvals {
     // Headless first: a planted rule or a session grant must not approve when nobody could answer.
     if (!this.rt.responders.has(thread.id)) return "decline";
     if (this.preApproved(thread.id, ask)) return "accept";
+    // A PermissionRequest hook may decide before anyone is asked (runtime/hooks.ts).
+    const byHook = await this.rt.userHooks.permission(thread, turnId, ask, signal);
+    if (byHook) return byHook;
     // A re-run after a restart asks the approval that is still pending for this call.
     const stored = this.rt.store.pendingQuestions(thread.id).find((q) => q.approval && q.call_id === callId);
     const n = (this.counters.get(callId) ?? 0) + 1;

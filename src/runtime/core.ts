@@ -40,6 +40,7 @@ import { Agents } from "./agents/index.js";
 import { Approvals } from "./approvals.js";
 import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from "./context.js";
 import { familySecrets } from "./family-secrets.js";
+import { RuntimeHooks } from "./hooks.js";
 import { hiddenPathsFor, protectedPathsFor } from "./own-paths.js";
 import { Ownership } from "./ownership.js";
 import { type ActiveTurn, Thread } from "./thread.js";
@@ -110,6 +111,7 @@ export class Runtime {
   /** Secret answers of thread families (questions/secrets.ts), sealed in the store for masking. */
   readonly secrets: SecretStore;
   readonly approvals: Approvals = new Approvals(this);
+  readonly userHooks: RuntimeHooks; // ./hooks.ts, README "Hooks"
   readonly windowId: string;
   readonly installationId: string;
   readonly baseInstructions: string;
@@ -179,6 +181,7 @@ export class Runtime {
       maskSecrets: (threadId, text) => this.secrets.view(threadId).mask(text),
       limits: this.settings.questions,
     });
+    this.userHooks = new RuntimeHooks(this, opts.home);
   }
 
   /** The store as the broker sees it: questions of ephemeral threads stay in memory. */

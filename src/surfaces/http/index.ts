@@ -171,6 +171,8 @@ export async function runServe(argv: string[]): Promise<number> {
           `warning: listening on ${host}, not just this machine. Anyone who can reach it and has the token can run commands as you.`,
         );
       process.stdout.write(`tandem serve listening on ${server.url}\n`);
+      // Notifications link here (README "Notifications"): the origin only, never the token.
+      runtime.userHooks.serveUrl = new URL(server.url).origin;
       const pageUrls = pageHosts(host, server.port).map(
         (base) => `${base}/#token=${encodeURIComponent(token)}`,
       );
