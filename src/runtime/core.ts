@@ -595,6 +595,7 @@ export class Runtime {
     this.broker.cancelAll("all", "shutdown", { persist: false });
     for (const t of threads) t.interrupt("shutdown");
     await Promise.all(threads.map((t) => t.active?.done.catch(() => {})));
+    await this.userHooks.settled(); // notifications of the turns just ended (bounded by timeouts)
     await Promise.all(threads.map((t) => t.disposeTools().catch(() => {})));
     // Closing first stops a scan still running (a large workspace's first one), so shutdown
     // never waits on it; what was queued after it then finds the workspace closed.

@@ -58,6 +58,8 @@ interface ThreadHookState {
   root: string;
   started: boolean;
   reported: Set<string>;
+  /** The user's input of the current turn (Codex's `input-messages`). */
+  inputs: string[];
 }
 
 export class RuntimeHooks {
@@ -68,6 +70,8 @@ export class RuntimeHooks {
   /** `http://HOST:PORT` of a `tandem serve` in this process (notification deep links). */
   serveUrl: string | undefined;
   readonly toolHooks: ToolHooks;
+  /** Hooks and `notify` runs fired from events, still running (bounded by their timeouts). */
+  private readonly background = new Set<Promise<unknown>>();
 
   constructor(
     private readonly rt: Runtime,
@@ -136,6 +140,7 @@ export class RuntimeHooks {
       root,
       started: prev?.started ?? false,
       reported: prev?.reported ?? new Set(),
+      inputs: turn.pending.map((p) => messageText(p.item)),
     };
     this.state.set(thread.id, st);
     for (const w of loaded.warnings) this.warn(thread, thread.id, turn.id, w);
@@ -345,13 +350,23 @@ export class RuntimeHooks {
     return outcome.status === "answered" && outcome.answers.trust?.selected[0] === TRUST_LABEL;
   }
 
+  /** Resolves once the hooks and `notify` runs fired from events have ended (Runtime.shutdown). */
+  async settled(): Promise<void> {
+    while (this.background.size) await Promise.all([...this.background]);
+  }
+
+  private track(p: Promise<unknown>): void {
+    const q = p.catch(() => {}).finally(() => this.background.delete(q));
+    this.background.add(q);
+  }
+
   private onEvent(event: Event): void {
     if (event.type === "context.compacting" || event.type === "context.compacted") {
       const name: HookEvent = event.type === "context.compacting" ? "PreCompact" : "PostCompact";
       const trigger = event.reason === "manual" ? "manual" : "auto";
       const extra =
         event.type === "context.compacted" ? { compact_summary: event.summary } : { custom_instructions: "" };
-      void this.fireIn(event.thread_id, event.turn_id, name, { trigger, ...extra }, [trigger]);
+      this.track(this.fireIn(event.thread_id, event.turn_id, name, { trigger, ...extra }, [trigger]));
       return;
     }
     const n = notificationFor(event);
@@ -359,18 +374,20 @@ export class RuntimeHooks {
     const thread = this.rt.thread(n.threadId);
     const cwd = this.state.get(n.threadId)?.cwd ?? thread?.record.cwd ?? process.cwd();
     const url = deepLink(this.serveUrl, n.threadId, n.questionId);
-    void this.fireIn(
-      n.threadId,
-      n.turnId,
-      "Notification",
-      {
-        message: n.message,
-        notification_type: n.notificationType,
-        title: "Tandem",
-        ...(n.questionId ? { question_id: n.questionId } : {}),
-        ...(url ? { url } : {}),
-      },
-      [n.notificationType],
+    this.track(
+      this.fireIn(
+        n.threadId,
+        n.turnId,
+        "Notification",
+        {
+          message: n.message,
+          notification_type: n.notificationType,
+          title: "Tandem",
+          ...(n.questionId ? { question_id: n.questionId } : {}),
+          ...(url ? { url } : {}),
+        },
+        [n.notificationType],
+      ),
     );
     const notify = this.rt.settings.notify;
     if (!notify) return;
@@ -380,7 +397,7 @@ export class RuntimeHooks {
     const payload = JSON.stringify(
       notifyPayload(n, {
         cwd,
-        inputMessages: msgs("user").slice(-5),
+        inputMessages: this.state.get(n.threadId)?.inputs ?? [],
         lastAssistantMessage: msgs("assistant").at(-1) ?? null,
         ...(url ? { url } : {}),
       }),
@@ -394,22 +411,24 @@ export class RuntimeHooks {
       this.warn(thread, n.threadId, n.turnId, `notify program ${name} not found (give an absolute path)`);
       return;
     }
-    void runHost(program, {
-      args: [...args, payload],
-      input: payload,
-      cwd,
-      env,
-      timeoutMs: 30_000,
-      maxOutputBytes: 64 * 1024,
-    }).then((r) => {
-      if (r.error || (r.code !== 0 && r.code !== null))
-        this.warn(
-          thread,
-          n.threadId,
-          n.turnId,
-          `notify program ${program} failed: ${r.error?.message ?? `exit status ${r.code}`}`,
-        );
-    });
+    this.track(
+      runHost(program, {
+        args: [...args, payload],
+        input: payload,
+        cwd,
+        env,
+        timeoutMs: 30_000,
+        maxOutputBytes: 64 * 1024,
+      }).then((r) => {
+        if (r.error || (r.code !== 0 && r.code !== null))
+          this.warn(
+            thread,
+            n.threadId,
+            n.turnId,
+            `notify program ${program} failed: ${r.error?.message ?? `exit status ${r.code}`}`,
+          );
+      }),
+    );
   }
 }
 
