@@ -150,7 +150,10 @@ export class RuntimeHooks {
       (s) => s.scope === "project" && s.trust !== "trusted" && !this.decided.has(key(s)),
     );
     if (open.length) {
-      if (this.rt.responders.has(thread.id) && this.trustStore) {
+      // A deferring run (`exec --questions defer`) stops at a question and cannot resume a trust
+      // question that is not a tool call's: it is told to use `tandem hooks trust` instead.
+      const live = thread.record.settings.headless_questions !== "defer";
+      if (live && this.rt.responders.has(thread.id) && this.trustStore) {
         const yes = await this.askTrust(thread, turn, open, loaded.hooks);
         for (const s of open) this.decided.set(key(s), yes);
         if (yes) this.trustStore.trust(open);
@@ -169,7 +172,7 @@ export class RuntimeHooks {
     if (!st.hooks.length) return;
     if (!st.started) {
       st.started = true;
-      const source = thread.items().some((i) => i.type === "message" && i.role !== "developer")
+      const source = thread.items().some((i) => i.type === "message" && i.role === "assistant")
         ? "resume"
         : "startup";
       const d = await this.fireIn(

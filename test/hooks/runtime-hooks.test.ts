@@ -226,7 +226,8 @@ console.log("Context from the prompt hook: the build runs with make.");`,
     expect(JSON.stringify(warned)).toContain("no passwords in prompts");
     expect((await t.startTurn("build it").done).status).toBe("completed");
     expect(h.model.requests).toHaveLength(1);
-    expect(seen(dir).filter((s) => s.hook_event_name === "SessionStart")).toHaveLength(1);
+    const starts = seen(dir).filter((s) => s.hook_event_name === "SessionStart");
+    expect(starts.map((s) => s.source)).toEqual(["startup"]);
   });
 
   it("a Stop hook that blocks keeps the turn going with its reason, once", async () => {
