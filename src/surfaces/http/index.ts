@@ -8,9 +8,12 @@
  *   it, with a warning on stderr.
  * - Answers only requests whose Host is one of its names (server.ts): the bind's, loopback names
  *   on a loopback bind, and each `--allow-host NAME[:PORT]` (repeatable; a malformed one exits 2).
- * - The bearer token comes from `--token`, else `TANDEM_SERVE_TOKEN`, else is generated.
- * - stdout gets exactly two lines: `tandem serve listening on <url>` and `open <url>/#token=…`
- *   (the page reads the token from the fragment, which browsers never send to a server).
+ * - The token, `--lan`, `--tls-cert/--tls-key` and what is printed to open the page are
+ *   serve-access.ts's: the token comes from `--token`, else `TANDEM_SERVE_TOKEN`, else
+ *   `$TANDEM_HOME/serve-token` (kept across restarts).
+ * - stdout gets two lines, `tandem serve listening on <url>` and `open <url>/#token=…` (the page
+ *   reads the token from the fragment, which browsers never send to a server), then a QR code on
+ *   a terminal or with `--qr`/`--lan`.
  * - SIGINT/SIGTERM (util/signals.ts): stop accepting, shut the runtime down (pending questions stay
  *   pending in the store for the next process, Q11), close open connections; a cluster node first
  *   drains (up to DRAIN_TIMEOUT_MS).
@@ -18,7 +21,6 @@
  * bad usage.
  */
 import { createRequire } from "node:module";
-import { networkInterfaces } from "node:os";
 import { parseArgs } from "node:util";
 import type { Hono } from "hono";
 import {
@@ -29,7 +31,7 @@ import {
   busUsage,
 } from "../../cluster/bus-connect.js";
 import type { ClusterNode } from "../../cluster/node.js";
-import { ConfigError } from "../../config/load.js";
+import { ConfigError, tandemHome } from "../../config/load.js";
 import type { Runtime } from "../../runtime/core.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
 import { StoreError } from "../../store/errors.js";
@@ -37,13 +39,14 @@ import { parseAllowHost } from "../../util/allowed-hosts.js";
 import { argError } from "../../util/cli-args.js";
 import { isLoopbackHost } from "../../util/loopback.js";
 import { aborted, DEFAULT_GRACE_MS, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
-import { generateToken } from "./auth.js";
+import { ACCESS_FLAGS, ACCESS_USAGE, type AccessFlagValues, announce, serveAccess } from "./serve-access.js";
 import { startHttpServer } from "./server.js";
 
 export { createHttpApp, type HttpAppOptions } from "./app.js";
 export { type HttpServer, type HttpServerOptions, startHttpServer } from "./server.js";
 
-export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--allow-host NAME…] [--token T] [--responder] [--store URL]
+export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H | --lan] [--allow-host NAME…] [--token T | --rotate-token]
+                   [--tls-cert FILE --tls-key FILE] [--qr] [--responder] [--store URL]
                    [--node-id ID] [--bus nats://… [bus options]] [-c key=value…] [-m model]
 
   --port N     port to listen on (default 0: a free port, printed at start)
@@ -51,7 +54,7 @@ export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--allow-h
   --allow-host NAME  a name you reach the server by (tandem.example.com, or NAME:PORT for that
                port only; repeatable). Requests for any other Host get 421: the bind address and,
                on loopback, localhost / 127.0.0.1 / [::1] are always answered (DNS rebinding)
-  --token T    bearer token for the API (default: $TANDEM_SERVE_TOKEN, else a random one)
+${ACCESS_USAGE}
   --responder  questions may wait for API clients that poll GET /question (without it, only
                an open web page or an SSE ?responder= connection counts as someone to answer)
   --store URL  where threads are stored: a SQLite file path or postgres://user@host/db
@@ -67,18 +70,19 @@ ${busUsage(15)}
 
 export async function runServe(argv: string[]): Promise<number> {
   const err = (s: string) => process.stderr.write(`tandem serve: ${s}\n`);
-  let v: BusFlagValues & {
-    port?: string;
-    host?: string;
-    "allow-host"?: string[];
-    token?: string;
-    config?: string[];
-    model?: string;
-    help?: boolean;
-    responder?: boolean;
-    store?: string;
-    "node-id"?: string;
-  };
+  let v: BusFlagValues &
+    AccessFlagValues & {
+      port?: string;
+      host?: string;
+      "allow-host"?: string[];
+      token?: string;
+      config?: string[];
+      model?: string;
+      help?: boolean;
+      responder?: boolean;
+      store?: string;
+      "node-id"?: string;
+    };
   try {
     v = parseArgs({
       args: argv,
@@ -93,6 +97,7 @@ export async function runServe(argv: string[]): Promise<number> {
         responder: { type: "boolean" },
         store: { type: "string" },
         "node-id": { type: "string" },
+        ...ACCESS_FLAGS,
         ...BUS_FLAGS,
       },
     }).values;
@@ -109,17 +114,11 @@ export async function runServe(argv: string[]): Promise<number> {
     err(`--port must be an integer from 0 to 65535, got "${v.port}"`);
     return 2;
   }
-  const host = v.host ?? "127.0.0.1";
   let allowedHosts: string[];
   try {
     allowedHosts = (v["allow-host"] ?? []).map(parseAllowHost);
   } catch (e) {
     err((e as Error).message);
-    return 2;
-  }
-  const token = v.token ?? (process.env.TANDEM_SERVE_TOKEN || generateToken());
-  if (token.length < 8 || /\s/.test(token)) {
-    err("the token must be at least 8 characters without spaces");
     return 2;
   }
 
@@ -130,6 +129,15 @@ export async function runServe(argv: string[]): Promise<number> {
     err((e as Error).message);
     return 2;
   }
+
+  // Last of the checks: a new token is written to the home.
+  const access = serveAccess(v, process.env, tandemHome());
+  if ("error" in access) {
+    err(access.error);
+    return 2;
+  }
+  for (const note of access.notes) err(note);
+  const { host, token } = access;
 
   const overrides = [...(v.config ?? [])];
   if (v.model) overrides.push(`model=${JSON.stringify(v.model)}`);
@@ -193,6 +201,7 @@ export async function runServe(argv: string[]): Promise<number> {
       version: version(),
       extend,
       eventLog: cluster?.events,
+      tls: access.tls,
     });
   } catch (e) {
     err(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
@@ -206,8 +215,7 @@ export async function runServe(argv: string[]): Promise<number> {
       `warning: listening on ${host}, not just this machine. Anyone who can reach it and has the token can run commands as you.`,
     );
   process.stdout.write(`tandem serve listening on ${server.url}\n`);
-  const pageUrls = pageHosts(host, server.port).map((base) => `${base}/#token=${encodeURIComponent(token)}`);
-  process.stdout.write(`open ${pageUrls.join("  or  ")}\n`);
+  announce(access, v, server.port, { stdout: process.stdout, err });
 
   // A draining cluster node may wait for working turns before it hands them over.
   const stop = stopOnSignals("serve", {
@@ -243,19 +251,6 @@ async function drain(runtime: Runtime, cluster: ClusterNode, err: (s: string) =>
   while (working().length && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
   if (working().length)
     err(`drain timeout: handing ${working().length} working turn(s) over to another node mid-turn`);
-}
-
-/** Page URLs to print: the bound address, or this machine's LAN addresses for a wildcard bind. */
-function pageHosts(host: string, port: number): string[] {
-  if (host !== "0.0.0.0" && host !== "::") {
-    const shown = host.includes(":") ? `[${host}]` : host;
-    return [`http://${shown}:${port}`];
-  }
-  const lan = Object.values(networkInterfaces())
-    .flat()
-    .filter((a) => a && a.family === "IPv4" && !a.internal)
-    .map((a) => `http://${a!.address}:${port}`);
-  return [`http://127.0.0.1:${port}`, ...lan];
 }
 
 /** The package version, from the sources (src/surfaces/http/) or from the bundle (dist/). */
