@@ -9,8 +9,10 @@ import type { CollaborationMode, ThreadStatus, Usage } from "../protocol/events.
 import type { ResponseItem } from "../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../protocol/questions.js";
 import type { Lease, LeaseResult } from "./lease.js";
+import type { ThreadSearchHit } from "./search.js";
 
 export type { Lease, LeaseResult } from "./lease.js";
+export type { ThreadSearchHit } from "./search.js";
 
 export interface ThreadRecord {
   id: string;
@@ -75,6 +77,13 @@ export interface Store {
    * most recently updated first, at most `limit` (default 20).
    */
   matchThreadIds(prefix: string, opts?: { suffix?: boolean; limit?: number }): string[];
+  /**
+   * Threads whose title or one of whose user/assistant messages holds every word of `query` as
+   * a word prefix (./search.ts), most recently updated first, at most `limit` (default 20, at
+   * most 100). A query without words finds nothing. Indexed: cost follows the hits, not the
+   * number of threads.
+   */
+  searchThreads(query: string, opts?: { limit?: number }): ThreadSearchHit[];
 
   /** Appends one history item; returns its seq (1-based, per thread). */
   appendItem(threadId: string, turnId: string | null, item: ResponseItem): number;
