@@ -1,8 +1,8 @@
 /**
  * The thread pane: its head (title ellipsised, status badge), the transcript, and the composer
  * (Enter sends, Shift+Enter is a newline; while a turn runs the same box steers it, and
- * Interrupt stops it). With no thread selected, a new-thread form: working directory (from the
- * recent ones), model and mode; the first message then starts the thread.
+ * Interrupt stops it). With no thread selected, a new-thread form: working directory (the
+ * server's, or one of the recent ones), model and mode; the first message then starts the thread.
  */
 import { useRef, useState } from "react";
 import { printable } from "../../../src/util/printable.js";
@@ -12,9 +12,12 @@ import { statusText } from "./Side.js";
 import { Transcript } from "./Transcript.js";
 
 function NewThread() {
-  const recentCwds = [...new Set([...app.threads.values()].map((t) => t.cwd))];
+  const recentCwds = [...new Set([app.defaultCwd, ...[...app.threads.values()].map((t) => t.cwd)])].filter(
+    Boolean,
+  );
   const recentModels = [...new Set([...app.threads.values()].map((t) => t.model))];
-  const [cwd, setCwd] = useState(recentCwds[0] ?? "");
+  // The server's own directory first (where `tandem serve` started), not the last thread's.
+  const [cwd, setCwd] = useState(app.defaultCwd);
   const [model, setModel] = useState("");
   const [mode, setMode] = useState<"plan" | "default">("plan");
   const [error, setError] = useState("");
@@ -163,7 +166,7 @@ function Composer() {
           ))}
         </ul>
       )}
-      <div className="row">
+      <div className="row composer-row">
         <label className="button secondary attach">
           Image
           <input
@@ -191,8 +194,8 @@ function Composer() {
           value={mode}
           onChange={(e) => setMode(e.currentTarget.value as "plan" | "default")}
         >
-          <option value="plan">Plan mode</option>
-          <option value="default">Default mode</option>
+          <option value="plan">Plan</option>
+          <option value="default">Default</option>
         </select>
         <span className="grow" />
         {running && app.current && (
