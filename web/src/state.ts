@@ -58,6 +58,9 @@ export const app = {
   defaultCwd: "",
   /** A deep link's question, opened once it is among the pending ones. */
   wanted: null as string | null,
+  /** The selected thread's files-changed view, and its model/effort form, are open. */
+  files: false,
+  settings: false,
 };
 
 let version = 0;
@@ -294,6 +297,8 @@ export function selectThread(id: string | null, fresh = false): void {
   app.loadError = "";
   app.drawer = null;
   app.newThread = false;
+  app.files = false;
+  app.settings = false;
   changed();
   if (id && !fresh) void loadThread(id);
 }
