@@ -9,6 +9,7 @@
  *   tab. (With no tab open the worker calls `clients.openWindow`, which needs the user activation
  *   of a real click: a dispatched event cannot exercise it.)
  * - a deep link opens the question it names;
+ * - notifications blocked for the site: the page says where to allow them;
  * - over plain http on a network address the page says why it cannot notify.
  * A persistent browser profile is used: chromium's installability check refuses incognito ones.
  */
@@ -185,6 +186,29 @@ describe.skipIf(noBrowser)("web app on a phone: service worker, notifications, d
     // Nothing the worker saw was cached.
     const worker = context.serviceWorkers()[0];
     expect(await worker.evaluate(() => (globalThis as any).caches.keys())).toEqual([]);
+  });
+
+  // Fails if the page claims notifications are on (or says nothing) when the user has blocked
+  // them for the site, or if it gives no way to allow them again.
+  it("notifications blocked for the site: says where to allow them, and stays off", async () => {
+    sv = await serve({ script: { steps: [] } });
+    context = await phoneProfile();
+    const page = await open(context, `${sv.url}/#token=${TOKEN}`);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Browser.setPermission", {
+      permission: { name: "notifications" },
+      setting: "denied",
+      origin: sv.url,
+    });
+    expect(await page.evaluate(() => (globalThis as any).Notification.permission)).toBe("denied");
+    await page.locator("#notify").tap();
+    const why = page.locator("#notify-why");
+    await why.waitFor();
+    expect(await why.textContent()).toContain(
+      "Notifications are blocked for this site: allow them in the browser's site settings",
+    );
+    expect(await page.locator("#notify").getAttribute("aria-pressed")).toBe("false");
+    expect(await page.locator("#notify").getAttribute("aria-describedby")).toBe("notify-why");
   });
 
   // Fails if the fragment's thread and question are ignored (the oldest pending question, which
