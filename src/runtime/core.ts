@@ -150,7 +150,7 @@ export class Runtime {
     this.workspaces = new Workspaces({
       home: opts.home,
       protectedPaths: this.protectedPaths,
-      withhold: (data) => this.secrets.heldIn(data),
+      withhold: (data) => this.secrets.heldIn(data, this.threads.keys()),
     });
     this.agents = new Agents(this);
     this.secrets = familySecrets({
@@ -272,7 +272,7 @@ export class Runtime {
     if (this.settings.include_environment_context)
       thread.recordItem(environmentContextItem(record.cwd), null);
     if (this.settings.include_agents_md) {
-      const agents = agentsMdItem(record.cwd);
+      const agents = agentsMdItem(record.cwd, this.hiddenPaths);
       if (agents) thread.recordItem(agents, null);
     }
     return thread;
@@ -593,8 +593,10 @@ export class Runtime {
     for (const t of threads) t.interrupt("shutdown");
     await Promise.all(threads.map((t) => t.active?.done.catch(() => {})));
     await Promise.all(threads.map((t) => t.disposeTools().catch(() => {})));
-    await Promise.all(threads.map((t) => t.workspace.settled()));
+    // Closing first stops a scan still running (a large workspace's first one), so shutdown
+    // never waits on it; what was queued after it then finds the workspace closed.
     this.workspaces.closeAll();
+    await Promise.all(threads.map((t) => t.workspace.settled()));
     this.threads.clear();
     for (const id of [...this.leased]) this.releaseLease(id);
     this.store.close();

@@ -220,8 +220,8 @@ export class Thread {
     await this.active?.done.catch(() => {});
     this.core.broker.cancelAll({ threadId: this.id }, "thread closed");
     await this.disposeTools();
+    this.workspace.close(); // the last user's close stops a running scan (see Runtime.shutdown)
     await this.workspace.settled();
-    this.workspace.close();
     this.core.secrets.dropThread(this.id);
     this.setStatus("closed");
     this.closed = true;
