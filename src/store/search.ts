@@ -10,7 +10,7 @@
  * ignored) must all be word prefixes within the title or within one message. Among the newest
  * `scanHits` matching messages and titles, threads come most recently updated first.
  */
-import type { ThreadRecord } from "./types.js";
+import { SEARCH_LIMITS, type ThreadRecord } from "./types.js";
 
 export interface ThreadSearchHit {
   thread: ThreadRecord;
@@ -21,17 +21,9 @@ export interface ThreadSearchHit {
   snippet: string | null;
 }
 
-/**
- * `scanHits`: a search looks at the newest this many matching messages (and titles) only, so a
- * word found everywhere costs the same as a rare one; older hits of such a word are not listed.
- */
-export const SEARCH_LIMITS = {
-  defaultLimit: 20,
-  maxLimit: 100,
-  maxTerms: 8,
-  maxTermChars: 64,
-  scanHits: 2000,
-} as const;
+// The bounds are part of the Store contract (./types.ts), which callers outside the stores read.
+export { SEARCH_LIMITS } from "./types.js";
+
 export const SNIPPET_CHARS = 160;
 
 /** The query's words, lower-cased; at most `maxTerms`, each cut to `maxTermChars`. */

@@ -14,6 +14,19 @@ import type { ThreadSearchHit } from "./search.js";
 export type { Lease, LeaseResult } from "./lease.js";
 export type { ThreadSearchHit } from "./search.js";
 
+/**
+ * Bounds of `Store.searchThreads`. `scanHits`: a search looks at the newest this many matching
+ * messages (and titles) only, so a word found everywhere costs the same as a rare one; older
+ * hits of such a word are not listed.
+ */
+export const SEARCH_LIMITS = {
+  defaultLimit: 20,
+  maxLimit: 100,
+  maxTerms: 8,
+  maxTermChars: 64,
+  scanHits: 2000,
+} as const;
+
 export interface ThreadRecord {
   id: string;
   /** Session id: prompt_cache_key and client_metadata.session_id (root thread id by default). */

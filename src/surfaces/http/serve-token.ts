@@ -29,7 +29,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { generateToken } from "./auth.js";
+import { generateToken } from "../../wire/bearer.js";
 
 export const SERVE_TOKEN_FILE = "serve-token";
 

@@ -23,8 +23,7 @@ import { TurnOptions } from "../../../protocol/ops.js";
 import type { Runtime } from "../../../runtime/core.js";
 import { type Thread, TurnBusyError } from "../../../runtime/thread.js";
 import { lastTurnStatus, settledStatus } from "../../../runtime/thread-status.js";
-import { SEARCH_LIMITS } from "../../../store/search.js";
-import type { StoredItem, ThreadRecord, TurnRecord } from "../../../store/types.js";
+import { SEARCH_LIMITS, type StoredItem, type ThreadRecord, type TurnRecord } from "../../../store/types.js";
 import { fail, readBody } from "../errors.js";
 
 export interface ThreadRoutesOptions {
