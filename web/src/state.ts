@@ -15,7 +15,6 @@
  *   started while another is in flight (a refetch during the selection's own load) takes over,
  *   holding everything from its start on, and the older answer is dropped whenever it comes.
  */
-import { useSyncExternalStore } from "react";
 import type { Event, Stamped } from "../../src/protocol/events.js";
 import type { ThreadDetail, ThreadSummary } from "../../src/protocol/http.js";
 import type { QuestionOutcome, QuestionRequest, Responder } from "../../src/protocol/questions.js";
@@ -25,59 +24,9 @@ import { ApiError, api, enc, getToken } from "./api.js";
 import { Transcript } from "./lib/transcript.js";
 import * as Notify from "./notify.js";
 
-export type Conn = "connecting" | "live" | "offline";
-/** How the open request settled without this page: shown instead of the form's buttons. */
-export interface Settled {
-  type: string;
-  outcome?: QuestionOutcome;
-  by?: Responder;
-}
+export { app, type Conn, changed, type Settled, useApp } from "./app-state.js";
 
-export const app = {
-  clientId: `web-${Math.random().toString(36).slice(2, 10)}`,
-  authed: false,
-  authError: "",
-  conn: "connecting" as Conn,
-  connText: "connecting…",
-  threads: new Map<string, ThreadSummary>(),
-  current: sessionStorage.getItem("tandem.thread") as string | null,
-  questions: new Map<string, QuestionRequest>(),
-  settled: new Set<string>(),
-  skew: 0,
-  transcript: new Transcript(),
-  loadError: "",
-  /** The request shown in the sheet, and how it settled elsewhere (if it did). */
-  sheet: null as null | { req: QuestionRequest; elsewhere: Settled | null },
-  later: new Set<string>(),
-  drawer: null as null | "threads" | "inbox",
-  newThread: false,
-  notify: localStorage.getItem("tandem.notify") === "1",
-  /** Why notifications are off or failed, shown beside the toggle (notify.ts). */
-  notifyError: "",
-  /** Where threads created without a directory run (GET /thread's default_cwd). */
-  defaultCwd: "",
-  /** A deep link's question, opened once it is among the pending ones. */
-  wanted: null as string | null,
-  /** The selected thread's files-changed view, and its model/effort form, are open. */
-  files: false,
-  settings: false,
-};
-
-let version = 0;
-const listeners = new Set<() => void>();
-export function changed(): void {
-  version++;
-  for (const l of listeners) l();
-}
-export function useApp(): number {
-  return useSyncExternalStore(
-    (l) => {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-    () => version,
-  );
-}
+import { app, type Conn, changed, type Settled } from "./app-state.js";
 
 export const serverNow = () => Date.now() + app.skew;
 export const responder = () => ({ kind: "web" as const, id: app.clientId });
