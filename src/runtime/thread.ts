@@ -31,6 +31,7 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
 import type { AbortNow } from "../util/abort.js";
 import { PauseClock } from "../util/pause-clock.js";
+import { threadTitle } from "../util/thread-title.js";
 import type { Runtime } from "./core.js";
 import { TurnWorkspace } from "./workspace-diff.js";
 
@@ -170,7 +171,7 @@ export class Thread {
       );
     const turnId = this.core.ids.turn();
     const item = userMessage(text, opts.images ?? []);
-    if (!this.record.title) this.update({ title: text.replace(/\s+/g, " ").trim().slice(0, 80) });
+    if (!this.record.title) this.update({ title: threadTitle(text) });
     const pending: PendingInput[] = [{ id: this.core.ids.item("user"), item }];
     return this.launch(turnId, opts.options ?? {}, pending, []);
   }

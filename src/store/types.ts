@@ -9,8 +9,23 @@ import type { CollaborationMode, ThreadStatus, Usage } from "../protocol/events.
 import type { ResponseItem } from "../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../protocol/questions.js";
 import type { Lease, LeaseResult } from "./lease.js";
+import type { ThreadSearchHit } from "./search.js";
 
 export type { Lease, LeaseResult } from "./lease.js";
+export type { ThreadSearchHit } from "./search.js";
+
+/**
+ * Bounds of `Store.searchThreads`. `scanHits`: a search looks at the newest this many matching
+ * messages (and titles) only, so a word found everywhere costs the same as a rare one; older
+ * hits of such a word are not listed.
+ */
+export const SEARCH_LIMITS = {
+  defaultLimit: 20,
+  maxLimit: 100,
+  maxTerms: 8,
+  maxTermChars: 64,
+  scanHits: 2000,
+} as const;
 
 export interface ThreadRecord {
   id: string;
@@ -75,6 +90,13 @@ export interface Store {
    * most recently updated first, at most `limit` (default 20).
    */
   matchThreadIds(prefix: string, opts?: { suffix?: boolean; limit?: number }): string[];
+  /**
+   * Threads whose title or one of whose user/assistant messages holds every word of `query` as
+   * a word prefix (./search.ts), most recently updated first, at most `limit` (default 20, at
+   * most 100). A query without words finds nothing. Indexed: cost follows the hits, not the
+   * number of threads.
+   */
+  searchThreads(query: string, opts?: { limit?: number }): ThreadSearchHit[];
 
   /** Appends one history item; returns its seq (1-based, per thread). */
   appendItem(threadId: string, turnId: string | null, item: ResponseItem): number;

@@ -85,7 +85,7 @@ describe.skipIf(noBrowser)("web page", () => {
     await sv.call("POST", `/thread/${id}/turn`, { text: "Set up the demo project" });
 
     await page.locator("#sheet").waitFor({ state: "visible" });
-    const sheetBox = await page.locator("#q-form").boundingBox();
+    const sheetBox = await page.locator("#sheet [role=dialog]").boundingBox();
     expect(sheetBox!.width).toBeGreaterThanOrEqual(389);
     const option = page.locator("label.opt").first();
     expect((await option.boundingBox())!.height).toBeGreaterThanOrEqual(44);

@@ -17,7 +17,15 @@ import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.
 import { cachedJson } from "../../util/json-cache.js";
 import { StoreError } from "../errors.js";
 import { type Lease, type LeaseResult, leaseIsStale } from "../lease.js";
-import type { Store, StoredItem, StoredQuestion, ThreadRecord, TurnRecord } from "../types.js";
+import { SEARCH_LIMITS, searchLimit, searchTerms, snippetOf } from "../search.js";
+import type {
+  Store,
+  StoredItem,
+  StoredQuestion,
+  ThreadRecord,
+  ThreadSearchHit,
+  TurnRecord,
+} from "../types.js";
 import { SyncBridge } from "./bridge.js";
 import { PG_MIGRATIONS } from "./schema.js";
 
@@ -96,6 +104,19 @@ export class PostgresStore implements Store {
   }
   matchThreadIds(prefix: string, opts: { suffix?: boolean; limit?: number } = {}): string[] {
     return this.bridge.call("matchThreadIds", prefix, opts.suffix === true, opts.limit ?? 20);
+  }
+  searchThreads(query: string, opts: { limit?: number } = {}): ThreadSearchHit[] {
+    const terms = searchTerms(query);
+    if (!terms.length) return [];
+    // Terms are letters and digits only: safe as quoted prefix lexemes.
+    const tsquery = terms.map((t) => `'${t}':*`).join(" & ");
+    const rows = this.bridge.call<Array<{ thread: ThreadRecord; hit: string | null }>>(
+      "searchThreads",
+      tsquery,
+      searchLimit(opts.limit),
+      SEARCH_LIMITS.scanHits,
+    );
+    return rows.map((r) => ({ thread: r.thread, snippet: r.hit === null ? null : snippetOf(r.hit, terms) }));
   }
   appendItem(threadId: string, turnId: string | null, item: ResponseItem): number {
     const callId = "call_id" in item ? item.call_id : null;

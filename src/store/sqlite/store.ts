@@ -24,97 +24,16 @@ import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.
 import { cachedJson } from "../../util/json-cache.js";
 import { StoreError } from "../errors.js";
 import { type Lease, type LeaseResult, leaseIsStale } from "../lease.js";
-import type { Store, StoredItem, StoredQuestion, ThreadRecord, TurnRecord } from "../types.js";
-
-/**
- * Schema migrations; `PRAGMA user_version` = number applied. Append only: never edit a
- * shipped entry, add a new one.
- */
-const MIGRATIONS: readonly string[] = [
-  `
-  CREATE TABLE threads (
-    id TEXT PRIMARY KEY,
-    session_id TEXT NOT NULL,
-    parent_id TEXT,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
-    cwd TEXT NOT NULL,
-    model TEXT NOT NULL,
-    mode TEXT NOT NULL,
-    title TEXT NOT NULL,
-    status TEXT NOT NULL,
-    settings TEXT NOT NULL
-  );
-  CREATE INDEX threads_by_updated ON threads (updated_at DESC);
-
-  CREATE TABLE items (
-    thread_id TEXT NOT NULL REFERENCES threads (id),
-    seq INTEGER NOT NULL,
-    turn_id TEXT,
-    type TEXT NOT NULL,
-    call_id TEXT,
-    json TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    PRIMARY KEY (thread_id, seq)
-  );
-  CREATE TRIGGER items_touch_thread AFTER INSERT ON items BEGIN
-    UPDATE threads SET updated_at = MAX(updated_at, NEW.created_at) WHERE id = NEW.thread_id;
-  END;
-
-  CREATE TABLE turns (
-    id TEXT PRIMARY KEY,
-    thread_id TEXT NOT NULL REFERENCES threads (id),
-    started_at INTEGER NOT NULL,
-    ended_at INTEGER,
-    status TEXT NOT NULL,
-    usage TEXT,
-    error TEXT
-  );
-  CREATE INDEX turns_by_thread ON turns (thread_id, started_at);
-
-  CREATE TABLE questions (
-    request_id TEXT PRIMARY KEY,
-    thread_id TEXT NOT NULL REFERENCES threads (id),
-    turn_id TEXT NOT NULL,
-    call_id TEXT NOT NULL,
-    request TEXT NOT NULL,
-    outcome TEXT,
-    created_at INTEGER NOT NULL,
-    settled_at INTEGER
-  );
-  CREATE INDEX questions_pending ON questions (thread_id, created_at) WHERE outcome IS NULL;
-  CREATE INDEX questions_pending_all ON questions (created_at) WHERE outcome IS NULL;
-
-  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-  `,
-  // 2: one driving process per thread (./lease.ts).
-  `
-  CREATE TABLE thread_leases (
-    thread_id TEXT PRIMARY KEY REFERENCES threads (id),
-    token TEXT NOT NULL,
-    pid INTEGER NOT NULL,
-    host TEXT NOT NULL,
-    since INTEGER NOT NULL
-  );
-  `,
-  // 3: a thread's token totals (turns.usage already holds each turn's), backfilled from its turns.
-  `
-  ALTER TABLE threads ADD COLUMN usage TEXT;
-  UPDATE threads SET usage = (
-    SELECT json_object(
-      'input_tokens', SUM(json_extract(t.usage, '$.input_tokens')),
-      'cached_input_tokens', SUM(json_extract(t.usage, '$.cached_input_tokens')),
-      'output_tokens', SUM(json_extract(t.usage, '$.output_tokens')),
-      'reasoning_output_tokens', SUM(json_extract(t.usage, '$.reasoning_output_tokens')),
-      'total_tokens', SUM(json_extract(t.usage, '$.total_tokens')))
-    FROM turns t WHERE t.thread_id = threads.id AND t.usage IS NOT NULL)
-  WHERE EXISTS (SELECT 1 FROM turns t WHERE t.thread_id = threads.id AND t.usage IS NOT NULL);
-  `,
-  // 4: each turn's final diff (TurnRecord.diff), so a reader after a reload shows it.
-  `
-  ALTER TABLE turns ADD COLUMN diff TEXT;
-  `,
-];
+import { SEARCH_LIMITS, searchLimit, searchTerms, snippetOf } from "../search.js";
+import type {
+  Store,
+  StoredItem,
+  StoredQuestion,
+  ThreadRecord,
+  ThreadSearchHit,
+  TurnRecord,
+} from "../types.js";
+import { MIGRATIONS } from "./schema.js";
 
 /** The schema version this build writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -302,6 +221,20 @@ class SqliteStore implements Store {
       ),
       getThread: p(`SELECT ${threadCols}, usage FROM threads WHERE id = ?`),
       listThreads: p(`SELECT ${threadCols}, usage FROM threads ORDER BY updated_at DESC, id DESC LIMIT ?`),
+      // Hits of one query (../search.ts): the newest `scan` matching messages and titles (FTS5
+      // walks its rowids backwards, so the cost is bounded whatever matches), one row per thread;
+      // the bare `body` beside max(seq) is that newest message's (SQLite's min/max rule).
+      search: p(
+        "WITH m AS (SELECT thread_id, seq, body FROM thread_text WHERE thread_text MATCH @q " +
+          "ORDER BY rowid DESC LIMIT @scan), " +
+          "hits AS (SELECT thread_id, max(seq) AS seq, body FROM m GROUP BY thread_id), " +
+          "titled AS (SELECT t.id FROM thread_titles f JOIN threads t ON t.rowid = f.rowid " +
+          "WHERE thread_titles MATCH @q ORDER BY f.rowid DESC LIMIT @scan), " +
+          "found AS (SELECT thread_id AS id FROM hits UNION SELECT id FROM titled) " +
+          `SELECT ${threadCols.replace(/(\w+)/g, "t.$1")}, t.usage, h.body AS hit FROM found ` +
+          "JOIN threads t ON t.id = found.id LEFT JOIN hits h ON h.thread_id = t.id " +
+          "ORDER BY t.updated_at DESC, t.id DESC LIMIT @n",
+      ),
       setThreadUsage: p("UPDATE threads SET usage = ? WHERE id = ?"),
       setTurnUsage: p("UPDATE turns SET usage = ? WHERE id = ? AND thread_id = ?"),
       // One statement: seq = max + 1 is read under the write lock the INSERT already holds.
@@ -419,6 +352,20 @@ class SqliteStore implements Store {
   listThreads(opts: { limit?: number } = {}): ThreadRecord[] {
     const rows = this.#s.listThreads.all(opts.limit ?? -1) as ThreadRow[];
     return rows.map(rowToThread);
+  }
+
+  searchThreads(query: string, opts: { limit?: number } = {}): ThreadSearchHit[] {
+    const terms = searchTerms(query);
+    if (!terms.length) return [];
+    // Terms are letters and digits only, so quoting each as a prefix query is safe.
+    const q = terms.map((t) => `"${t}"*`).join(" ");
+    const rows = this.#s.search.all({ q, n: searchLimit(opts.limit), scan: SEARCH_LIMITS.scanHits }) as Array<
+      ThreadRow & { hit: string | null }
+    >;
+    return rows.map(({ hit, ...row }) => ({
+      thread: rowToThread(row),
+      snippet: hit === null ? null : snippetOf(hit, terms),
+    }));
   }
 
   appendItem(threadId: string, turnId: string | null, item: ResponseItem): number {

@@ -8,9 +8,12 @@
  *   it, with a warning on stderr.
  * - Answers only requests whose Host is one of its names (server.ts): the bind's, loopback names
  *   on a loopback bind, and each `--allow-host NAME[:PORT]` (repeatable; a malformed one exits 2).
- * - The bearer token comes from `--token`, else `TANDEM_SERVE_TOKEN`, else is generated.
- * - stdout gets exactly two lines: `tandem serve listening on <url>` and `open <url>/#token=…`
- *   (the page reads the token from the fragment, which browsers never send to a server).
+ * - The token, `--lan`, `--tls-cert/--tls-key` and what is printed to open the page are
+ *   serve-access.ts's: the token comes from `--token`, else `TANDEM_SERVE_TOKEN`, else
+ *   `$TANDEM_HOME/serve-token` (kept across restarts).
+ * - stdout gets two lines, `tandem serve listening on <url>` and `open <url>/#token=…` (the page
+ *   reads the token from the fragment, which browsers never send to a server), then a QR code on
+ *   a terminal or with `--qr`/`--lan`.
  * - SIGINT/SIGTERM: a cluster node first drains (up to DRAIN_TIMEOUT_MS); stop accepting, then the
  *   shared shutdown (surfaces/shared/startup.ts: pending questions stay pending in the store for
  *   the next process, Q11), close open connections, leave the cluster.
@@ -18,24 +21,25 @@
  * runtime (or a `--bus` cluster) that cannot start exits as startup.ts says (1 without an API
  * key, 2 for configuration).
  */
-import { networkInterfaces } from "node:os";
 import { parseArgs } from "node:util";
 import type { Hono } from "hono";
 import { BUS_FLAGS, type BusFlagValues, busSettings, busUsage } from "../../cluster/bus-connect.js";
 import type { ClusterNode } from "../../cluster/node.js";
+import { tandemHome } from "../../config/load.js";
 import type { Runtime } from "../../runtime/core.js";
 import { parseAllowHost } from "../../util/allowed-hosts.js";
 import { argError } from "../../util/cli-args.js";
 import { isLoopbackHost } from "../../util/loopback.js";
 import { DEFAULT_GRACE_MS } from "../../util/signals.js";
-import { generateToken } from "../../wire/bearer.js";
 import { RUNTIME_FLAGS, runSurface, STORE_FLAGS, tandemVersion } from "../shared/startup.js";
+import { ACCESS_FLAGS, ACCESS_USAGE, type AccessFlagValues, announce, serveAccess } from "./serve-access.js";
 import { startHttpServer } from "./server.js";
 
 export { createHttpApp, type HttpAppOptions } from "./app.js";
 export { type HttpServer, type HttpServerOptions, startHttpServer } from "./server.js";
 
-export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--allow-host NAME…] [--token T] [--responder] [--store URL]
+export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H | --lan] [--allow-host NAME…] [--token T | --rotate-token]
+                   [--tls-cert FILE --tls-key FILE] [--qr] [--responder] [--store URL]
                    [--node-id ID] [--bus nats://… [bus options]] [-c key=value…] [-m model]
 
   --port N     port to listen on (default 0: a free port, printed at start)
@@ -43,7 +47,7 @@ export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--allow-h
   --allow-host NAME  a name you reach the server by (tandem.example.com, or NAME:PORT for that
                port only; repeatable). Requests for any other Host get 421: the bind address and,
                on loopback, localhost / 127.0.0.1 / [::1] are always answered (DNS rebinding)
-  --token T    bearer token for the API (default: $TANDEM_SERVE_TOKEN, else a random one)
+${ACCESS_USAGE}
   --responder  questions may wait for API clients that poll GET /question (without it, only
                an open web page or an SSE ?responder= connection counts as someone to answer)
   --store URL  where threads are stored: a SQLite file path or postgres://user@host/db
@@ -60,19 +64,20 @@ ${busUsage(15)}
 
 export async function runServe(argv: string[]): Promise<number> {
   const err = (s: string) => process.stderr.write(`tandem serve: ${s}\n`);
-  let v: BusFlagValues & {
-    port?: string;
-    host?: string;
-    "allow-host"?: string[];
-    token?: string;
-    config?: string[];
-    model?: string;
-    help?: boolean;
-    responder?: boolean;
-    store?: string;
-    "node-id"?: string;
-    "log-file"?: string;
-  };
+  let v: BusFlagValues &
+    AccessFlagValues & {
+      port?: string;
+      host?: string;
+      "allow-host"?: string[];
+      token?: string;
+      config?: string[];
+      model?: string;
+      help?: boolean;
+      responder?: boolean;
+      store?: string;
+      "node-id"?: string;
+      "log-file"?: string;
+    };
   try {
     v = parseArgs({
       args: argv,
@@ -85,6 +90,7 @@ export async function runServe(argv: string[]): Promise<number> {
         help: { type: "boolean", short: "h" },
         responder: { type: "boolean" },
         ...STORE_FLAGS,
+        ...ACCESS_FLAGS,
         ...BUS_FLAGS,
       },
     }).values;
@@ -101,7 +107,6 @@ export async function runServe(argv: string[]): Promise<number> {
     err(`--port must be an integer from 0 to 65535, got "${v.port}"`);
     return 2;
   }
-  const host = v.host ?? "127.0.0.1";
   let allowedHosts: string[];
   try {
     allowedHosts = (v["allow-host"] ?? []).map(parseAllowHost);
@@ -109,12 +114,6 @@ export async function runServe(argv: string[]): Promise<number> {
     err((e as Error).message);
     return 2;
   }
-  const token = v.token ?? (process.env.TANDEM_SERVE_TOKEN || generateToken());
-  if (token.length < 8 || /\s/.test(token)) {
-    err("the token must be at least 8 characters without spaces");
-    return 2;
-  }
-
   let bus: ReturnType<typeof busSettings>;
   try {
     bus = busSettings(v, process.env);
@@ -122,6 +121,15 @@ export async function runServe(argv: string[]): Promise<number> {
     err((e as Error).message);
     return 2;
   }
+
+  // Last of the checks: a new token is written to the home.
+  const access = serveAccess(v, process.env, tandemHome());
+  if ("error" in access) {
+    err(access.error);
+    return 2;
+  }
+  for (const note of access.notes) err(note);
+  const { host, token } = access;
 
   // A generated token is this process's alone: other nodes could not open its bus frames.
   const clusterToken = v.token ?? (process.env.TANDEM_SERVE_TOKEN || undefined);
@@ -160,6 +168,7 @@ export async function runServe(argv: string[]): Promise<number> {
           version: tandemVersion(),
           extend,
           eventLog: cluster?.events,
+          tls: access.tls,
         });
       } catch (e) {
         log(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
@@ -173,10 +182,7 @@ export async function runServe(argv: string[]): Promise<number> {
       process.stdout.write(`tandem serve listening on ${server.url}\n`);
       // Notifications link here (README "Notifications"): the origin only, never the token.
       runtime.userHooks.serveUrl = new URL(server.url).origin;
-      const pageUrls = pageHosts(host, server.port).map(
-        (base) => `${base}/#token=${encodeURIComponent(token)}`,
-      );
-      process.stdout.write(`open ${pageUrls.join("  or  ")}\n`);
+      announce(access, v, server.port, { stdout: process.stdout, err: log });
 
       await stopped;
       if (cluster) await drain(runtime, cluster, log);
@@ -207,17 +213,4 @@ async function drain(runtime: Runtime, cluster: ClusterNode, err: (s: string) =>
   while (working().length && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
   if (working().length)
     err(`drain timeout: handing ${working().length} working turn(s) over to another node mid-turn`);
-}
-
-/** Page URLs to print: the bound address, or this machine's LAN addresses for a wildcard bind. */
-function pageHosts(host: string, port: number): string[] {
-  if (host !== "0.0.0.0" && host !== "::") {
-    const shown = host.includes(":") ? `[${host}]` : host;
-    return [`http://${shown}:${port}`];
-  }
-  const lan = Object.values(networkInterfaces())
-    .flat()
-    .filter((a) => a && a.family === "IPv4" && !a.internal)
-    .map((a) => `http://${a!.address}:${port}`);
-  return [`http://127.0.0.1:${port}`, ...lan];
 }

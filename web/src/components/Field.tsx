@@ -26,6 +26,8 @@ export function Field(props: {
   draft: Draft;
   current: boolean;
   disabled: boolean;
+  /** Shown instead of the question's prompt (an approval's, whose prompt the sheet already shows). */
+  legend?: string;
   onChange: (d: Draft) => void;
 }) {
   const { q, index: i, draft, onChange } = props;
@@ -66,7 +68,7 @@ export function Field(props: {
     >
       <legend>
         {q.header && <span className="q-tag">{printable(q.header)}</span>}
-        {printable(q.prompt) + (q.required === true ? " *" : "")}
+        {printable(props.legend ?? q.prompt) + (q.required === true ? " *" : "")}
         {hint && <span className="desc">{` (${hint})`}</span>}
       </legend>
       {!free &&

@@ -1,5 +1,6 @@
 /**
- * Thread routes: create, list, read, start turn, steer, compact, interrupt.
+ * Thread routes: create, list, search (`GET /thread?q=`), read, change settings, start turn,
+ * steer, compact, interrupt.
  *
  * Reads never change state: `GET /thread/:id` of a thread this process has not opened reads the
  * store. Writes to such a thread open it first with `runtime.openThread`, which repairs orphan
@@ -14,13 +15,15 @@ import {
   StartTurnBody,
   SteerBody,
   type ThreadDetail,
+  ThreadSettingsBody,
   type ThreadSummary,
   type TurnSummary,
 } from "../../../protocol/http.js";
+import { TurnOptions } from "../../../protocol/ops.js";
 import type { Runtime } from "../../../runtime/core.js";
 import { type Thread, TurnBusyError } from "../../../runtime/thread.js";
 import { lastTurnStatus, settledStatus } from "../../../runtime/thread-status.js";
-import type { StoredItem, ThreadRecord, TurnRecord } from "../../../store/types.js";
+import { SEARCH_LIMITS, type StoredItem, type ThreadRecord, type TurnRecord } from "../../../store/types.js";
 import { fail, readBody } from "../errors.js";
 
 export interface ThreadRoutesOptions {
@@ -50,6 +53,7 @@ export function threadSummary(runtime: Runtime, record: ThreadRecord): ThreadSum
     cwd: rec.cwd,
     model: rec.model,
     mode: rec.mode,
+    effort: effortOf(rec.settings),
     title: rec.title,
     status,
     loaded: Boolean(live),
@@ -57,6 +61,12 @@ export function threadSummary(runtime: Runtime, record: ThreadRecord): ThreadSum
     pending_questions: pending,
     usage: rec.usage ?? null,
   };
+}
+
+/** The thread's own effort (`settings.effort`, as the turn loop reads it), null for none. */
+function effortOf(settings: Record<string, unknown>): ThreadSummary["effort"] {
+  const e = TurnOptions.shape.effort.safeParse(settings.effort);
+  return e.success && e.data ? e.data : null;
 }
 
 /** A sub-agent's `settings.agent` as the API shows it; null for a thread that is none. */
@@ -150,13 +160,43 @@ export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono 
 
   app.get("/", (c) => {
     const limitText = c.req.query("limit");
-    const limit = limitText === undefined ? 100 : Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
-      return fail(c, 400, "invalid_query", "limit must be an integer from 1 to 1000");
+    const q = c.req.query("q");
+    const max = q === undefined ? 1000 : SEARCH_LIMITS.maxLimit;
+    const limit =
+      limitText === undefined ? (q === undefined ? 100 : SEARCH_LIMITS.defaultLimit) : Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1 || limit > max)
+      return fail(c, 400, "invalid_query", `limit must be an integer from 1 to ${max}`);
+    if (q !== undefined && q.length > 500)
+      return fail(c, 400, "invalid_query", "q must be at most 500 characters");
+    const default_cwd = opts.defaultCwd;
+    // Search: titles and messages of stored threads, newest first (store/search.ts).
+    if (q !== undefined) {
+      const threads = runtime.store
+        .searchThreads(q, { limit })
+        .map((h) => ({ ...threadSummary(runtime, h.thread), snippet: h.snippet }));
+      return c.json({ threads, default_cwd });
+    }
     // Threads created here and not stored yet (no input so far) come first: they are the newest.
     const records = [...runtime.unstoredThreads(), ...runtime.store.listThreads({ limit })].slice(0, limit);
     const threads = records.map((r) => threadSummary(runtime, r));
-    return c.json({ threads });
+    return c.json({ threads, default_cwd });
+  });
+
+  // Model, effort and mode of the thread's later turns (a running turn keeps its own).
+  app.patch("/:id/settings", async (c) => {
+    const body = await readBody(c, ThreadSettingsBody, opts.maxBodyBytes);
+    if (!body.ok) return body.response;
+    const param = threadParam(runtime, c);
+    if ("response" in param) return param.response;
+    const thread = liveThread(runtime, param.id);
+    if (!thread) return fail(c, 404, "not_found", noThread(param.id));
+    const { model, effort, mode } = body.value;
+    const settings: Record<string, unknown> = { ...thread.record.settings };
+    if (effort === null) delete settings.effort;
+    else if (effort !== undefined) settings.effort = effort;
+    // Only what was given: Thread.update assigns every key it gets, undefined ones too.
+    thread.update({ ...(model ? { model } : {}), ...(mode ? { mode } : {}), settings });
+    return c.json(threadSummary(runtime, thread.record));
   });
 
   app.get("/:id", (c) => {
