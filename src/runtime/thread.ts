@@ -269,10 +269,12 @@ export class Thread {
   private async run(turn: ActiveTurn, resumed: ResumedCall[], compactOnly = false): Promise<TurnOutcome> {
     const s = this.core.settings;
     // User hooks (runtime/hooks.ts): trust, SessionStart, UserPromptSubmit; Stop may go on.
+    // "blocked": every prompt of the turn was refused (a turn resumed from history has none).
+    const prompts = turn.pending.length;
     const gate = compactOnly
       ? "run"
       : await this.core.userHooks.beforeTurn(this, turn).then(
-          () => (turn.pending.length || resumed.length ? "run" : "blocked"),
+          () => (prompts && !turn.pending.length && !resumed.length ? "blocked" : "run"),
           () => "interrupted",
         );
     const go = () =>
