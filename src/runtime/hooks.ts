@@ -127,9 +127,11 @@ export class RuntimeHooks {
   /**
    * Loads the thread's hooks for this turn and settles trust (see the module contract); then
    * SessionStart and UserPromptSubmit. Blocked prompts are taken out of `turn.pending`.
-   * Throws AbortError when the user cancelled the trust question.
+   * Undefined when there is nothing to ask or fire, so the turn starts in the same tick (a
+   * resumed turn re-asks its questions at once); else the promise rejects with an AbortError
+   * when the user cancelled the trust question.
    */
-  async beforeTurn(thread: Thread, turn: ActiveTurn): Promise<void> {
+  beforeTurn(thread: Thread, turn: ActiveTurn): Promise<void> | undefined {
     const cwd = turn.options.cwd ?? thread.record.cwd;
     const root = projectDirs(cwd)[0];
     const loaded = loadHooks(this.loadOptions(root));
@@ -149,6 +151,32 @@ export class RuntimeHooks {
     const open = loaded.sources.filter(
       (s) => s.scope === "project" && s.trust !== "trusted" && !this.decided.has(key(s)),
     );
+    const runs = (s: HookSource) =>
+      s.scope === "user" || s.trust === "trusted" || this.decided.get(key(s)) === true;
+    st.hooks = loaded.hooks.filter((h) => runs(h.source));
+    const asking = open.length > 0;
+    const firing = st.hooks.some(
+      (h) =>
+        (h.event === "SessionStart" && !st.started) ||
+        (h.event === "UserPromptSubmit" && turn.pending.length),
+    );
+    // Nothing to ask or fire: the turn starts at once (a resumed turn re-asks its questions now).
+    if (!asking && !firing) {
+      st.started = true;
+      return undefined;
+    }
+    return this.beforeTurnAsync(thread, turn, st, loaded, open, key, runs);
+  }
+
+  private async beforeTurnAsync(
+    thread: Thread,
+    turn: ActiveTurn,
+    st: ThreadHookState,
+    loaded: LoadedHooks,
+    open: HookSource[],
+    key: (s: HookSource) => string,
+    runs: (s: HookSource) => boolean,
+  ): Promise<void> {
     if (open.length) {
       // A deferring run (`exec --questions defer`) stops at a question and cannot resume a trust
       // question that is not a tool call's: it is told to use `tandem hooks trust` instead.
@@ -166,8 +194,6 @@ export class RuntimeHooks {
         );
       }
     }
-    const runs = (s: HookSource) =>
-      s.scope === "user" || s.trust === "trusted" || this.decided.get(key(s)) === true;
     st.hooks = loaded.hooks.filter((h) => runs(h.source));
     if (!st.hooks.length) return;
     if (!st.started) {

@@ -271,9 +271,10 @@ export class Thread {
     // User hooks (runtime/hooks.ts): trust, SessionStart, UserPromptSubmit; Stop may go on.
     // "blocked": every prompt of the turn was refused (a turn resumed from history has none).
     const prompts = turn.pending.length;
-    const gate = compactOnly
+    const before = compactOnly ? undefined : this.core.userHooks.beforeTurn(this, turn);
+    const gate = !before
       ? "run"
-      : await this.core.userHooks.beforeTurn(this, turn).then(
+      : await before.then(
           () => (prompts && !turn.pending.length && !resumed.length ? "blocked" : "run"),
           () => "interrupted",
         );
