@@ -8,6 +8,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Event, EventOf } from "../../src/protocol/events.js";
+import { until } from "../helpers/http.js";
 import { type Harness, harness, outsideDir, tempDir } from "../helpers/index.js";
 
 const say = (text: string) => ({ type: "message" as const, text });
@@ -286,5 +287,34 @@ console.log("Context from the prompt hook: the build runs with make.");`,
     expect(env.HOOKTEST_API_KEY).toBeUndefined();
     expect(JSON.stringify(env)).not.toContain("sk-hooktest-0123456789");
     expect(env.CLAUDE_PROJECT_DIR).toBe(h.cwd);
+  });
+
+  it("PreCompact and PostCompact see a compaction; SubagentStop fires for a sub-agent's turn", async () => {
+    const dir = outsideDir("tandem-hook-scripts-");
+    const note = nodeHook(dir, "note.js", "");
+    h = await harness({
+      home: home({
+        PreCompact: cmd(note, "manual"),
+        PostCompact: cmd(note),
+        SubagentStop: cmd(note),
+        Stop: cmd(note),
+      }),
+      script: { steps: [{ output: [say("first")] }, { output: [say("child done")] }] },
+    });
+    const t = h.runtime.startThread({ cwd: h.cwd });
+    expect((await t.startTurn("one").done).status).toBe("completed");
+    expect((await t.compact().done).status).toBe("completed");
+    await until(() => seen(dir).some((s) => s.hook_event_name === "PostCompact"));
+    const pre = seen(dir).find((s) => s.hook_event_name === "PreCompact");
+    const post = seen(dir).find((s) => s.hook_event_name === "PostCompact");
+    expect(pre).toMatchObject({ trigger: "manual", thread_id: t.id });
+    expect(post.compact_summary).toEqual(expect.any(String));
+    const child = h.runtime.startThread({ cwd: h.cwd, parentId: t.id });
+    expect((await child.startTurn("do it").done).status).toBe("completed");
+    const stops = seen(dir).filter((s) => /Stop$/.test(s.hook_event_name));
+    expect(stops.map((s) => [s.hook_event_name, s.thread_id])).toEqual([
+      ["Stop", t.id],
+      ["SubagentStop", child.id],
+    ]);
   });
 });
