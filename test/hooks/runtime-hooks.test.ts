@@ -265,6 +265,7 @@ console.log("Context from the prompt hook: the build runs with make.");`,
       "env.js",
       `require("fs").appendFileSync(${JSON.stringify(join(dir, "env.jsonl"))}, JSON.stringify({ env: process.env, cwd: process.cwd() }) + "\\n");`,
     );
+    const path = process.env.PATH;
     process.env.HOOKTEST_API_KEY = "sk-hooktest-0123456789";
     process.env.HOOKTEST_PLAIN = "plain-value";
     try {
@@ -272,11 +273,13 @@ console.log("Context from the prompt hook: the build runs with make.");`,
         home: home({ UserPromptSubmit: cmd(envHook) }),
         script: { steps: [{ output: [say("ok")] }] },
       });
+      process.env.PATH = `${join(h.cwd, "bin")}:.:bin:${path}`;
       const t = h.runtime.startThread({ cwd: h.cwd });
       expect((await t.startTurn("go").done).status).toBe("completed");
     } finally {
       delete process.env.HOOKTEST_API_KEY;
       delete process.env.HOOKTEST_PLAIN;
+      process.env.PATH = path;
     }
     const [{ env, cwd }] = readFileSync(join(dir, "env.jsonl"), "utf8")
       .split("\n")
@@ -287,6 +290,11 @@ console.log("Context from the prompt hook: the build runs with make.");`,
     expect(env.HOOKTEST_API_KEY).toBeUndefined();
     expect(JSON.stringify(env)).not.toContain("sk-hooktest-0123456789");
     expect(env.CLAUDE_PROJECT_DIR).toBe(h.cwd);
+    // No PATH entry inside the project, and no relative one: a bare name never finds a planted program.
+    expect(env.PATH.split(":")).not.toContain(join(h.cwd, "bin"));
+    expect(env.PATH.split(":")).not.toContain(".");
+    expect(env.PATH.split(":")).not.toContain("bin");
+    expect(env.PATH.split(":").length).toBeGreaterThan(0);
   });
 
   it("PreCompact and PostCompact see a compaction; SubagentStop fires for a sub-agent's turn", async () => {
