@@ -25,6 +25,7 @@ import type {
   QuestionRequest,
   Responder,
 } from "../protocol/questions.js";
+import type { ThreadSettings } from "../protocol/threads.js";
 import { type Broker, createBroker, requestIdFor } from "../questions/broker.js";
 import { toModelResult } from "../questions/model.js";
 import { createResponders, type Responders } from "../questions/responders.js";
@@ -88,7 +89,7 @@ export interface StartThreadOptions {
    */
   mcpServers?: Record<string, McpServerConfig>;
   /** More settings stored with the thread (a sub-agent's `agent`, sandbox, `allowed_tools`…). */
-  extraSettings?: Record<string, unknown>;
+  extraSettings?: ThreadSettings;
 }
 
 /** Another live process drives the thread (issue 9 item 12); the message names it. */
@@ -443,7 +444,7 @@ export class Runtime {
 
   /** Wire tools offered to the model for this thread and mode. */
   toolsFor(thread: Thread, _mode: CollaborationMode): WireTool[] {
-    const offer = (thread.record.settings as { offer_questions?: boolean }).offer_questions !== false;
+    const offer = thread.record.settings.offer_questions !== false;
     const enabled = this.settings.enabled_tools;
     return thread.registry
       .wire()
@@ -452,7 +453,7 @@ export class Runtime {
   }
 
   toolContext(thread: Thread, turn: ActiveTurn, call: ToolCallItem, signal: AbortSignal): ToolContext {
-    const offer = (thread.record.settings as { offer_questions?: boolean }).offer_questions !== false;
+    const offer = thread.record.settings.offer_questions !== false;
     return {
       signal,
       callId: call.call_id,

@@ -55,11 +55,7 @@ export function threadTools(
   mcpServers: Record<string, McpServerConfig>,
 ): { registry: ToolRegistry; close(opts?: { now?: boolean }): Promise<void> } {
   const { settings } = host;
-  const st = record.settings as {
-    disabled_tools?: string[];
-    allowed_tools?: string[];
-    ephemeral?: boolean;
-  };
+  const st = record.settings;
   const sessions = new ExecSessions();
   const registry = new ToolRegistry();
   const off = new Set(st.disabled_tools ?? []);

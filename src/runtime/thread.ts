@@ -334,11 +334,7 @@ export class Thread {
 
   prompt(history: ResponseItem[], turn: ActiveTurn): Prompt {
     const s = this.core.settings;
-    const settings = this.record.settings as {
-      effort?: string;
-      base_id?: string;
-      output_schema?: Record<string, unknown>;
-    };
+    const { settings } = this.record;
     return {
       model: turn.options.model ?? this.record.model,
       input: normalizeForPrompt(compactedView(history)),
@@ -411,16 +407,10 @@ export class Thread {
 
   /** Sandbox in force: turn ← thread ← config (SPEC A1). */
   sandbox(turn?: ActiveTurn): ToolContext["safety"]["sandbox"] {
-    const st = this.record.settings as {
-      sandbox_mode?: string;
-      writable_roots?: string[];
-      network_access?: boolean;
-    };
+    const st = this.record.settings;
     const s = this.core.settings;
     return {
-      mode: (turn?.options.sandbox ??
-        st.sandbox_mode ??
-        s.sandbox_mode) as ToolContext["safety"]["sandbox"]["mode"],
+      mode: turn?.options.sandbox ?? st.sandbox_mode ?? s.sandbox_mode,
       writableRoots: [...(s.sandbox_workspace_write.writable_roots ?? []), ...(st.writable_roots ?? [])],
       network: st.network_access ?? s.sandbox_workspace_write.network_access,
       protectedPaths: this.core.protectedPaths,
@@ -429,14 +419,16 @@ export class Thread {
   }
 
   approvalPolicy(): ToolContext["safety"]["approvalPolicy"] {
-    const st = this.record.settings as { approval_policy?: ToolContext["safety"]["approvalPolicy"] };
-    return st.approval_policy ?? this.core.settings.approval_policy;
+    return this.record.settings.approval_policy ?? this.core.settings.approval_policy;
   }
 
   /** The question policy in force: turn ← thread ← config (Q7). */
   questionPolicy(turn?: ActiveTurn): QuestionPolicy {
-    const threadPolicy = (this.record.settings as { question_policy?: QuestionPolicy }).question_policy;
-    return turn?.options.question_policy ?? threadPolicy ?? this.core.settings.questions.policy;
+    return (
+      turn?.options.question_policy ??
+      this.record.settings.question_policy ??
+      this.core.settings.questions.policy
+    );
   }
 
   private toolContext(call: ToolCallItem, signal: AbortSignal, turn: ActiveTurn): ToolContext {

@@ -16,10 +16,9 @@
  * - `current()` changes identity only on a switch (fit for `useSyncExternalStore`).
  */
 import type { Event } from "../../protocol/events.js";
+import type { AgentSettings, ThreadRecord } from "../../protocol/threads.js";
 import { requestIdFor } from "../../questions/broker.js";
-import type { AgentSettings } from "../../runtime/agents/index.js";
 import type { Runtime } from "../../runtime/core.js";
-import type { ThreadRecord } from "../../store/types.js";
 import { cellsFromHistory } from "./cells.js";
 import type { MenuHost, PickerItem, PickerRequest } from "./picker.js";
 import { ViewStore } from "./view-store.js";
@@ -87,15 +86,14 @@ export class AgentView {
     if (!rootId) return [];
     const kids = new Map<string, ThreadRecord[]>();
     for (const r of this.runtime.store.listThreads()) {
-      const a = r.settings.agent as AgentSettings | undefined;
-      if (a?.root_id !== rootId || !r.parent_id) continue;
+      if (r.settings.agent?.root_id !== rootId || !r.parent_id) continue;
       kids.set(r.parent_id, [...(kids.get(r.parent_id) ?? []), r]);
     }
     const out: AgentRow[] = [];
     const walk = (id: string) => {
       const children = (kids.get(id) ?? []).sort((x, y) => x.created_at - y.created_at);
       for (const r of children) {
-        out.push(this.row(r, r.settings.agent as AgentSettings));
+        if (r.settings.agent) out.push(this.row(r, r.settings.agent));
         if (out.length < 1000) walk(r.id);
       }
     };
@@ -173,7 +171,7 @@ export class AgentView {
   /** Shows a sub-agent's transcript (its stored items, then its live events). */
   view(id: string): void {
     const record = this.runtime.thread(id)?.record ?? this.runtime.store.getThread(id);
-    const a = record?.settings.agent as AgentSettings | undefined;
+    const a = record?.settings.agent;
     if (!record || !a) {
       this.root.notice(`no sub-agent ${id}`, "error");
       return;

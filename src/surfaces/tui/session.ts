@@ -116,9 +116,9 @@ export function applyPatch(runtime: Runtime, thread: Thread, patch: SettingsPatc
     runtime.store.updateThread(thread.id, { model: thread.record.model, settings });
 }
 
-/** The reasoning effort in force for the thread's next turn, if any is set. */
-export function effortOf(runtime: Runtime, thread: Thread): Effort | undefined {
-  return (thread.record.settings as { effort?: Effort }).effort ?? runtime.settings.model_reasoning_effort;
+/** The reasoning effort in force for the thread's next turn, if any is set (a role may set any). */
+export function effortOf(runtime: Runtime, thread: Thread): string | undefined {
+  return thread.record.settings.effort ?? runtime.settings.model_reasoning_effort;
 }
 
 export function describePatch(patch: SettingsPatch): string {
@@ -141,7 +141,7 @@ export function modelChoices(runtime: Runtime, thread: Thread): PickerItem[] {
   }));
 }
 
-export function effortChoices(current: Effort | undefined): PickerItem[] {
+export function effortChoices(current: string | undefined): PickerItem[] {
   // Unset, the provider's default applies: nothing is marked current, "medium" is preselected.
   return EFFORTS.map((e) => ({ label: e, value: e, current: e === current, initial: e === "medium" }));
 }

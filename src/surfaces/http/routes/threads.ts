@@ -17,10 +17,10 @@ import {
   type ThreadSummary,
   type TurnSummary,
 } from "../../../protocol/http.js";
+import type { StoredItem, ThreadRecord, ThreadSettings, TurnRecord } from "../../../protocol/threads.js";
 import type { Runtime } from "../../../runtime/core.js";
 import { type Thread, TurnBusyError } from "../../../runtime/thread.js";
 import { lastTurnStatus, settledStatus } from "../../../runtime/thread-status.js";
-import type { StoredItem, ThreadRecord, TurnRecord } from "../../../store/types.js";
 import { fail, readBody } from "../errors.js";
 
 export interface ThreadRoutesOptions {
@@ -60,16 +60,9 @@ export function threadSummary(runtime: Runtime, record: ThreadRecord): ThreadSum
 }
 
 /** A sub-agent's `settings.agent` as the API shows it; null for a thread that is none. */
-function threadAgent(a: unknown): ThreadSummary["agent"] {
-  if (!a || typeof a !== "object") return null;
-  const { nickname, role, depth, task } = a as Record<string, unknown>;
-  if (typeof nickname !== "string") return null;
-  return {
-    nickname,
-    role: typeof role === "string" ? role : "default",
-    depth: typeof depth === "number" && depth > 0 ? depth : 1,
-    task: typeof task === "string" ? task : "",
-  };
+function threadAgent(a: ThreadSettings["agent"]): ThreadSummary["agent"] {
+  if (!a) return null;
+  return { nickname: a.nickname, role: a.role, depth: a.depth, task: a.task };
 }
 
 /**
