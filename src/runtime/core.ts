@@ -10,13 +10,12 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { ABORTED_OUTPUT, orphanCalls } from "../agent/history.js";
 import { Workspaces } from "../checkpoints/index.js";
 import type { ResolvedProvider } from "../config/load.js";
 import type { McpServerConfig, Settings } from "../config/schema.js";
 import type { ModelClient, WireTool } from "../model/types.js";
 import type { CollaborationMode, Stamped } from "../protocol/events.js";
-import { isToolCall, outputFor, type ResponseItem, type ToolCallItem } from "../protocol/items.js";
+import type { ResponseItem, ToolCallItem } from "../protocol/items.js";
 import type { TurnOptions } from "../protocol/ops.js";
 import type {
   ElicitationInfo,
@@ -27,13 +26,11 @@ import type {
 } from "../protocol/questions.js";
 import type { ThreadSettings } from "../protocol/threads.js";
 import { type Broker, createBroker, requestIdFor } from "../questions/broker.js";
-import { toModelResult } from "../questions/model.js";
 import { createResponders, type Responders } from "../questions/responders.js";
 import type { SecretStore } from "../questions/secrets.js";
 import { leaseMessage, leaseOwner } from "../store/lease.js";
 import type { Store, ThreadRecord } from "../store/types.js";
-import { elicitationLostReason } from "../tools/mcp/elicitation.js";
-import type { DispatchResult, ToolHooks } from "../tools/registry.js";
+import type { ToolHooks } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
 import { type Bus, createBus } from "../util/bus.js";
 import { type IdSource, randomIds, shortId } from "../util/ids.js";
@@ -43,6 +40,7 @@ import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from 
 import { familySecrets } from "./family-secrets.js";
 import { hiddenPathsFor, protectedPathsFor } from "./own-paths.js";
 import { Ownership } from "./ownership.js";
+import { planResume, type ResumeHost, resumeThread } from "./resume.js";
 import { type ActiveTurn, Thread } from "./thread.js";
 import { resolveThreadRef, type ThreadRef } from "./thread-ref.js";
 import { questionsInDefaultMode, threadTools } from "./thread-tools.js";
@@ -325,7 +323,7 @@ export class Runtime {
     const wasWorking = record.status === "running" || record.status === "waiting_on_user";
     // Taken over from a dead node, or handed over by a live one: a turn mid-request goes on.
     const claimed = this.ownership.takeClaimed(id);
-    const goOn = (patch.continueWorking === true || claimed) && record.status === "running";
+    const claimedGoOn = (patch.continueWorking === true || claimed) && record.status === "running";
     const settings = { ...record.settings };
     if (patch.offerQuestions !== undefined) settings.offer_questions = patch.offerQuestions;
     if (patch.headlessQuestions) settings.headless_questions = patch.headlessQuestions;
@@ -337,50 +335,18 @@ export class Runtime {
     record.status = "idle";
     this.store.updateThread(id, { settings, mode: record.mode, model: record.model, status: "idle" });
     const stored = this.store.loadItems(id);
-    const history = stored.map((s) => s.item);
-    const thread = this.attach(record, history, patch.mcpServers);
-
-    const pending = this.store.pendingQuestions(id);
-    const pendingCalls = new Set(pending.map((q) => q.call_id));
-    // Sub-agents that were working open again (their questions re-asked); a call that waited on
-    // them (wait_agent) runs again instead of being marked aborted (issue 14).
-    const reopened = this.agents.reopen(id);
-    const rerun = orphanCalls(history).filter(
-      (c) => !pendingCalls.has(c.call_id) && this.agents.rerunsOnResume(c),
+    const thread = this.attach(
+      record,
+      stored.map((s) => s.item),
+      patch.mcpServers,
     );
-    const rerunIds = new Set(rerun.map((c) => c.call_id));
-    for (const call of orphanCalls(history)) {
-      if (!pendingCalls.has(call.call_id) && !rerunIds.has(call.call_id))
-        thread.recordItem(outputFor(call, ABORTED_OUTPUT), null);
-    }
-    if (pending.length || rerun.length) {
-      const calls = new Map(history.filter(isToolCall).map((c) => [c.call_id, c]));
-      const seen = new Set<string>();
-      const resumed = pending
-        .filter((q) => calls.has(q.call_id) && !seen.has(q.call_id) && seen.add(q.call_id))
-        .map((q) => ({
-          call: calls.get(q.call_id)!,
-          // A question is asked again as stored. An approval re-runs its tool call from the
-          // start: the gate asks the same approval (same request id) and, once decided,
-          // runs — or not — the command it guards.
-          run: (signal: AbortSignal) =>
-            q.approval
-              ? this.redispatch(thread, calls.get(q.call_id)!, signal)
-              : this.reask(thread, q, signal),
-        }));
-      for (const call of rerun)
-        resumed.push({ call, run: (signal) => this.redispatch(thread, call, signal) });
-      const turnId =
-        pending[0]?.turn_id ??
-        stored.find((s) => "call_id" in s.item && s.item.call_id === rerun[0]?.call_id)?.turn_id;
-      if (resumed.length && turnId) thread.resumeTurn(turnId, resumed);
-    } else if (wasWorking && (reopened.length || record.parent_id || goOn)) {
-      // A sub-agent, or a parent whose sub-agents worked, or a taken-over thread, stopped
-      // mid-request: the turn goes on from its history (calls cut off were marked aborted above).
-      // A turn recorded as ended is not run again (a crash between ending it and the status).
-      const last = this.store.listTurns(id).at(-1);
-      if (last && last.status === "running") thread.resumeTurn(last.id, []);
-    }
+    const pending = this.store.pendingQuestions(id);
+    // Sub-agents that were working open again (their questions re-asked); a call that waited on
+    // them (wait_agent) runs again instead of being marked aborted (./resume.ts).
+    const reopened = this.agents.reopen(id);
+    const plan = planResume({ stored, pending, rerun: (call) => this.agents.rerunsOnResume(call) });
+    const goOn = wasWorking && (reopened.length > 0 || Boolean(record.parent_id) || claimedGoOn);
+    resumeThread(this.resumeHost, thread, plan, goOn);
     return thread;
   }
 
@@ -527,13 +493,6 @@ export class Runtime {
     return this.broker.ask(request, signal);
   }
 
-  /** Runs a stored tool call again in the thread's active (resumed) turn. */
-  private redispatch(thread: Thread, call: ToolCallItem, signal: AbortSignal): Promise<DispatchResult> {
-    const turn = thread.active;
-    if (!turn) return Promise.resolve({ aborted: true });
-    return thread.registry.dispatch(call, this.toolContext(thread, turn, call, signal));
-  }
-
   /**
    * Resolves once every question or approval stored as pending for the thread is asked again
    * in this process (re-asks start as the thread opens; approvals take a few ticks), or after
@@ -549,27 +508,13 @@ export class Runtime {
     }
   }
 
-  /** Re-asks a question persisted by an earlier process and maps its outcome for the model. */
-  private async reask(
-    thread: Thread,
-    request: QuestionRequest,
-    signal: AbortSignal,
-  ): Promise<DispatchResult> {
-    if (request.elicitation) {
-      // The MCP server's request died with the process that asked: settle it, never re-ask.
-      const reason = elicitationLostReason(request.elicitation);
-      this.broker.expire(request, reason);
-      return { aborted: false, args: undefined, result: { output: reason, success: false } };
-    }
-    const outcome = await this.broker.ask(request, signal);
-    if (outcome.status === "cancelled") return { aborted: true };
-    const output = toModelResult(outcome, request, (qid: string) => {
-      const answer =
-        outcome.status === "answered" || outcome.status === "timed_out" ? outcome.answers[qid] : undefined;
-      return this.secrets.put(thread.id, qid, answer?.other ?? "");
-    });
-    return { aborted: false, args: undefined, result: { output, success: true } };
-  }
+  /** What resuming a thread needs of this runtime (./resume.ts). */
+  private readonly resumeHost: ResumeHost = {
+    ask: (request, signal) => this.broker.ask(request, signal),
+    expire: (request, reason) => this.broker.expire(request, reason),
+    putSecret: (threadId, questionId, value) => this.secrets.put(threadId, questionId, value),
+    lastTurn: (threadId) => this.store.listTurns(threadId).at(-1),
+  };
 
   /** Replies through the broker on behalf of a surface. */
   reply(threadId: string, requestId: string, reply: Parameters<Broker["reply"]>[2], responder: Responder) {

@@ -27,7 +27,7 @@ import type { QuestionPolicy } from "../protocol/questions.js";
 import { StoreError } from "../store/errors.js";
 import type { ThreadRecord } from "../store/types.js";
 import { TurnDiffTracker } from "../tools/patch/index.js";
-import type { ToolRegistry } from "../tools/registry.js";
+import type { DispatchResult, ToolRegistry } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
 import type { AbortNow } from "../util/abort.js";
 import { PauseClock } from "../util/pause-clock.js";
@@ -179,6 +179,13 @@ export class Thread {
   resumeTurn(turnId: string, resumed: ResumedCall[], options: TurnOptions = {}): ActiveTurn {
     if (this.active) throw new TurnBusyError(`thread ${this.id} already has a running turn`);
     return this.launch(turnId, options, [], resumed);
+  }
+
+  /** Runs a stored tool call again in the active (resumed) turn; aborted when no turn runs. */
+  redispatch(call: ToolCallItem, signal: AbortSignal): Promise<DispatchResult> {
+    const turn = this.active;
+    if (!turn) return Promise.resolve({ aborted: true });
+    return this.registry.dispatch(call, this.toolContext(call, signal, turn));
   }
 
   /** Queues input for the running turn (L7); recorded before its next sampling request. */
