@@ -35,8 +35,8 @@ import {
 import type { FunctionTool, ToolContext } from "../../tools/types.js";
 import { AbortError } from "../../util/abort.js";
 import type { Bus } from "../../util/bus.js";
-import type { StartThreadOptions } from "../core.js";
 import type { Thread } from "../thread.js";
+import type { StartThreadOptions } from "../types.js";
 import { DEFAULT_ROLE, describeRoles, loadRoles } from "./roles.js";
 
 /** What the registry needs from the runtime. */

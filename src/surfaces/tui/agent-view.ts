@@ -102,8 +102,7 @@ export class AgentView {
   }
 
   private row(r: ThreadRecord, a: AgentSettings): AgentRow {
-    const t = this.runtime.thread(r.id);
-    const status = t ? this.runtime.agents.status(t) : r.status;
+    const status = this.runtime.agents.status(r.id) ?? r.status;
     return {
       id: r.id,
       nickname: a.nickname,
