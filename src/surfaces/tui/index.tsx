@@ -169,7 +169,7 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
     process.off("SIGHUP", stop);
     const id = controller.threadId;
     // A thread that never got input was never stored: nothing to resume.
-    const stored = runtime.thread(id)?.stored ?? Boolean(runtime.store.getThread(id));
+    const stored = runtime.threads.get(id)?.stored ?? Boolean(runtime.threads.stored(id));
     controller.dispose();
     await runtime.shutdown();
     await demo?.close();
