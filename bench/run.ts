@@ -32,7 +32,7 @@ await patchApply();
 const { questionRoundTripStdio } = await import("../test/helpers/app-server-bench.js");
 await questionRoundTripStdio();
 {
-  const { httpQuestionRoundTrip, sseFanout } = await import("../src/surfaces/http/bench.js");
+  const { httpQuestionRoundTrip, sseFanout } = await import("./http.js");
   const { runtimeFor } = await import("./core.js");
   const { fmt, line, median, quantile } = await import("./stats.js");
   const model = { async *stream() {} };

@@ -1,7 +1,7 @@
 /** The bench helpers run end to end (small sizes) and leave no listeners behind. */
 import { afterEach, describe, expect, it } from "vitest";
+import { httpQuestionRoundTrip, sseFanout } from "../../bench/http.js";
 import { Scripts } from "../../src/mock-model/index.js";
-import { httpQuestionRoundTrip, sseFanout } from "../../src/surfaces/http/bench.js";
 import { type Harness, harness } from "../helpers/index.js";
 import { waitUntil } from "../helpers/wait.js";
 
