@@ -36,7 +36,8 @@ import type { McpServerConfig } from "../../config/schema.js";
 import type { Event, Stamped } from "../../protocol/events.js";
 import type { Responder } from "../../protocol/questions.js";
 import { unavailableModelResult } from "../../questions/model.js";
-import { type Runtime, ThreadInUseError } from "../../runtime/core.js";
+import type { Runtime } from "../../runtime/core.js";
+import { ThreadInUseError } from "../../runtime/errors.js";
 import { Asker } from "./asker.js";
 import { historyUpdates } from "./history.js";
 import { clientMcpServers } from "./mcp.js";
@@ -122,7 +123,7 @@ export class AcpAgent {
       .onRequest(methods.agent.session.new, ({ params }) => {
         checkCwd(params.cwd);
         const mcpServers = clientMcpServers(params.mcpServers);
-        const thread = this.opts.runtime.startThread({ cwd: params.cwd, mcpServers });
+        const thread = this.opts.runtime.threads.start({ cwd: params.cwd, mcpServers });
         const session = this.open(thread);
         setImmediate(() => session.advertiseCommands()); // once the client has the session id
         return { sessionId: session.id, ...session.state() };
@@ -182,22 +183,22 @@ export class AcpAgent {
   private async load(ref: string, mcpServers: Record<string, McpServerConfig>) {
     const { runtime } = this.opts;
     // Exact ids only: the client goes on naming the session by the id it sent.
-    if (!runtime.thread(ref) && !runtime.store.getThread(ref)) throw RequestError.sessionNotFound(ref);
+    if (!runtime.threads.record(ref)) throw RequestError.sessionNotFound(ref);
     let thread: AcpSession["thread"];
     try {
-      thread = runtime.thread(ref) ?? runtime.openThread(ref, { mcpServers });
+      thread = runtime.threads.open(ref, { mcpServers });
     } catch (err) {
       if (err instanceof ThreadInUseError)
         throw new RequestError(-32000, (err as Error).message, { sessionId: ref });
       throw err;
     }
     const session = this.open(thread);
-    const items = runtime.store.loadItems(thread.id);
+    const items = runtime.threads.history(thread.id);
     for (const update of historyUpdates(items, thread.record.cwd, thread.active?.id)) session.send(update);
     // Questions pending since an earlier process are asked again once the client has the history.
     setImmediate(() => {
       session.advertiseCommands();
-      for (const request of runtime.broker.list({ threadId: thread.id })) this.asker.ask(request);
+      for (const request of runtime.questions.list({ threadId: thread.id })) this.asker.ask(request);
     });
     return session.state();
   }

@@ -7,7 +7,7 @@
  *   elicitation, else as permission requests when every question is single choice (questions.ts);
  *   anything else is declined at once with the reason ("no responder" for this form: model
  *   questions never get here, the session's pre-tool hook answers them `unavailable`, SPEC Q3).
- * - The client's result becomes a typed reply through `runtime.reply` (the broker validates it) or
+ * - The client's result becomes a typed reply through `runtime.questions.reply` (the broker validates it) or
  *   a decline; a JSON-RPC error from the client is a decline. An answer the broker refuses as
  *   invalid is logged and asked again (the form's message says why), at most MAX_ATTEMPTS times;
  *   after that the request stays pending (an interrupt or another answer settles it), never lost.
@@ -24,13 +24,13 @@ import {
   type RequestPermissionOutcome,
   type ToolCallUpdate,
 } from "@agentclientprotocol/sdk";
+import type { ReplyResult } from "../../protocol/questions.js";
 import {
   elicitationLabel,
   type QuestionAnswer,
   type QuestionRequest,
   type Responder,
 } from "../../protocol/questions.js";
-import type { ReplyResult } from "../../questions/broker.js";
 import type { Runtime } from "../../runtime/core.js";
 import {
   approvalOptions,
@@ -116,9 +116,9 @@ export class Asker {
       case "invalid":
         return { ok: false, code: "invalid_reply", message: mapped.message };
       case "reply":
-        return runtime.reply(thread_id, request_id, mapped.reply, responder);
+        return runtime.questions.reply(thread_id, request_id, mapped.reply, responder);
       case "decline":
-        return runtime.broker.decline(thread_id, request_id, responder, mapped.reason);
+        return runtime.questions.decline(thread_id, request_id, responder, mapped.reason);
     }
   }
 
