@@ -21,8 +21,8 @@
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ErrorCode, McpError, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { ReplyResult } from "../../protocol/questions.js";
 import { APPROVAL_LABELS, type QuestionRequest, type Responder } from "../../protocol/questions.js";
-import type { ReplyResult } from "../../questions/broker.js";
 import {
   type ElicitationAnswer,
   elicitationFor,
@@ -100,7 +100,7 @@ export class ElicitationAsker {
           const reason = `the MCP host answered with an error: ${(err as Error).message}`;
           this.report(
             request,
-            this.deps.runtime.broker.decline(
+            this.deps.runtime.questions.decline(
               request.thread_id,
               request.request_id,
               this.deps.responder,
@@ -123,7 +123,7 @@ export class ElicitationAsker {
     this.deps.log(`${request.request_id}: ${reason}; declined`);
     this.report(
       request,
-      this.deps.runtime.broker.decline(request.thread_id, request.request_id, this.deps.responder, reason),
+      this.deps.runtime.questions.decline(request.thread_id, request.request_id, this.deps.responder, reason),
     );
   }
 
@@ -136,17 +136,17 @@ export class ElicitationAsker {
     const { thread_id, request_id } = request;
     switch (answer.kind) {
       case "reply":
-        return runtime.reply(thread_id, request_id, answer.reply, responder);
+        return runtime.questions.reply(thread_id, request_id, answer.reply, responder);
       case "decline":
-        return runtime.broker.decline(thread_id, request_id, responder, answer.reason);
+        return runtime.questions.decline(thread_id, request_id, responder, answer.reason);
       case "cancel": {
         if (request.approval && offeredDecisions(request).includes("cancel")) {
           const reply = { answers: { decision: { selected: [APPROVAL_LABELS.cancel] } } };
-          return runtime.reply(thread_id, request_id, reply, responder);
+          return runtime.questions.reply(thread_id, request_id, reply, responder);
         }
-        const thread = runtime.thread(thread_id);
-        if (thread?.active?.id === request.turn_id) thread.interrupt(answer.reason);
-        else return runtime.broker.decline(thread_id, request_id, responder, answer.reason);
+        if (runtime.turns.active(thread_id)?.id === request.turn_id)
+          runtime.turns.interrupt(thread_id, answer.reason);
+        else return runtime.questions.decline(thread_id, request_id, responder, answer.reason);
         return { ok: true, outcome: { status: "cancelled", reason: answer.reason } };
       }
     }
