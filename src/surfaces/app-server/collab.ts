@@ -12,7 +12,7 @@
  * fields, never a throw.
  */
 import type { CodexThreadItem } from "../../protocol/app-server.js";
-import type { ThreadRecord } from "../../store/types.js";
+import type { ThreadRecord } from "../../protocol/threads.js";
 
 const TOOLS: Record<string, string> = {
   spawn_agent: "spawnAgent",

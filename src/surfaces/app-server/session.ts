@@ -23,8 +23,7 @@
  */
 
 import type { CollaborationMode } from "../../protocol/events.js";
-import type { QuestionRequest, Responder } from "../../protocol/questions.js";
-import type { ReplyResult } from "../../questions/broker.js";
+import type { QuestionRequest, ReplyResult, Responder } from "../../protocol/questions.js";
 import type { Runtime } from "../../runtime/core.js";
 import { approvalReply, approvalRequest } from "./approvals.js";
 import { ELICITATION_REQUEST, elicitationAnswer, elicitationParams } from "./elicitation.js";
@@ -105,7 +104,7 @@ export class ClientSession {
   /** Attaches as a responder for the thread. Returns false when already attached. */
   attach(threadId: string): boolean {
     if (this.attachments.has(threadId)) return false;
-    this.attachments.set(threadId, this.runtime.responders.attach({ threadId }, this.responder));
+    this.attachments.set(threadId, this.runtime.questions.attach({ threadId }, this.responder));
     return true;
   }
 
@@ -142,7 +141,7 @@ export class ClientSession {
 
   /** Every pending request of the thread that this connection has not been sent yet, approvals first. */
   askPending(threadId: string): void {
-    for (const request of this.runtime.broker.list({ threadId })) this.ask(request);
+    for (const request of this.runtime.questions.list({ threadId })) this.ask(request);
   }
 
   /** The question settled (anywhere): drop our request and tell the client. */
@@ -184,7 +183,7 @@ export class ClientSession {
   }
 
   private modeOf(request: QuestionRequest): CollaborationMode {
-    const thread = this.runtime.thread(request.thread_id);
+    const thread = this.runtime.threads.get(request.thread_id);
     if (thread?.active?.id === request.turn_id) return thread.active.mode;
     return thread?.record.mode ?? "default";
   }
@@ -209,7 +208,12 @@ export class ClientSession {
     }
     if (!this.current(entry)) return;
     const { request } = entry;
-    const r = this.runtime.broker.decline(request.thread_id, request.request_id, this.responder, err.message);
+    const r = this.runtime.questions.decline(
+      request.thread_id,
+      request.request_id,
+      this.responder,
+      err.message,
+    );
     if (!r.ok) this.refused(request, r.code, r.message);
   }
 
@@ -225,20 +229,22 @@ export class ClientSession {
       case "invalid":
         return { ok: false, code: "invalid_reply", message: mapped.message };
       case "reply":
-        return this.runtime.reply(thread_id, request_id, mapped.reply, this.responder);
+        return this.runtime.questions.reply(thread_id, request_id, mapped.reply, this.responder);
       case "decline":
-        return this.runtime.broker.decline(thread_id, request_id, this.responder, mapped.reason);
+        return this.runtime.questions.decline(thread_id, request_id, this.responder, mapped.reason);
       case "cancel":
         if (!request.elicitation)
-          return this.runtime.broker.decline(thread_id, request_id, this.responder, mapped.reason);
-        return { ok: true, outcome: this.runtime.broker.expire(request, mapped.reason) };
+          return this.runtime.questions.decline(thread_id, request_id, this.responder, mapped.reason);
+        return { ok: true, outcome: this.runtime.questions.expire(request, mapped.reason) };
     }
   }
 
   /** Asks again after an invalid answer, if the question is still pending. */
   private retry(entry: Asked): void {
     const { thread_id, request_id } = entry.request;
-    const fresh = this.runtime.broker.list({ threadId: thread_id }).find((q) => q.request_id === request_id);
+    const fresh = this.runtime.questions
+      .list({ threadId: thread_id })
+      .find((q) => q.request_id === request_id);
     if (!fresh) return;
     this.send(fresh, entry.attempt + 1);
   }
@@ -263,7 +269,7 @@ export class ClientSession {
     }
     const r =
       "error" in response
-        ? this.runtime.broker.decline(
+        ? this.runtime.questions.decline(
             request.thread_id,
             request.request_id,
             this.responder,
