@@ -73,7 +73,7 @@ export interface AppServerIO {
   signal?: AbortSignal;
   maxMessageBytes?: number;
   /**
-   * Joins a cluster for `--bus` (the CLI passes ../../cluster-join.ts: surfaces do not import
+   * Joins a cluster for `--bus` (the CLI passes ../../main/cluster-join.ts: surfaces do not import
    * each other, and a cluster node serves forwarded requests through the HTTP surface's app).
    */
   joinCluster?: (
