@@ -241,64 +241,6 @@ export class Runtime {
     registry.releaseAll();
     store.close();
   }
-
-  // ---- Transitional: the members surfaces used before the API above, removed once none does.
-  /** @deprecated use the API above */
-  get store(): Store {
-    return this.#p.store;
-  }
-  /** @deprecated use runtime.questions */
-  get broker(): Broker {
-    return this.#p.broker;
-  }
-  /** @deprecated use runtime.subscribe */
-  get bus(): Bus {
-    return this.#p.bus;
-  }
-  /** @deprecated */
-  get ownership(): Ownership {
-    return this.#p.ownership;
-  }
-  /** @deprecated use runtime.questions.attach */
-  get responders() {
-    return this.#p.responders;
-  }
-  /** @deprecated use runtime.threads.get */
-  thread(id: string) {
-    return this.#p.registry.get(id);
-  }
-  /** @deprecated use runtime.threads.loaded */
-  loadedThreads() {
-    return this.#p.registry.all();
-  }
-  /** @deprecated use runtime.threads.unstored */
-  unstoredThreads() {
-    return this.threads.unstored();
-  }
-  /** @deprecated use runtime.threads.resolve */
-  resolveThreadId(ref: string) {
-    return this.threads.resolve(ref);
-  }
-  /** @deprecated use runtime.threads.start */
-  startThread(opts: import("./types.js").StartThreadOptions) {
-    return this.#p.registry.start(opts);
-  }
-  /** @deprecated use runtime.threads.open */
-  openThread(id: string, opts: import("./types.js").OpenThreadOptions = {}) {
-    return this.#p.registry.open(id, opts);
-  }
-  /** @deprecated */
-  persistThread(thread: { id: string }) {
-    this.#p.registry.get(thread.id)?.persist();
-  }
-  /** @deprecated use runtime.questions.reasked */
-  reasked(threadId: string, timeoutMs?: number) {
-    return this.questions.reasked(threadId, timeoutMs);
-  }
-  /** @deprecated use runtime.questions.reply */
-  reply(...args: Parameters<QuestionsApi["reply"]>) {
-    return this.questions.reply(...args);
-  }
 }
 
 /** The store as the broker sees it: questions of ephemeral threads stay in memory. */
