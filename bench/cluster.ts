@@ -111,6 +111,9 @@ export async function clusterBench(): Promise<void> {
             name,
           ],
           ...["-c", `openai_base_url="${mock.url}"`],
+          // N parked questions over three nodes: past the default per-process cap (README
+          // "Limits on questions"), which would refuse them.
+          ...["-c", `questions.max_pending=${n}`],
         ],
         { TANDEM_HOME: tempDir(), OPENAI_API_KEY: "k" },
       );

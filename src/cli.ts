@@ -23,13 +23,14 @@ Usage:
   tandem rules [list | remove N]       the approval rules remembered for this project
   tandem mcp [list | get | add | remove]
                                        the MCP servers whose tools threads offer (see \`tandem mcp --help\`)
-  tandem mock-model --script FILE [--port N] [--log FILE]
+  tandem mock-model --script FILE [--port N] [--log FILE] [--log-file FILE]
                                        serve a scripted model over HTTP (Responses + Chat Completions)
                                        and WebSocket (Responses, on /v1/responses)
   tandem --version
 
 Every subcommand accepts -c/--config key=value, -m/--model and -h/--help (its own flags).
 A thread ID may be any unique prefix of the id.
+Debug log: TANDEM_LOG=debug|trace, or --log-file FILE on the commands that run a model or a server.
 State lives in $TANDEM_HOME (default ~/.tandem).`;
 
 /** Inlined by the bundler; from package.json when running sources (tsx). */
@@ -39,7 +40,7 @@ async function version(): Promise<string> {
   return (createRequire(import.meta.url)("../package.json") as { version: string }).version;
 }
 
-const MOCK_MODEL_USAGE = `Usage: tandem mock-model --script FILE [--port N] [--host H] [--log FILE]
+const MOCK_MODEL_USAGE = `Usage: tandem mock-model --script FILE [--port N] [--host H] [--log FILE] [--log-file FILE]
 
 Serves a scripted model over HTTP (Responses and Chat Completions wires) and WebSocket (Responses,
 upgrade on /v1/responses) for demos and tests;
@@ -50,11 +51,12 @@ Options:
   --port N                  port to listen on (default 0: a free port)
   --host H                  interface to bind (default 127.0.0.1)
   --log FILE                append each request body received as one JSON line
+  --log-file FILE           write Tandem's debug log to FILE (level: $TANDEM_LOG, else debug)
   -h, --help                show this help`;
 
 async function mockModel(argv: string[]): Promise<number> {
   const { parseArgs } = await import("node:util");
-  let v: { script?: string; port?: string; log?: string; host?: string; help?: boolean };
+  let v: { script?: string; port?: string; log?: string; host?: string; "log-file"?: string; help?: boolean };
   try {
     v = parseArgs({
       args: argv,
@@ -63,6 +65,7 @@ async function mockModel(argv: string[]): Promise<number> {
         port: { type: "string" },
         log: { type: "string" },
         host: { type: "string" },
+        "log-file": { type: "string" },
         help: { type: "boolean", short: "h" },
         config: { type: "string", short: "c", multiple: true },
         model: { type: "string", short: "m" },
@@ -86,6 +89,7 @@ async function mockModel(argv: string[]): Promise<number> {
     process.stderr.write(`tandem mock-model: --port must be 0-65535, got "${v.port}"\n`);
     return 2;
   }
+  (await import("./util/log-file.js")).startLog({ surface: "mock-model", file: v["log-file"] });
   const { runMockModelCommand, MockModelScriptError } = await import("./mock-model/index.js");
   try {
     return await runMockModelCommand({ script: v.script, port, log: v.log, host: v.host });

@@ -25,6 +25,7 @@ import {
 import type { DispatchResult, ToolRegistry } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
 import { AbortError, sleep } from "../util/abort.js";
+import { log } from "../util/log.js";
 import type { Compactor } from "./compaction-run.js";
 import { ABORTED_OUTPUT } from "./history.js";
 
@@ -182,6 +183,12 @@ async function sampleWithRetry(env: TurnEnv): Promise<SampleResult> {
     const r = await sampleOnce(env);
     if (r.ok || !r.error.retryable || attempt >= env.maxRetries || env.signal.aborted) return r;
     const delay = backoffMs(env, attempt, r.error);
+    log.debug("model", "retry", {
+      thread_id: env.threadId,
+      attempt: attempt + 1,
+      delay_ms: delay,
+      error: r.error,
+    });
     env.emit({
       type: "error",
       thread_id: env.threadId,
@@ -294,6 +301,7 @@ async function runCalls(
   // builder (history.ts) restores call order.
   const finish = (i: number, r: DispatchResult) => {
     const call = calls[i];
+    if (log.enabled("debug")) logCallEnd(env, call, r);
     if (r.aborted) {
       env.record(outputFor(call, ABORTED_OUTPUT));
       env.emit({
@@ -309,6 +317,7 @@ async function runCalls(
     env.emit({ type: "item.completed", ...base, item: finishDisplay(starts[i], patch, text) });
   };
   const launch = (i: number): Promise<void> => {
+    if (log.enabled("debug")) logCallStart(env, calls[i]);
     env.emit({ type: "item.started", ...base, item: starts[i] });
     return runners[i](env.signal)
       .catch((): DispatchResult => ({ aborted: true }))
@@ -343,4 +352,32 @@ function finishDisplay(start: TurnItem, patch: Record<string, unknown>, output: 
     return { ...start, ...picked } as TurnItem;
   }
   return start;
+}
+
+/** Debug log (util/log.ts): a tool call starting; its arguments at trace. */
+function logCallStart(env: TurnEnv, call: ToolCallItem): void {
+  const args = log.enabled("trace")
+    ? call.type === "function_call"
+      ? call.arguments
+      : call.input
+    : undefined;
+  log.debug("tool", "call started", {
+    thread_id: env.threadId,
+    call_id: call.call_id,
+    name: call.name,
+    args,
+  });
+}
+
+/** Debug log: a tool call's end and status; its output (as the model gets it) at trace. */
+function logCallEnd(env: TurnEnv, call: ToolCallItem, r: DispatchResult): void {
+  const status = r.aborted ? "aborted" : r.result.success ? "completed" : "failed";
+  const output = !r.aborted && log.enabled("trace") ? r.result.output : undefined;
+  log.debug("tool", "call finished", {
+    thread_id: env.threadId,
+    call_id: call.call_id,
+    name: call.name,
+    status,
+    output,
+  });
 }

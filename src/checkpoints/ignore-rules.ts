@@ -9,7 +9,7 @@
  * elsewhere is never followed), then every `.gitignore` from the root down to the path's
  * directory; within a level the last matching pattern wins, and a path under an ignored
  * directory is ignored (git never looks inside one). Rule files are read as data
- * (`host/files.ts`: regular files only, no symlinks, at most 1 MiB).
+ * (`host/files.ts`: regular files only, no symlinks, at most RULE_FILE_MAX of each).
  *
  * Differences from git, by design: tracked files that match an ignore pattern are ignored too
  * (git keeps them, but knowing that needs the index); `core.excludesFile` set in a git config
@@ -18,9 +18,15 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import ignore, { type Ignore } from "ignore";
-import { readRegularText } from "../host/files.js";
+import { readRegular } from "../host/files.js";
 
-const RULE_FILE_MAX = 1 << 20;
+/**
+ * Most of one rule file read: past it only the lines before the cut apply. `ignore` compiles a
+ * file's rules in one synchronous call and tests every path against every rule, so a hostile
+ * megabyte of patterns (60,000 rules) held the process for seconds per compile and ~90 ms per
+ * path; 64 KiB (a few thousand rules) is far above any real .gitignore.
+ */
+export const RULE_FILE_MAX = 64 << 10;
 /**
  * `ignore` caches every path it was asked about, forever: a scan of 100k files would keep 100k
  * entries per matcher. Parents are decided here (`dirVerdict`), so its cache buys little; it is
@@ -30,7 +36,11 @@ const CACHE_BOUND = 4096;
 const BUILT_IN = [".git/", "node_modules/"];
 
 function readRules(path: string): string | undefined {
-  return readRegularText(path, { maxBytes: RULE_FILE_MAX, noFollow: true });
+  const r = readRegular(path, { maxBytes: RULE_FILE_MAX, noFollow: true, truncate: true });
+  if (!r.ok) return undefined;
+  const text = r.data.toString("utf8");
+  // Cut: the last line may be half a pattern.
+  return r.stat.size > RULE_FILE_MAX ? text.slice(0, text.lastIndexOf("\n") + 1) : text;
 }
 
 export class IgnoreRules {

@@ -115,10 +115,17 @@ export class CheckpointStore {
     this.q.setMeta.run(key, value);
   }
 
+  /** Bytes of blobs stored since the last `prune` (compressed), for the owner's bound. */
+  addedBytes = 0;
+
   /** Stores `data` (once per content) and returns its hash. */
   putBlob(data: Buffer): string {
     const hash = hashOf(data);
-    if (!this.q.hasBlob.get(hash)) this.q.putBlob.run(hash, data.length, deflateRawSync(data, { level: 1 }));
+    if (!this.q.hasBlob.get(hash)) {
+      const packed = deflateRawSync(data, { level: 1 });
+      this.q.putBlob.run(hash, data.length, packed);
+      this.addedBytes += packed.length;
+    }
     return hash;
   }
 
@@ -218,21 +225,24 @@ export class CheckpointStore {
   }
 
   /**
-   * Deletes checkpoints created before `olderThan` (and, oldest first, more until the store
-   * holds at most `maxBytes` of blobs), then every blob no baseline row or change refers to.
+   * Deletes checkpoints created before `olderThan`, then every blob no baseline row or change
+   * refers to (contents overwritten before any checkpoint kept them), then, oldest first, more
+   * checkpoints until the blobs only checkpoints keep (not the baseline's: those mirror the
+   * workspace) take at most `maxBytes`.
    */
   prune(opts: { olderThan: number; maxBytes: number }): { checkpoints: number; blobs: number } {
     return this.batch(() => {
       let removed = this.q.pruneOld.run(opts.olderThan).changes;
-      const size = () => (this.q.blobBytes.get() as { n: number | null }).n ?? 0;
+      let blobs = this.q.gc.run().changes;
+      const size = () => (this.q.historyBytes.get() as { n: number | null }).n ?? 0;
       while (size() > opts.maxBytes) {
         const oldest = this.q.oldest.get() as { id: number } | undefined;
         if (!oldest) break;
         this.q.deleteCheckpoint.run(oldest.id);
         removed++;
-        this.q.gc.run();
+        blobs += this.q.gc.run().changes;
       }
-      const blobs = this.q.gc.run().changes;
+      this.addedBytes = 0;
       return { checkpoints: removed, blobs };
     });
   }
@@ -280,7 +290,9 @@ function prepare(db: Database.Database) {
     pruneOld: db.prepare("DELETE FROM checkpoints WHERE created_at < ?"),
     oldest: db.prepare("SELECT id FROM checkpoints ORDER BY id LIMIT 1"),
     deleteCheckpoint: db.prepare("DELETE FROM checkpoints WHERE id = ?"),
-    blobBytes: db.prepare("SELECT sum(length(data)) AS n FROM blobs"),
+    historyBytes: db.prepare(
+      "SELECT sum(length(data)) AS n FROM blobs WHERE hash NOT IN (SELECT hash FROM files WHERE hash IS NOT NULL)",
+    ),
     gc: db.prepare(
       `DELETE FROM blobs WHERE hash NOT IN (SELECT hash FROM files WHERE hash IS NOT NULL)
        AND hash NOT IN (SELECT before_hash FROM changes WHERE before_hash IS NOT NULL)

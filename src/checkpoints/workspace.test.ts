@@ -4,6 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { CheckpointStore } from "./store.js";
 import { Workspace, type WorkspaceChange, type WorkspaceOptions } from "./workspace.js";
 
 const dirs: string[] = [];
@@ -174,5 +175,18 @@ describe("Workspace", () => {
     writeFileSync(join(root, "d.txt"), "d\n");
     expect(ws.tracked).toBe(false);
     expect(await ws.sync()).toEqual([]);
+  });
+
+  it("close() stops a first scan still running: shutdown never waits for a large workspace", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 3000; i++) files[`d${i % 60}/f${i}.txt`] = `${i}\n`;
+    const root = tree(files);
+    const ws = workspace(root);
+    ws.close();
+    await ws.ready();
+    // fails if the scan runs to its end after close (every file would be stored)
+    const reopened = new CheckpointStore(ws.store.path);
+    expect(reopened.countFiles()).toBeLessThan(3000);
+    reopened.close();
   });
 });

@@ -12,17 +12,21 @@
  *   the watcher is not trusted (inotify limit, an error) it rescans instead: same result, cost
  *   grows with the workspace.
  * - `examine(paths)` does the same for paths the caller knows it changed (apply_patch).
+ * - `verify()` compares the whole workspace by stat: writes that raise no event in the file's
+ *   directory (mmap, a hard link in an unwatched directory) are found there.
  *
  * Nothing here runs a program: ignore rules are evaluated in-process, files are read with
  * `host/files.ts` (regular files only, symlinks never followed, FIFOs never opened blocking),
- * symlinks are stored as links. Tandem's own state (its home, the store) is never scanned.
+ * symlinks are stored as links. Entries are reached through their directory opened with
+ * `openDirExact`, so a directory on the way that is (or becomes, mid-scan) a symlink is never
+ * followed out of the root. Tandem's own state (its home, the store) is never scanned.
  *
  * Contract: methods never throw for the workspace's contents (unreadable entries are skipped);
  * a store that cannot be opened makes `open` throw, and the caller goes without.
  */
 import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
-import { join, relative, sep } from "node:path";
-import { readRegular } from "../host/files.js";
+import { dirname, join, relative, sep } from "node:path";
+import { openDirExact, readRegular } from "../host/files.js";
 import { IgnoreRules } from "./ignore-rules.js";
 import { CheckpointStore, type FileRow, type FileState } from "./store.js";
 import { TreeWatcher } from "./watcher.js";
@@ -34,12 +38,18 @@ export interface WorkspaceLimits {
   maxDirs: number;
   /** Files tracked at most; past it the workspace is not tracked at all. */
   maxFiles: number;
+  /**
+   * Contents kept only by checkpoints (earlier states; the baseline not counted), compressed,
+   * at most; past it the oldest checkpoints go. Checked once a quarter of it was stored anew.
+   */
+  maxCheckpointBytes: number;
 }
 
 export const WORKSPACE_LIMITS: WorkspaceLimits = {
   maxFileBytes: 8 << 20,
   maxDirs: 50_000,
   maxFiles: 500_000,
+  maxCheckpointBytes: 1 << 30,
 };
 
 export interface WorkspaceOptions {
@@ -52,7 +62,10 @@ export interface WorkspaceOptions {
   sentinelParent?: string;
   /** Global excludes file override (tests); null for none. */
   globalExcludes?: string | null;
-  /** Content that must not be stored (it holds a secret value): tracked as `withheld`. */
+  /**
+   * Data that must not be stored (it holds a secret value): a file's content or a link's
+   * target is tracked as `withheld`; a path whose name holds it is not tracked at all.
+   */
   withhold?: (data: Buffer) => boolean;
 }
 
@@ -64,7 +77,29 @@ export interface WorkspaceChange {
 }
 
 const YIELD_EVERY = 512;
+/** Longest stretch of work between two yields to the event loop (a costly .gitignore). */
+const YIELD_AFTER_MS = 20;
 const tick = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * `await pace()` after each unit of work: yields to the event loop every YIELD_EVERY units or
+ * YIELD_AFTER_MS, so a large or costly comparison never holds up signals, other threads or
+ * servers of the process.
+ */
+function pacer(): { (): Promise<void> | undefined; due(): boolean } {
+  let n = 0;
+  let since = performance.now();
+  const due = () => n >= YIELD_EVERY || performance.now() - since >= YIELD_AFTER_MS;
+  const pace = () => {
+    n++;
+    if (!due()) return undefined;
+    n = 0;
+    return tick().then(() => {
+      since = performance.now();
+    });
+  };
+  return Object.assign(pace, { due });
+}
 
 export class Workspace {
   readonly root: string;
@@ -130,10 +165,26 @@ export class Workspace {
       }
       await this.watcher.flush();
       const out: WorkspaceChange[] = [];
-      for (const rel of this.watcher.takeDirty().sort()) await this.examinePath(rel, out);
+      const pace = pacer();
+      for (const rel of this.watcher.takeDirty().sort()) {
+        if (this.closed) return out;
+        await this.examinePath(rel, out);
+        await pace();
+      }
       if (!this.watcher.trusted) return [...out, ...(await this.scan("", true))];
       return out;
     });
+  }
+
+  /**
+   * A stat pass over the whole workspace, whatever the watcher says: what changed since the
+   * last sync, the baseline moved forward. It finds writes that raise no file-system event in
+   * the file's own directory — through a shared mapping (mmap), or through a hard link in a
+   * directory nobody watches (node_modules/) — at a cost that grows with the workspace (stat
+   * only: files whose size and times did not move are not read).
+   */
+  verify(): Promise<WorkspaceChange[]> {
+    return this.serial(async () => (this.tracked ? this.scan("", true) : []));
   }
 
   /** Examines `paths` now (files the caller changed) and moves their baseline forward. */
@@ -141,7 +192,12 @@ export class Workspace {
     return this.serial(async () => {
       const out: WorkspaceChange[] = [];
       if (!this.tracked) return out;
-      for (const rel of paths) await this.examinePath(rel, out);
+      const pace = pacer();
+      for (const rel of paths) {
+        if (this.closed) return out;
+        await this.examinePath(rel, out);
+        await pace();
+      }
       return out;
     });
   }
@@ -168,13 +224,25 @@ export class Workspace {
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn);
+    const run = this.queue.then(fn).finally(() => this.bound());
     this.queue = run.catch(() => undefined);
     return run;
   }
 
+  /** Keeps the store within `maxCheckpointBytes` (store.ts `prune`); cost amortised over writes. */
+  private bound(): void {
+    if (this.closed || this.store.addedBytes < this.limits.maxCheckpointBytes / 4) return;
+    try {
+      this.store.prune({ olderThan: 0, maxBytes: this.limits.maxCheckpointBytes });
+    } catch {
+      // a busy store: the next write tries again
+    }
+  }
+
+  /** Never tracked: Tandem's own state, and a path whose name holds a secret value. */
   private skip(rel: string): boolean {
-    return this.excluded.some((e) => rel === e || rel.startsWith(`${e}/`));
+    if (this.excluded.some((e) => rel === e || rel.startsWith(`${e}/`))) return true;
+    return this.opts.withhold?.(Buffer.from(rel)) === true;
   }
 
   /**
@@ -188,45 +256,56 @@ export class Workspace {
     const stack = [dir];
     const visited = new Set<string>();
     let files = this.tracking ? this.store.countFiles() : 0;
-    let sinceYield = 0;
+    const pace = pacer();
     while (stack.length && !this.closed) {
       const rel = stack.pop() as string;
       visited.add(rel);
       this.watcher.watchDir(rel);
-      let names: string[];
+      // Not really at root/rel (a link on the way): what it holds is not the workspace's.
+      const dirHandle = openDirExact(rel ? join(this.root, rel) : this.root);
+      let names: string[] = [];
       try {
-        names = readdirSync(rel ? join(this.root, rel) : this.root);
+        if (dirHandle) names = readdirSync(dirHandle.path);
       } catch {
-        continue;
+        // unreadable: like a directory that went away
       }
+      const via = dirHandle?.path;
       const known = new Map(this.store.filesIn(rel).map((r) => [r.path, r]));
-      this.store.batch(() => {
-        for (const name of names) {
-          const path = rel ? `${rel}/${name}` : name;
-          if (this.skip(path)) continue;
-          const st = lstat(join(this.root, path));
-          if (!st) continue;
-          if (st.isDirectory()) {
-            if (!this.rules.ignored(path, true)) stack.push(path);
-            continue;
-          }
-          if (!(st.isFile() || st.isSymbolicLink()) || this.rules.ignored(path, false)) continue;
-          const row = known.get(path);
-          known.delete(path);
-          if (!row && ++files > this.limits.maxFiles) this.tracking = false;
-          this.compare(path, st, row, sink);
+      try {
+        // In slices, each its own transaction, with a yield between (see `pacer`).
+        for (let at = 0; via && at < names.length && !this.closed; ) {
+          this.store.batch(() => {
+            for (const start = at; at < names.length && at - start < YIELD_EVERY; ) {
+              const name = names[at++];
+              const path = rel ? `${rel}/${name}` : name;
+              if (this.skip(path)) continue;
+              const st = lstat(join(via, name));
+              if (!st) continue;
+              if (st.isDirectory()) {
+                if (!this.rules.ignored(path, true)) stack.push(path);
+              } else if ((st.isFile() || st.isSymbolicLink()) && !this.rules.ignored(path, false)) {
+                const row = known.get(path);
+                known.delete(path);
+                if (!row && ++files > this.limits.maxFiles) this.tracking = false;
+                this.compare(path, st, row, sink, join(via, name));
+              }
+              if (pace.due()) break;
+            }
+          });
+          if (!this.tracking) break;
+          await pace();
         }
-        for (const gone of known.keys()) this.remove(gone, sink);
-      });
+      } finally {
+        dirHandle?.close();
+      }
       if (!this.tracking) {
         this.watcher.close();
         return [];
       }
-      sinceYield += names.length;
-      if (sinceYield >= YIELD_EVERY) {
-        sinceYield = 0;
-        await tick();
-      }
+      if (this.closed) return out;
+      this.store.batch(() => {
+        for (const gone of known.keys()) this.remove(gone, sink);
+      });
     }
     this.store.batch(() => {
       for (const d of this.store.dirsUnder(dir)) {
@@ -241,7 +320,22 @@ export class Workspace {
   private async examinePath(rel: string, out: WorkspaceChange[]): Promise<void> {
     if (this.skip(rel) || rel.split("/").includes(".git")) return;
     if (rel === ".gitignore" || rel.endsWith("/.gitignore")) this.rulesChanged = true;
-    const st = lstat(join(this.root, rel));
+    // Through its directory as it really is: a directory swapped for a link is not followed.
+    const parent = rel === "" ? undefined : openDirExact(join(this.root, dirname(rel)));
+    const via = parent ? join(parent.path, rel.slice(rel.lastIndexOf("/") + 1)) : rel === "" ? this.root : "";
+    try {
+      await this.examineAt(rel, via ? lstat(via) : undefined, via, out);
+    } finally {
+      parent?.close();
+    }
+  }
+
+  private async examineAt(
+    rel: string,
+    st: Stats | undefined,
+    via: string,
+    out: WorkspaceChange[],
+  ): Promise<void> {
     const row = this.store.file(rel);
     if (st?.isDirectory()) {
       if (row) this.remove(rel, out); // a file replaced by a directory
@@ -256,7 +350,9 @@ export class Workspace {
       });
       return;
     }
-    this.store.batch(() => this.compare(rel, st, row, out));
+    // An event named it: read it even if its stat looks the same (a write within the file
+    // system's timestamp granularity of the last read leaves size and times as they were).
+    this.store.batch(() => this.compare(rel, st, row, out, via, true));
   }
 
   /** Moves the baseline of `path` to what is on disk (`st`), reporting a real change. */
@@ -265,9 +361,11 @@ export class Workspace {
     st: Stats,
     row: FileRow | undefined,
     out: WorkspaceChange[] | undefined,
+    via: string,
+    force = false,
   ): void {
-    if (row && sameStat(row, st)) return;
-    const state = this.read(path, st);
+    if (row && !force && sameStat(row, st)) return;
+    const state = this.read(st, via);
     if (!state) return;
     this.store.putFile({ path, ...state, size: st.size, mtime: st.mtimeMs, ctime: st.ctimeMs, ino: st.ino });
     const before = row ? { kind: row.kind, hash: row.hash, mode: row.mode } : null;
@@ -283,13 +381,15 @@ export class Workspace {
     out?.push({ path, before: { kind: row.kind, hash: row.hash, mode: row.mode }, after: null });
   }
 
-  /** The state of the entry at `path` (storing its content), or undefined when unreadable. */
-  private read(path: string, st: Stats): FileState | undefined {
-    const abs = join(this.root, path);
+  /** The state of the entry `via` names (storing its content), or undefined when unreadable. */
+  private read(st: Stats, via: string): FileState | undefined {
+    const abs = via;
     const mode = st.mode & 0o7777;
     if (st.isSymbolicLink()) {
       try {
-        return { kind: "link", hash: this.store.putBlob(Buffer.from(readlinkSync(abs))), mode };
+        const target = Buffer.from(readlinkSync(abs));
+        if (this.opts.withhold?.(target)) return { kind: "withheld", hash: null, mode };
+        return { kind: "link", hash: this.store.putBlob(target), mode };
       } catch {
         return undefined;
       }

@@ -10,7 +10,7 @@
  *   derived from the cluster token (./auth.ts, ./sealed-bus.ts); frames that do not open (not a
  *   node's, another subject's, stale, replayed) are dropped and counted, never acted on.
  * - `forward(owner, request)` sends an HTTP request to the owner over NATS
- *   (`tandem.node.<id>.http`) and returns the owner's response as is. The sending node has
+ *   (`tandem.node.<id>.http`, the id as `subjectToken` writes it) and returns the owner's response as is. The sending node has
  *   checked the caller's token (forwarding runs after auth); the owner runs it through its own
  *   app (`attach`) with its own token, marked forwarded so it is never forwarded again. No
  *   answer within `forwardTimeoutMs` (owner dead or cut off) is a 503 the client may retry: by
@@ -76,6 +76,18 @@ export interface ForwardResponse {
 }
 
 export const FORWARDED_HEADER = "x-tandem-forwarded-by";
+
+/**
+ * A node id as one NATS subject token: `.`, `*`, `>` and whitespace mean something in a
+ * subject (a host name `node1.example.com` would be three tokens, out of `tandem.events.*`'s
+ * reach; a node named `*` would subscribe to every node's requests). Letters, digits, `_` and
+ * `-` stay; every other byte is `~` and two hex digits (so `~` itself is written `~7e`).
+ */
+export function subjectToken(node: string): string {
+  return node.replace(/[^A-Za-z0-9_-]/gu, (c) =>
+    [...Buffer.from(c, "utf8")].map((b) => `~${b.toString(16).padStart(2, "0")}`).join(""),
+  );
+}
 
 /** How long the event log keeps events (SSE resume further back gets a gap). */
 const EVENT_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -213,7 +225,7 @@ export class ClusterNode {
   async forward(owner: string, req: ForwardRequest): Promise<ForwardResponse> {
     this.metrics.forwards++;
     try {
-      const subject = `tandem.node.${owner}.http`;
+      const subject = `tandem.node.${subjectToken(owner)}.http`;
       const reply = await this.nats.request(
         subject,
         JSON.stringify(req),
@@ -258,7 +270,7 @@ export class ClusterNode {
 
   private listen(): void {
     // Only frames that open reach these handlers: sealed by a node (./sealed-bus.ts).
-    const own = this.nats.subscribe(`tandem.node.${this.node}.http`, (payload, _from, msg) => {
+    const own = this.nats.subscribe(`tandem.node.${subjectToken(this.node)}.http`, (payload, _from, msg) => {
       void this.serveForwarded(JSON.parse(payload) as ForwardRequest).then((r) =>
         this.nats.respond(msg, JSON.stringify(r)),
       );
@@ -293,7 +305,7 @@ export class ClusterNode {
         return;
       const id = this.events.record(s);
       if (this.nats.nc.isClosed()) return;
-      this.nats.publish(`tandem.events.${this.node}`, JSON.stringify({ event: s.event, id }));
+      this.nats.publish(`tandem.events.${subjectToken(this.node)}`, JSON.stringify({ event: s.event, id }));
     });
     this.unsubscribe = () => sub.unsubscribe();
     this.timer = setInterval(() => this.scan(), this.opts.scanMs ?? 1000);

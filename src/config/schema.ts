@@ -26,12 +26,18 @@ export const QuestionsConfig = z.strictObject({
   default_mode: z.boolean().default(false),
   policy: QuestionPolicy.default({ type: "wait" }),
   sub_agents: z.enum(["relay", "deny"]).default("relay"),
-  // Caps (questions/limits.ts, README "Limits on questions"). The model's requests and internal
-  // ones (approvals, MCP elicitation) each have their own pending allowance.
+  // Caps (questions/limits.ts, README "Limits on questions"). The model's requests, approvals and
+  // MCP elicitations each have their own pending allowance (the internal caps apply to each).
   max_pending_per_thread: cap(8, "request_user_input calls waiting at once in one thread"),
   max_pending: cap(64, "request_user_input calls waiting at once in the whole process"),
-  max_pending_internal_per_thread: cap(32, "approvals and MCP elicitations waiting at once in one thread"),
-  max_pending_internal: cap(256, "approvals and MCP elicitations waiting at once in the whole process"),
+  max_pending_internal_per_thread: cap(
+    32,
+    "approvals waiting at once in one thread, and as many MCP elicitations apart",
+  ),
+  max_pending_internal: cap(
+    256,
+    "approvals waiting at once in the whole process, and as many MCP elicitations apart",
+  ),
   max_request_bytes: cap(32_768, "bytes of one request as JSON (questions, options, approval details)"),
   max_prompt_chars: cap(2_000, "characters of a question's text"),
   max_option_chars: cap(500, "characters of an option's label, and of its description"),
@@ -141,6 +147,12 @@ export const Settings = z.strictObject({
       "local: the model writes a handoff summary; server: the provider's POST /responses/compact (Responses wire only)",
     ),
   model_reasoning_summary: z.enum(["auto", "concise", "detailed", "none"]).optional(),
+  log_level: z
+    .enum(["off", "debug", "trace"])
+    .optional()
+    .describe(
+      'Debug log in $TANDEM_HOME/log/ (README "Debugging"): debug, or trace for the full wire; TANDEM_LOG and --log-file win',
+    ),
   service_tier: z.string().optional(),
   approval_policy: z.enum(["never", "on-request", "on-failure", "untrusted"]).default("on-request"),
   sandbox_mode: z.enum(["read-only", "workspace-write", "danger-full-access"]).default("workspace-write"),

@@ -11,9 +11,20 @@
  * Contract: never blocks on a special file, never throws for a missing or refused file
  * (returns a reason instead), never reads more than `maxBytes + 1` bytes.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  type Stats,
+} from "node:fs";
+import { sep } from "node:path";
 
-export type ReadRefusal = "missing" | "not_regular" | "symlink" | "too_large" | "unreadable";
+export type ReadRefusal = "missing" | "not_regular" | "symlink" | "outside" | "too_large" | "unreadable";
 
 export type RegularRead =
   | { ok: true; data: Buffer; stat: Stats }
@@ -26,6 +37,12 @@ export interface ReadOptions {
   noFollow?: boolean;
   /** Return the first `maxBytes` of a larger file instead of refusing it. */
   truncate?: boolean;
+  /**
+   * Links may be followed, but the file opened must really lie under `root` and under none of
+   * `exclude` (checked on the open descriptor, so a link swapped after a check cannot lead
+   * elsewhere): a model-made `AGENTS.md -> ~/.tandem/config.toml` is refused as `outside`.
+   */
+  within?: { root: string; exclude?: readonly string[] };
 }
 
 // O_NOCTTY: opening a terminal device must never make it our controlling terminal.
@@ -45,6 +62,8 @@ export function readRegular(path: string, opts: ReadOptions): RegularRead {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return refuse("not_regular", `${path} is not a regular file`, stat);
+    if (opts.within && !openedWithin(fd, path, opts.within))
+      return refuse("outside", `${path} leads outside ${opts.within.root}`, stat);
     if (stat.size > opts.maxBytes && !opts.truncate)
       return refuse("too_large", `${path} is larger than ${opts.maxBytes} bytes`, stat);
     const want = Math.min(stat.size, opts.maxBytes);
@@ -68,6 +87,29 @@ export function readRegular(path: string, opts: ReadOptions): RegularRead {
   }
 }
 
+/** Whether the file open on `fd` (opened as `path`) lies under `within.root` and outside its excludes. */
+function openedWithin(fd: number, path: string, within: NonNullable<ReadOptions["within"]>): boolean {
+  let real: string;
+  try {
+    real = PROC_FD ? readlinkSync(`/proc/self/fd/${fd}`) : realpathSync.native(path);
+  } catch {
+    return false;
+  }
+  const under = (dir: string) => {
+    const d = realOr(dir);
+    return real === d || real.startsWith(d.endsWith(sep) ? d : d + sep);
+  };
+  return under(within.root) && !(within.exclude ?? []).some(under);
+}
+
+function realOr(p: string): string {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return p;
+  }
+}
+
 /** The file's text (UTF-8), or undefined when `readRegular` refuses it. */
 export function readRegularText(path: string, opts: ReadOptions): string | undefined {
   const r = readRegular(path, opts);
@@ -76,4 +118,48 @@ export function readRegularText(path: string, opts: ReadOptions): string | undef
 
 function refuse(reason: ReadRefusal, message: string, stat?: Stats): RegularRead {
   return stat ? { ok: false, reason, stat, message } : { ok: false, reason, message };
+}
+
+/** A directory opened by `openDirExact`; its entries are named `join(path, name)`. */
+export interface DirHandle {
+  readonly path: string;
+  close(): void;
+}
+
+const PROC_FD = existsSync("/proc/self/fd");
+
+/**
+ * Opens the directory at `abs` (an absolute, real path) for reading what is beneath it, or
+ * undefined when `abs` is not where that directory really is: a component of `abs` is a
+ * symbolic link (or was swapped for one), it is not a directory, or it is gone. On Linux the
+ * handle's `path` is `/proc/self/fd/N`: the kernel resolves it to the directory that was
+ * checked, so a component replaced by a link after the check is never followed (as `openat`
+ * would). Elsewhere `path` is `abs` itself after a `realpath` check (a replacement between the
+ * check and the use is then not caught). Never throws; the caller closes the handle.
+ */
+export function openDirExact(abs: string): DirHandle | undefined {
+  if (!PROC_FD) {
+    try {
+      return realpathSync.native(abs) === abs ? { path: abs, close: () => {} } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  let fd: number;
+  try {
+    fd = openSync(
+      abs,
+      constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
+  } catch {
+    return undefined;
+  }
+  const path = `/proc/self/fd/${fd}`;
+  try {
+    if (readlinkSync(path) === abs) return { path, close: () => closeSync(fd) };
+  } catch {
+    // refused below
+  }
+  closeSync(fd);
+  return undefined;
 }

@@ -1,11 +1,21 @@
 /** The host door: bounded, killable program runs; reads that never block or follow. */
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { isAlive } from "../util/process-tree.js";
-import { readRegular } from "./files.js";
+import { openDirExact, readRegular } from "./files.js";
 import { hostProgram, runHost } from "./run.js";
 
 const dirs: string[] = [];
@@ -114,5 +124,58 @@ describe("readRegular", () => {
     const cut = readRegular(join(d, "big"), { maxBytes: 10, truncate: true });
     expect(cut.ok && cut.data.toString()).toBe("xxxxxxxxxx");
     expect(readRegular(join(d, "none"), { maxBytes: 10 })).toMatchObject({ ok: false, reason: "missing" });
+  });
+});
+
+describe("openDirExact", () => {
+  it("refuses a path through a link; a handle keeps to the directory checked when it is swapped for one", () => {
+    const d = realpathSync(dir());
+    mkdirSync(join(d, "real"));
+    writeFileSync(join(d, "real", "inside.txt"), "in\n");
+    mkdirSync(join(d, "elsewhere"));
+    writeFileSync(join(d, "elsewhere", "outside.txt"), "out\n");
+    symlinkSync(join(d, "elsewhere"), join(d, "link"));
+    // fails if a symlinked directory (last component or on the way) is accepted
+    expect(openDirExact(join(d, "link"))).toBeUndefined();
+    symlinkSync(d, join(d, "up"));
+    expect(openDirExact(join(d, "up", "real"))).toBeUndefined();
+    expect(openDirExact(join(d, "real", "inside.txt"))).toBeUndefined();
+    const h = openDirExact(join(d, "real"));
+    expect(h).toBeDefined();
+    // The directory moves away and a link to elsewhere takes its place: the handle still
+    // names the directory that was checked (fails if it is the path, followed again).
+    renameSync(join(d, "real"), join(d, "moved"));
+    symlinkSync(join(d, "elsewhere"), join(d, "real"));
+    expect(readdirSync(h!.path)).toEqual(["inside.txt"]);
+    expect(readRegular(join(h!.path, "inside.txt"), { maxBytes: 10, noFollow: true })).toMatchObject({
+      ok: true,
+    });
+    h!.close();
+  });
+});
+
+describe("readRegular within", () => {
+  it("follows a link that stays inside the root, refuses one that leads out or into an excluded dir", () => {
+    const d = realpathSync(dir());
+    mkdirSync(join(d, "proj", "docs"), { recursive: true });
+    mkdirSync(join(d, "proj", "home"));
+    writeFileSync(join(d, "proj", "docs", "AGENTS.md"), "inside\n");
+    writeFileSync(join(d, "proj", "home", "config.toml"), "hidden\n");
+    writeFileSync(join(d, "outside.txt"), "outside\n");
+    symlinkSync("docs/AGENTS.md", join(d, "proj", "AGENTS.md"));
+    symlinkSync(join(d, "outside.txt"), join(d, "proj", "out.md"));
+    symlinkSync(join(d, "proj", "home", "config.toml"), join(d, "proj", "home.md"));
+    const within = { root: join(d, "proj"), exclude: [join(d, "proj", "home")] };
+    const r = readRegular(join(d, "proj", "AGENTS.md"), { maxBytes: 100, within });
+    expect(r.ok && r.data.toString()).toBe("inside\n");
+    // fails if the opened file's real place is not checked
+    expect(readRegular(join(d, "proj", "out.md"), { maxBytes: 100, within })).toMatchObject({
+      ok: false,
+      reason: "outside",
+    });
+    expect(readRegular(join(d, "proj", "home.md"), { maxBytes: 100, within })).toMatchObject({
+      ok: false,
+      reason: "outside",
+    });
   });
 });

@@ -6,22 +6,13 @@
  * process, so neither the cluster (src/cluster) nor a surface imports the other's side of it.
  */
 import { randomBytes } from "node:crypto";
-import type { BusSettings } from "../cluster/bus-connect.js";
 import { ClusterNode } from "../cluster/node.js";
 import { mountCluster } from "../cluster/routes.js";
 import type { Runtime } from "../runtime/core.js";
 import { createHttpApp } from "../surfaces/http/app.js";
+import type { JoinCluster } from "../surfaces/shared/startup.js";
 
-export async function joinCluster(
-  runtime: Runtime,
-  opts: {
-    bus: BusSettings;
-    clusterToken?: string;
-    node?: string;
-    version: string;
-    log: (line: string) => void;
-  },
-): Promise<ClusterNode> {
+export async function joinCluster(runtime: Runtime, opts: Parameters<JoinCluster>[1]): Promise<ClusterNode> {
   const cluster = await ClusterNode.start(runtime, {
     bus: opts.bus,
     clusterToken: opts.clusterToken,

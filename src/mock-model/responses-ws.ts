@@ -27,9 +27,10 @@ import type { Duplex } from "node:stream";
 import { type WebSocket, WebSocketServer } from "ws";
 import { ResponseItem } from "../protocol/items.js";
 import { errorTypeForCode, failedMessage, httpErrorDefaults } from "./errors.js";
+import { pause, unmetExpectation } from "./expect.js";
 import { appendMeasured, type Frame, planStep } from "./output.js";
 import { responsesWire } from "./responses-wire.js";
-import { type HttpFault, pause, type Routed, unmetExpectation } from "./server.js";
+import type { HttpFault, Routed } from "./server.js";
 
 type Body = Record<string, unknown>;
 

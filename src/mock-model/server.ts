@@ -28,10 +28,12 @@
 import { appendFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
+import { log } from "../util/log.js";
+import { watchHttpServer } from "../util/log-wire.js";
 import { chatWire } from "./chat-wire.js";
 import { compactAnswer, generatedCompactionStep, isCompactionRequest } from "./compaction.js";
 import { errorBody, failedMessage, httpErrorDefaults } from "./errors.js";
+import { contains, pause, unmetExpectation } from "./expect.js";
 import { type AnswerContext, planStep, type Wire } from "./output.js";
 import { responsesWire } from "./responses-wire.js";
 import { attachResponsesWs } from "./responses-ws.js";
@@ -110,6 +112,7 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
       else sendJson(res, 500, errorBody(`mock-model: internal error: ${String(err)}`, "server_error"));
     });
   });
+  watchHttpServer(server, "mock-model");
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? "/";
@@ -191,6 +194,7 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
 
   const record = (body: Body, frame?: unknown): void => {
     received += 1;
+    log.trace("mock-model", "request body", { n: received, body, frame });
     if (retain) {
       requests.push(body);
       if (frame !== undefined) frames.push(frame);
@@ -259,6 +263,7 @@ async function play(
   const closed = new AbortController();
   res.once("close", () => closed.abort());
   const signal = closed.signal;
+  log.debug("mock-model", "step", { step: stepNumber, fault: step.fault?.type, items: step.output?.length });
 
   const unmet = unmetExpectation(step, stepNumber, body, raw);
   if (unmet) return badRequest(res, unmet, "expectation_failed");
@@ -310,42 +315,6 @@ async function play(
   } else {
     res.end();
   }
-}
-
-/** The error message when the request misses a string of the step's `expect`, else undefined. */
-export function unmetExpectation(
-  step: Step,
-  stepNumber: number | string,
-  body: unknown,
-  raw: string,
-): string | undefined {
-  const missing = (step.expect?.input_contains ?? []).filter((needle) => !contains(raw, body, needle));
-  if (missing.length === 0) return undefined;
-  const list = missing.map((s) => JSON.stringify(s)).join(", ");
-  const where = typeof stepNumber === "number" ? `step ${stepNumber}` : stepNumber;
-  return `mock-model: ${where} expectation failed: the request does not contain ${list} (expect.input_contains)`;
-}
-
-/** Waits `ms`; false when the client went away first. */
-export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** True when `needle` occurs in the raw body, its re-serialisation, or any string value in it. */
-function contains(raw: string, body: unknown, needle: string): boolean {
-  if (raw.includes(needle) || JSON.stringify(body).includes(needle)) return true;
-  const visit = (value: unknown): boolean => {
-    if (typeof value === "string") return value.includes(needle);
-    if (Array.isArray(value)) return value.some(visit);
-    if (typeof value === "object" && value !== null) return Object.values(value).some(visit);
-    return false;
-  };
-  return visit(body);
 }
 
 function sendHttpFault(res: ServerResponse, fault: HttpFault): void {

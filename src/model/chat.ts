@@ -14,6 +14,7 @@ import { classifyThrown } from "./errors.js";
 import { baseInstructionsItem } from "./request.js";
 import { nextOrIdle, toUsage } from "./responses.js";
 import type { ModelClient, ModelEvent, Prompt, WireTool } from "./types.js";
+import * as WireLog from "./wire-log.js";
 
 type ChatMessage = Record<string, unknown>;
 
@@ -129,7 +130,7 @@ export function createChatClient(opts: {
     (client ??= import("openai").then(
       ({ default: OpenAI }) => new OpenAI({ baseURL: opts.baseUrl, apiKey: opts.apiKey, maxRetries: 0 }),
     ));
-  return {
+  return WireLog.loggedClient("chat", opts, {
     async *stream(prompt: Prompt, signal: AbortSignal): AsyncIterable<ModelEvent> {
       const custom = new Set(prompt.tools.filter((t) => t.type === "custom").map((t) => t.name));
       const interrupted: ModelEvent = {
@@ -147,9 +148,13 @@ export function createChatClient(opts: {
       signal.addEventListener("abort", onAbort, { once: true });
       try {
         const api = await sdk();
-        const stream = (await api.chat.completions.create(buildChatBody(prompt) as any, {
-          signal: ctrl.signal,
-        })) as any;
+        const body = buildChatBody(prompt);
+        const url = `${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+        const started = WireLog.request("POST", url, body);
+        const { data: stream, response } = (await api.chat.completions
+          .create(body as any, { signal: ctrl.signal })
+          .withResponse()) as any;
+        WireLog.status(url, response.status, started);
         const it: AsyncIterator<any> = stream[Symbol.asyncIterator]();
         while (true) {
           const r = await nextOrIdle(it, idleMs);
@@ -163,6 +168,7 @@ export function createChatClient(opts: {
           }
           if (r.done) break;
           const chunk = r.value;
+          WireLog.event(chunk);
           if (chunk.usage) usage = toUsage(chunk.usage);
           const choice = chunk.choices?.[0];
           if (!choice) continue;
@@ -230,5 +236,5 @@ export function createChatClient(opts: {
       }
       yield { type: "completed", usage };
     },
-  };
+  });
 }

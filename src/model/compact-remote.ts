@@ -13,6 +13,7 @@
 import type { Usage } from "../protocol/events.js";
 import { classifyCode, networkCause, retryAfterFromHeaders } from "./errors.js";
 import type { ModelError } from "./types.js";
+import * as WireLog from "./wire-log.js";
 
 export interface RemoteCompactRequest {
   model: string;
@@ -29,6 +30,7 @@ export type RemoteCompact = (req: RemoteCompactRequest, signal: AbortSignal) => 
 export function remoteCompact(opts: { baseUrl: string; apiKey?: string }): RemoteCompact {
   const url = `${opts.baseUrl.replace(/\/+$/, "")}/responses/compact`;
   return async (req, signal) => {
+    const started = WireLog.request("POST", url, req);
     let res: Response;
     try {
       res = await fetch(url, {
@@ -41,6 +43,7 @@ export function remoteCompact(opts: { baseUrl: string; apiKey?: string }): Remot
         signal,
       });
     } catch (err) {
+      WireLog.failed(url, err, started);
       if (signal.aborted)
         return { ok: false, error: { kind: "interrupted", message: "interrupted", retryable: false } };
       return {
@@ -49,12 +52,14 @@ export function remoteCompact(opts: { baseUrl: string; apiKey?: string }): Remot
       };
     }
     const text = await res.text().catch(() => "");
+    WireLog.status(url, res.status, started, res.ok ? undefined : text);
     let body: any;
     try {
       body = JSON.parse(text);
     } catch {
       body = undefined;
     }
+    WireLog.event(body ?? text);
     if (!res.ok) {
       const e = body?.error ?? {};
       const error = classifyCode(e.code ?? e.type, e.message ?? text.slice(0, 200), res.status);

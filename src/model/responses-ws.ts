@@ -24,6 +24,7 @@ import { classifyCode, classifyThrown, retryAfterFromHeaders } from "./errors.js
 import { bodyJson, buildResponsesBody } from "./request.js";
 import { translateEvent } from "./responses.js";
 import type { ModelClient, ModelError, ModelEvent, Prompt } from "./types.js";
+import * as WireLog from "./wire-log.js";
 
 export interface ResponsesWsClientOptions {
   baseUrl: string;
@@ -80,6 +81,7 @@ class Conn {
           error: { code: "invalid_frame", message: "model sent a frame that is not JSON" },
         };
       }
+      WireLog.event(msg);
       this.inbox.push(msg);
       this.wake?.();
     });
@@ -191,6 +193,7 @@ export function createResponsesWsClient(opts: ResponsesWsClientOptions): Respons
 
   async function connect(signal: AbortSignal): Promise<Conn> {
     const { default: WS } = await import("ws");
+    const started = WireLog.request("GET", url);
     const ws = new WS(url, {
       headers: { Authorization: `Bearer ${opts.apiKey}`, ...opts.headers },
       perMessageDeflate: false,
@@ -204,10 +207,12 @@ export function createResponsesWsClient(opts: ResponsesWsClientOptions): Respons
       signal.addEventListener("abort", onAbort, { once: true });
       const settle = () => signal.removeEventListener("abort", onAbort);
       ws.once("open", () => {
+        WireLog.status(url, 101, started);
         settle();
         resolve(new Conn(ws));
       });
       ws.once("error", (err) => {
+        WireLog.failed(url, err, started);
         settle();
         reject(err);
       });
@@ -217,6 +222,7 @@ export function createResponsesWsClient(opts: ResponsesWsClientOptions): Respons
         res.on("end", () => {
           settle();
           ws.terminate();
+          WireLog.status(url, res.statusCode ?? 0, started, Buffer.concat(chunks).toString("utf8"));
           let parsed: any;
           try {
             parsed = JSON.parse(Buffer.concat(chunks).toString("utf8"));
@@ -247,7 +253,7 @@ export function createResponsesWsClient(opts: ResponsesWsClientOptions): Respons
     conn.idleTimer.unref();
   }
 
-  return {
+  return WireLog.loggedClient("responses_websocket", opts, {
     close() {
       for (const conn of conns.values()) conn.close();
       conns.clear();
@@ -285,7 +291,9 @@ export function createResponsesWsClient(opts: ResponsesWsClientOptions): Respons
           conn.clear();
           opts.onRequest?.(body, frame);
           conn.onFrame = opts.onResponse;
-          conn.ws.send(bodyJson(frame), opts.onSent && (() => opts.onSent?.()));
+          const text = bodyJson(frame);
+          WireLog.sent(url, frame, text);
+          conn.ws.send(text, opts.onSent && (() => opts.onSent?.()));
           const output: ResponseItem[] = [];
           let retryFull = false;
           while (true) {
@@ -348,7 +356,7 @@ export function createResponsesWsClient(opts: ResponsesWsClientOptions): Respons
         release(key, conn, oneOff);
       }
     },
-  };
+  });
 }
 
 function errorCode(msg: any): string | undefined {

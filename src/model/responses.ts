@@ -13,6 +13,7 @@ import { classifyCode, classifyThrown } from "./errors.js";
 import { bodyJson, buildResponsesBody } from "./request.js";
 import { sseEvents, ssePoster } from "./sse-http.js";
 import type { ModelClient, ModelError, ModelEvent, Prompt } from "./types.js";
+import { loggedClient } from "./wire-log.js";
 
 export interface ResponsesClientOptions {
   baseUrl: string;
@@ -103,7 +104,7 @@ export function createResponsesClient(opts: ResponsesClientOptions): ModelClient
   });
   const idleMs = opts.idleTimeoutMs ?? 300_000;
 
-  return {
+  return loggedClient("responses", opts, {
     async *stream(prompt: Prompt, signal: AbortSignal): AsyncIterable<ModelEvent> {
       const body = buildResponsesBody(prompt);
       opts.onRequest?.(body);
@@ -172,5 +173,5 @@ export function createResponsesClient(opts: ResponsesClientOptions): ModelClient
         await it?.return?.().catch(() => {});
       }
     },
-  };
+  });
 }

@@ -14,6 +14,7 @@
  */
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
+import * as WireLog from "./wire-log.js";
 
 export class HttpStatusError extends Error {
   override name = "HttpStatusError";
@@ -55,6 +56,7 @@ export function ssePoster(baseUrl: string, path: string, headers: Record<string,
         return reject(new ConnectionError("invalid base URL (expected http:// or https://)"));
       }
       if (signal.aborted) return reject(abortError());
+      const started = WireLog.request("POST", url, body);
       const req = mod.request(url, {
         method: "POST",
         agent,
@@ -72,6 +74,7 @@ export function ssePoster(baseUrl: string, path: string, headers: Record<string,
       const settle = () => signal.removeEventListener("abort", onAbort);
       req.on("error", (err: NodeJS.ErrnoException) => {
         settle();
+        WireLog.failed(url!, err, started);
         if (signal.aborted) return reject(err);
         // The server closed an idle pooled socket just as we reused it: send once more.
         if (again && req.reusedSocket && err.code === "ECONNRESET") {
@@ -83,6 +86,7 @@ export function ssePoster(baseUrl: string, path: string, headers: Record<string,
         res.on("error", () => {}); // reported to the reader (sseEvents) or ignored after it stopped
         res.on("close", settle);
         const status = res.statusCode ?? 0;
+        WireLog.status(url!, status, started);
         if (status < 400) return resolve(res);
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
@@ -99,6 +103,7 @@ export function ssePoster(baseUrl: string, path: string, headers: Record<string,
             return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
           };
           const message = `${status} ${error?.message ?? (text.trim() || "status code (no body)")}`;
+          WireLog.status(url!, status, started, text);
           reject(new HttpStatusError(status, error, { get }, message));
         });
       });
@@ -172,7 +177,9 @@ export async function* sseEvents(res: IncomingMessage): AsyncGenerator<any> {
         }
         if (!data) continue;
         if (data === "[DONE]") return;
-        yield JSON.parse(data);
+        const event = JSON.parse(data);
+        WireLog.event(event);
+        yield event;
       }
     }
   } finally {

@@ -303,6 +303,27 @@ describe("ask and reply", () => {
     expect(types(r.request_id)).toEqual(["question.requested", "question.declined"]);
   });
 
+  // Fails if `unavailable` does not settle the ask (the model would wait on), is not persisted,
+  // can be repeated as anything but a duplicate, or acts on another thread's request.
+  it("unavailable settles with its reason, persisted; a second is a duplicate, another thread is refused", async () => {
+    const { broker, types, db } = setup();
+    const r = request({ call: "c1" });
+    const p = broker.ask(r, never());
+    expect(broker.unavailable("t2", r.request_id, "x")).toMatchObject({ ok: false, code: "wrong_thread" });
+    expect(broker.unavailable("t1", r.request_id, "nobody could answer")).toEqual({
+      ok: true,
+      outcome: { status: "unavailable", reason: "nobody could answer" },
+    });
+    expect(await p).toEqual({ status: "unavailable", reason: "nobody could answer" });
+    expect(db.rows.get(r.request_id)?.outcome).toEqual({
+      status: "unavailable",
+      reason: "nobody could answer",
+    });
+    expect(broker.unavailable("t1", r.request_id, "again")).toMatchObject({ ok: true, duplicate: true });
+    expect(broker.decline("t1", r.request_id, web)).toMatchObject({ ok: false, code: "already_settled" });
+    expect(types(r.request_id)).toEqual(["question.requested", "question.cancelled"]);
+  });
+
   it("refuses a second ask of a pending id and answers a settled id with its recorded outcome", async () => {
     const { broker, types } = setup();
     const r = request({ call: "c1" });

@@ -36,7 +36,8 @@ import {
 } from "../protocol/questions.js";
 import type { Store } from "../store/types.js";
 import type { Bus } from "../util/bus.js";
-import { type PendingCounts, type QuestionLimits, refusal } from "./limits.js";
+import { allowanceOf, type PendingCounts, type QuestionLimits, refusal } from "./limits.js";
+import * as QuestionLog from "./question-log.js";
 import { normalizeAnswers, redactOutcome, timeoutOutcome, validateReply } from "./reply.js";
 
 export { type CheckedReply, redactOutcome, timeoutOutcome, validateReply } from "./reply.js";
@@ -90,6 +91,12 @@ export interface Broker {
   reply(threadId: string, requestId: string, reply: QuestionReply, responder: Responder): ReplyResult;
   /** The user chose not to answer. A second decline is an idempotent duplicate. */
   decline(threadId: string, requestId: string, responder: Responder, reason?: string): ReplyResult;
+  /**
+   * Nobody can answer: the surface that was asking cannot get an answer and no other responder
+   * can (questions/asker.ts). Settles `unavailable` with `reason`, persisted and published
+   * (`question.cancelled`); a second one is an idempotent duplicate.
+   */
+  unavailable(threadId: string, requestId: string, reason: string): ReplyResult;
   /** Any interaction on a surface: a `timeout` request's deadline becomes now + policy.ms (Q7). */
   touch(requestId: string, responder?: Responder): TouchResult;
   /**
@@ -207,6 +214,7 @@ export function createBroker(deps: BrokerDeps): Broker {
     w.signal.removeEventListener("abort", w.onAbort);
     const { maskSecrets } = deps;
     const shown = redactOutcome(request, outcome, maskSecrets && ((t) => maskSecrets(request.thread_id, t)));
+    QuestionLog.settled(request, outcome, shown);
     remember(request.request_id, { threadId: request.thread_id, outcome: shown, replyKey: key });
     if (store && persist) attempt(() => store.settleQuestion(request.request_id, shown));
     bus.publish(terminalEvent(request, shown));
@@ -226,11 +234,12 @@ export function createBroker(deps: BrokerDeps): Broker {
     w.timer.unref?.();
   };
 
-  /** Pending requests of `r`'s source (model or internal): asked by its thread, and in all. */
+  /** Pending requests of `r`'s allowance (limits.ts `allowanceOf`): asked by its thread, and in all. */
   const pendingOf = (r: QuestionRequest): PendingCounts => {
     const counts = { thread: 0, all: 0 };
+    const allowance = allowanceOf(r);
     for (const w of waiters.values()) {
-      if (w.request.source !== r.source) continue;
+      if (allowanceOf(w.request) !== allowance) continue;
       counts.all++;
       if (w.request.thread_id === r.thread_id) counts.thread++;
     }
@@ -261,6 +270,19 @@ export function createBroker(deps: BrokerDeps): Broker {
       "already_settled",
       `request ${id} was already ${describe(prior.outcome)}; this reply was not used`,
     );
+  };
+
+  /** Settles a pending request with an outcome that carries no answer (a decline, unavailable). */
+  const settleWithout = (threadId: string, requestId: string, outcome: QuestionOutcome): ReplyResult => {
+    const w = waiters.get(requestId);
+    if (!w) {
+      const prior = recall(requestId);
+      if (prior && owns(prior.threadId, threadId) && prior.outcome.status === outcome.status)
+        return { ok: true, outcome: prior.outcome, duplicate: true };
+      return refuse(threadId, requestId, prior);
+    }
+    if (!owns(w.request.thread_id, threadId)) return wrongThread(requestId, threadId);
+    return { ok: true, outcome: settle(w, outcome)! };
   };
 
   return {
@@ -298,6 +320,7 @@ export function createBroker(deps: BrokerDeps): Broker {
         }
 
         const refused = !stored && deps.limits && refusal(live, pendingOf(live), deps.limits);
+        if (refused) QuestionLog.refused(live, refused);
         if (refused) return resolve({ status: "unavailable", ...refused });
 
         const w: Waiter = { request: live, resolve, signal, timer: undefined, onAbort: () => {} };
@@ -317,6 +340,7 @@ export function createBroker(deps: BrokerDeps): Broker {
         changeCount(request.thread_id, +1);
         signal.addEventListener("abort", w.onAbort, { once: true });
         schedule(w);
+        QuestionLog.asked(live);
         bus.publish({
           type: "question.requested",
           thread_id: live.thread_id,
@@ -355,17 +379,13 @@ export function createBroker(deps: BrokerDeps): Broker {
     },
 
     decline(threadId, requestId, responder, reason) {
-      const w = waiters.get(requestId);
-      if (!w) {
-        const prior = recall(requestId);
-        if (prior && owns(prior.threadId, threadId) && prior.outcome.status === "declined")
-          return { ok: true, outcome: prior.outcome, duplicate: true };
-        return refuse(threadId, requestId, prior);
-      }
-      if (!owns(w.request.thread_id, threadId)) return wrongThread(requestId, threadId);
       const outcome: QuestionOutcome =
         reason === undefined ? { status: "declined", responder } : { status: "declined", responder, reason };
-      return { ok: true, outcome: settle(w, outcome)! };
+      return settleWithout(threadId, requestId, outcome);
+    },
+
+    unavailable(threadId, requestId, reason) {
+      return settleWithout(threadId, requestId, { status: "unavailable", reason });
     },
 
     touch(requestId) {
@@ -412,6 +432,7 @@ export function createBroker(deps: BrokerDeps): Broker {
       if (prior) return prior.outcome;
       remember(request.request_id, { threadId: request.thread_id, outcome });
       if (store) attempt(() => store.settleQuestion(request.request_id, outcome));
+      QuestionLog.settled(request, outcome, outcome);
       bus.publish(terminalEvent(request, outcome));
       return outcome;
     },

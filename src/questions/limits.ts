@@ -5,8 +5,9 @@
  *
  * Contract:
  * - Pending caps count requests per asking thread and in the whole process, separately for the
- *   model's requests (`request_user_input`) and internal ones (approvals, MCP elicitation), so a
- *   flood of the model's questions never starves an approval.
+ *   model's requests (`request_user_input`), approvals and MCP elicitations (`allowanceOf`): the
+ *   internal caps apply to approvals and to elicitations each on their own, so neither a flood of
+ *   the model's questions nor a server that keeps forms open ever starves an approval.
  * - Size caps: every request as JSON (`max_request_bytes`); the header, text and each option's
  *   label and description of every question but an approval's (its text carries the command,
  *   bounded by the request cap).
@@ -34,7 +35,7 @@ export interface Refusal {
   reason: string;
 }
 
-/** Requests already waiting that count against `request`'s caps (same source). */
+/** Requests already waiting that count against `request`'s caps (same `allowanceOf`). */
 export interface PendingCounts {
   /** … asked by the same thread. */
   thread: number;
@@ -43,6 +44,14 @@ export interface PendingCounts {
 }
 
 const chars = (s: string) => [...s].length;
+
+/** Which pending allowance a request draws on: the model's, approvals', or MCP elicitations'. */
+export type Allowance = "model" | "approval" | "elicitation";
+
+export function allowanceOf(request: QuestionRequest): Allowance {
+  if (request.source !== "internal") return "model";
+  return request.approval ? "approval" : "elicitation";
+}
 
 /** The first cap `request` breaks, given what is already pending of its source; else undefined. */
 export function refusal(
@@ -54,7 +63,9 @@ export function refusal(
   const [perThread, all] = internal
     ? (["max_pending_internal_per_thread", "max_pending_internal"] as const)
     : (["max_pending_per_thread", "max_pending"] as const);
-  const kind = internal ? "approvals or server requests" : "questions";
+  const kind = { model: "questions", approval: "approvals", elicitation: "server requests" }[
+    allowanceOf(request)
+  ];
   if (pending.thread >= limits[perThread])
     return refuse(
       perThread,

@@ -30,6 +30,7 @@
  *   copy); a sub-agent closing drops nothing.
  */
 import { REDACTED } from "../protocol/questions.js";
+import { log } from "../util/log.js";
 import type { SecretVault } from "./secret-vault.js";
 
 export const SECRET_ENV_PREFIX = "TANDEM_SECRET_";
@@ -49,8 +50,12 @@ export interface SecretStore {
   /** Whether the thread holds a secret under `name` (sanitised like `put`). */
   has(threadId: string, name: string): boolean;
   dropThread(threadId: string): void;
-  /** Whether `data` holds any value a family of this process holds (files kept out of checkpoints). */
-  heldIn(data: Buffer): boolean;
+  /**
+   * Whether `data` holds any value a family of this process holds, or the family of one of
+   * `threadIds` (loaded from the vault first: a resumed family whose values nothing has asked
+   * for yet) — files kept out of checkpoints.
+   */
+  heldIn(data: Buffer, threadIds?: Iterable<string>): boolean;
   /** Families currently holding secrets in memory (leak tests). */
   readonly threadCount: number;
 }
@@ -141,7 +146,8 @@ export function createSecretStore(opts: SecretStoreOptions = {}): SecretStore {
       families.delete(threadId);
       empty.delete(threadId);
     },
-    heldIn(data) {
+    heldIn(data, threadIds) {
+      for (const id of threadIds ?? []) of(id, false);
       for (const f of families.values()) for (const v of f.known) if (data.includes(v)) return true;
       return false;
     },
@@ -150,6 +156,7 @@ export function createSecretStore(opts: SecretStoreOptions = {}): SecretStore {
 
 /** Adds `value` (as typed and trimmed, when long enough to mask) to the family's known values. */
 function learn(f: FamilySecrets, value: string): void {
+  log.secret(value); // masked in the debug log too (util/log.ts)
   for (const v of new Set([value, value.trim()]))
     if (v.length >= MIN_MASK_LENGTH && !f.known.includes(v)) f.known.push(v);
   f.known.sort((a, b) => b.length - a.length);

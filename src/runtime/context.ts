@@ -68,13 +68,20 @@ export function agentsMdFiles(cwd: string): string[] {
     .filter((file) => existsSync(file));
 }
 
-export function agentsMdItem(cwd: string): MessageItem | undefined {
+/**
+ * The project instructions for `cwd`. AGENTS.md files are read as data: regular files only (a
+ * planted FIFO must not hang the thread's start), bounded, and a link only when it leads to a
+ * file inside the project and outside `hidden` (Tandem's home and store, which a model-made
+ * link must not bring into the model's context).
+ */
+export function agentsMdItem(cwd: string, hidden: readonly string[] = []): MessageItem | undefined {
   const parts: string[] = [];
   let total = 0;
-  for (const dir of projectDirs(cwd)) {
+  const dirs = projectDirs(cwd);
+  const within = { root: dirs[0], exclude: hidden };
+  for (const dir of dirs) {
     const file = join(dir, "AGENTS.md");
-    // Regular files only (a planted FIFO must not hang the thread's start), bounded.
-    let text = readRegularText(file, { maxBytes: MAX_AGENTS_BYTES, truncate: true });
+    let text = readRegularText(file, { maxBytes: MAX_AGENTS_BYTES, truncate: true, within });
     if (text === undefined) continue;
     if (total + text.length > MAX_AGENTS_BYTES) text = text.slice(0, Math.max(0, MAX_AGENTS_BYTES - total));
     total += text.length;

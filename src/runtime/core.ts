@@ -94,9 +94,15 @@ export class Runtime {
             : undefined,
       });
     const protectedPaths = protectedPathsFor(home, store.path);
-    const workspaces = new Workspaces({ home, protectedPaths, withhold: (data) => secrets.heldIn(data) });
+    const hiddenPaths = hiddenPathsFor(home, store.path);
+    const workspaces = new Workspaces({
+      home,
+      protectedPaths,
+      withhold: (data) => secrets.heldIn(data, registry.ids()),
+    });
     agents = new Agents({
       settings,
+      hiddenPaths,
       store,
       bus,
       broker: { pendingCount: (id) => broker.pendingCount(id) },
@@ -140,7 +146,7 @@ export class Runtime {
       installationId: opts.installationId ?? installationIdOf(store),
       baseInstructions: settings.base_instructions ?? DEFAULT_BASE_INSTRUCTIONS,
       protectedPaths,
-      hiddenPaths: hiddenPathsFor(home, store.path),
+      hiddenPaths,
       workspaces,
       secrets,
       storage: (id) => storageFor(store, id, () => ownership.fenced(id)),
@@ -235,8 +241,10 @@ export class Runtime {
     for (const t of threads) t.interrupt("shutdown");
     await Promise.all(threads.map((t) => t.active?.done.catch(() => {})));
     await Promise.all(threads.map((t) => t.disposeTools().catch(() => {})));
-    await Promise.all(threads.map((t) => t.workspace.settled()));
+    // Closing first stops a scan still running (a large workspace's first one), so shutdown
+    // never waits on it; what was queued after it then finds the workspace closed.
     workspaces.closeAll();
+    await Promise.all(threads.map((t) => t.workspace.settled()));
     registry.clear();
     registry.releaseAll();
     store.close();

@@ -12,6 +12,7 @@ import { createResponsesWsClient } from "../model/responses-ws.js";
 import type { ModelClient } from "../model/types.js";
 import { openStore } from "../store/index.js";
 import type { IdSource } from "../util/ids.js";
+import { applyLogSetting } from "../util/log-file.js";
 import { Runtime } from "./core.js";
 
 export interface CreateRuntimeOptions {
@@ -56,38 +57,10 @@ export function createRuntime(opts: CreateRuntimeOptions = {}): {
         "To try Tandem offline on the built-in scripted model, run `tandem demo`.",
     );
   }
+  applyLogSetting(settings.log_level, home, opts.env);
   const apiKey = provider.apiKey ?? "unset";
   const model = opts.model ?? createModelClient(provider, settings, apiKey);
   const store = openStore(opts.store ?? settings.store?.url ?? join(home, "state.db"), { node: opts.node });
   const runtime = new Runtime({ settings, store, model, provider, ids: opts.ids, home });
   return { runtime, warnings, settings, provider };
-}
-
-/**
- * The `-c key=value` / `-m MODEL` flags every long-running surface takes → a Runtime, or the exit
- * code to stop with after `log` has said why: 1 without an API key, 2 for a configuration error,
- * 1 for anything else. Configuration warnings go to `log` too.
- */
-export function runtimeFromFlags(
-  flags: { config?: string[]; model?: string; store?: string; "node-id"?: string },
-  env: NodeJS.ProcessEnv,
-  log: (line: string) => void,
-): Runtime | number {
-  const overrides = [...(flags.config ?? [])];
-  if (flags.model) overrides.push(`model=${JSON.stringify(flags.model)}`);
-  try {
-    const created = createRuntime({
-      overrides,
-      env,
-      home: env.TANDEM_HOME || undefined,
-      store: flags.store,
-      node: flags["node-id"],
-    });
-    for (const w of created.warnings) log(`warning: ${w}`);
-    return created.runtime;
-  } catch (err) {
-    log((err as Error).message);
-    if (err instanceof MissingKeyError) return 1;
-    return err instanceof ConfigError ? 2 : 1;
-  }
 }

@@ -7,7 +7,7 @@
  * - `list` is what the broker holds in this process (FIFO by created_at, approvals first; a
  *   thread's list includes its sub-agents', Q14); `stored` what the store holds as pending, also
  *   for threads no process has open (Q11).
- * - `reply`, `decline`, `touch` and `expire` are the broker's (questions/broker.ts): refusals are
+ * - `reply`, `decline`, `unavailable`, `touch` and `expire` are the broker's (questions/broker.ts): refusals are
  *   results (`ok: false` with a code), never throws; outcomes are redacted (Q10).
  * - `attach` registers a responder for a thread (or "all") until the returned function is called.
  */
@@ -67,6 +67,11 @@ export class QuestionsApi {
     return this.#p.broker.decline(threadId, requestId, responder, reason);
   }
 
+  /** Settles a pending request nobody can answer any more (its asking client can no longer show it). */
+  unavailable(threadId: string, requestId: string, reason: string): ReplyResult {
+    return this.#p.broker.unavailable(threadId, requestId, reason);
+  }
+
   /** Any interaction on a surface: a `timeout` request's deadline moves to now + its ms (Q7). */
   touch(requestId: string, responder?: Responder): TouchResult {
     return this.#p.broker.touch(requestId, responder);
@@ -80,6 +85,11 @@ export class QuestionsApi {
   /** Declares `responder` able to answer the scope's questions until the returned function runs. */
   attach(scope: ResponderScope, responder: Responder): () => void {
     return this.#p.responders.attach(scope, responder);
+  }
+
+  /** The responders that can answer the thread's questions (its ancestors' too), in attach order. */
+  responders(threadId: string): Responder[] {
+    return this.#p.responders.list(threadId);
   }
 
   /**

@@ -114,7 +114,7 @@ export class ThreadRegistry {
     });
     if (settings.include_environment_context) thread.recordItem(environmentContextItem(record.cwd), null);
     if (settings.include_agents_md) {
-      const agents = agentsMdItem(record.cwd);
+      const agents = agentsMdItem(record.cwd, this.deps.threadHost.hiddenPaths);
       if (agents) thread.recordItem(agents, null);
     }
     return thread;

@@ -230,8 +230,8 @@ export class Thread implements ThreadHandle {
     await this.active?.done.catch(() => {});
     this.host.questions.cancel({ threadId: this.id }, "thread closed");
     await this.disposeTools();
+    this.workspace.close(); // the last user's close stops a running scan (see Runtime.shutdown)
     await this.workspace.settled();
-    this.workspace.close();
     this.host.secrets.dropThread(this.id);
     this.setStatus("closed");
     this.closed = true;

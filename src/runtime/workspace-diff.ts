@@ -11,7 +11,10 @@
  * checkpoint (its state before the turn first touched the path, and after) and, when both
  * sides are text, fed to the thread's `TurnDiffTracker`, which emits `turn.diff`.
  * Comparisons of one thread run one at a time, in call order, in the background; the turn
- * waits for them (`settled`) before it completes.
+ * waits for them (`settled`) before it completes. Events do not see every write (a shared
+ * mapping, a hard link in an unwatched directory): so when a turn ran a command or MCP tool,
+ * `settled` first compares the whole workspace by stat once (`Workspace.verify`), and what it
+ * finds joins the turn diff like any other change.
  */
 import type { Workspace, WorkspaceChange, Workspaces } from "../checkpoints/index.js";
 import type { Event } from "../protocol/events.js";
@@ -39,6 +42,10 @@ export class TurnWorkspace {
   private turn: TurnRef | undefined;
   private started: Promise<unknown> = Promise.resolve();
   private queue: Promise<unknown> = Promise.resolve();
+  /** A command or MCP tool ran since the last `settled`: the turn's end verifies by stat. */
+  private wrote = false;
+  /** Where text changes found by `settled`'s stat pass go (set by workspaceDiffHooks). */
+  report?: (changes: FileChange[], turnId: string) => void;
 
   constructor(private readonly pool: () => Workspaces | undefined) {}
 
@@ -62,6 +69,7 @@ export class TurnWorkspace {
 
   /** After a command: what it changed, recorded; resolves with the text changes for the diff. */
   compare(): Promise<FileChange[]> {
+    this.wrote = true;
     return this.enqueue(async () => (this.ws ? this.take(await this.ws.sync()) : []));
   }
 
@@ -77,8 +85,18 @@ export class TurnWorkspace {
     });
   }
 
-  /** Resolves once every queued comparison has run. */
+  /** Resolves once every queued comparison has run (and, after a command, the stat pass). */
   settled(): Promise<void> {
+    const ws = this.ws;
+    const turn = this.turn;
+    if (this.wrote && ws && turn) {
+      this.wrote = false;
+      void this.enqueue(async () => {
+        const changes = this.take(await ws.verify());
+        if (changes.length) this.report?.(changes, turn.turnId);
+        return changes;
+      });
+    }
     return this.queue.then(
       () => undefined,
       () => undefined,
@@ -154,13 +172,15 @@ export function workspaceDiffHooks(threadOf: (id: string) => DiffThread | undefi
     async post(call, ctx) {
       const t = threadOf(ctx.threadId);
       if (!t || !SYNCED_TOOLS(call.name)) return undefined;
-      void t.workspace.compare().then((changes) => {
+      const report = (changes: FileChange[], turnId: string) => {
         if (changes.length === 0) return;
         const before = t.diffs.diff();
         t.diffs.track(changes);
         const diff = t.diffs.diff();
-        if (diff !== before) t.emit({ type: "turn.diff", thread_id: t.id, turn_id: ctx.turnId, diff });
-      });
+        if (diff !== before) t.emit({ type: "turn.diff", thread_id: t.id, turn_id: turnId, diff });
+      };
+      t.workspace.report = report;
+      void t.workspace.compare().then((changes) => report(changes, ctx.turnId));
       return undefined;
     },
   };

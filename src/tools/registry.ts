@@ -6,6 +6,12 @@
  * schema errors, hook blocks and handler exceptions all become an error output the model
  * sees (L4). Abort is the one exception that is *reported*: `{aborted:true}` so the loop
  * records the call as "aborted".
+ *
+ * Every result — what the model sees and the display item every surface shows — is masked with
+ * the thread's secrets (README "Secret answers") before it leaves: not only a command's output
+ * holds text from files (an apply_patch mismatch quotes the file's most similar lines, its diff
+ * shows context lines, an MCP tool may read a file), and masking what is already masked changes
+ * nothing.
  */
 import { z } from "zod";
 import type { WireTool } from "../model/types.js";
@@ -116,6 +122,11 @@ export class ToolRegistry {
   }
 
   async dispatch(call: ToolCallItem, ctx: ToolContext): Promise<DispatchResult> {
+    const r = await this.run(call, ctx);
+    return r.aborted ? r : { ...r, result: masked(r.result, (t) => ctx.secrets.mask(t)) };
+  }
+
+  private async run(call: ToolCallItem, ctx: ToolContext): Promise<DispatchResult> {
     try {
       const tool = this.tools.get(call.name);
       if (!tool)
@@ -168,6 +179,22 @@ export class ToolRegistry {
 
 function done(result: ToolResult, args?: unknown): DispatchResult {
   return { aborted: false, result, args };
+}
+
+/** `result` with `mask` applied to every string of its output and display item. */
+function masked(result: ToolResult, mask: (text: string) => string): ToolResult {
+  const deep = (v: unknown): unknown => {
+    if (typeof v === "string") return mask(v);
+    if (Array.isArray(v)) return v.map(deep);
+    if (v && typeof v === "object")
+      return Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, deep(x)]));
+    return v;
+  };
+  return {
+    ...result,
+    output: deep(result.output) as ToolResult["output"],
+    ...(result.display ? { display: deep(result.display) as ToolResult["display"] } : {}),
+  };
 }
 
 /** JSON Schema for a zod parameters schema, without `$schema`, objects closed. */

@@ -1,27 +1,27 @@
 /**
- * The one way a long-running command ends on SIGINT or SIGTERM (README "Stopping Tandem"): every
+ * The one way a long-running command ends on SIGINT, SIGTERM or SIGHUP (README "Stopping Tandem"): every
  * surface (`exec`, `serve`, `app-server`, `acp`, `mcp-server`, the TUI, `mock-model`) installs
  * this and runs its own shutdown when `signal` aborts.
  *
  * Contract of `stopOnSignals(name, opts)`:
- * - The first SIGINT or SIGTERM writes one line to stderr (`tandem NAME: SIGTERM received,
+ * - The first SIGINT, SIGTERM or SIGHUP writes one line to stderr (`tandem NAME: SIGTERM received,
  *   shutting down…`), aborts `signal` (reason: the signal's name) and arms a watchdog: if the
  *   process is still alive `graceMs` later — something ignored its abort signal — it says so and
  *   exits with `exitCode`. The caller's shutdown settles what is pending first (the runtime's
  *   `shutdown()` cancels questions without writing, so they stay stored for the next process).
- * - A second SIGINT or SIGTERM exits at once with `exitCode`.
+ * - A second one exits at once with `exitCode`.
  * - Exiting (by either path, or normally) runs `process.on("exit")` hooks, which kill the process
  *   trees of running commands and MCP servers (tools/exec/process.ts, tools/mcp/connection.ts).
- * - `exitCode` is 130 after SIGINT, 143 after SIGTERM (128 + the signal's number), undefined
- *   before any; callers return it as their exit code.
+ * - `exitCode` is 130 after SIGINT, 143 after SIGTERM, 129 after SIGHUP (128 + the signal's
+ *   number), undefined before any; callers return it as their exit code.
  * - `dispose()` removes the handlers; an armed watchdog stays armed (the process is going away).
  */
 import { constants } from "node:os";
 
 export interface SignalStop {
-  /** Aborted at the first SIGINT/SIGTERM, with the signal's name as reason. */
+  /** Aborted at the first SIGINT/SIGTERM/SIGHUP, with the signal's name as reason. */
   readonly signal: AbortSignal;
-  /** 130 after SIGINT, 143 after SIGTERM; undefined before any. */
+  /** 130 after SIGINT, 143 after SIGTERM, 129 after SIGHUP; undefined before any. */
   readonly exitCode: number | undefined;
   dispose(): void;
 }
@@ -37,7 +37,8 @@ export interface StopOptions {
   on?: Pick<NodeJS.Process, "on" | "off">;
 }
 
-const SIGNALS = ["SIGINT", "SIGTERM"] as const;
+/** SIGHUP too: a closed terminal or dropped ssh session must not end Tandem without its exit hooks. */
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 /** The `detail` of surfaces that run threads: what happens to what is pending (README "Stopping Tandem"). */
 export const STOP_DETAIL = "running commands are killed, pending questions stay stored for the next run";
 export const DEFAULT_GRACE_MS = 5_000;

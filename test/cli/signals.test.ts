@@ -8,7 +8,7 @@
  * the next process to ask again.
  */
 import { type ChildProcess, type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { spawn as ptySpawn } from "@lydell/node-pty";
@@ -95,17 +95,22 @@ describe("SIGTERM / SIGINT end every surface", () => {
 
   // fails if nothing bounds the shutdown: the turn waits on a host-side call (here the turn
   // diff's `git`, which ignores SIGTERM and never returns), so without the watchdog exec never exits.
-  it("exec whose host-side call hangs still exits within the bound", async () => {
-    const { env, cwd } = await setup();
+  // Tandem runs no git of its own any more (test/security/host-side.test.ts); the host process
+  // that can still hang a run is a configured MCP server. fails if SIGTERM waits on it (the run
+  // would wait out its 600 s start-up timeout) or leaves it running.
+  it("exec waiting on an MCP server that hangs and ignores SIGTERM still exits, and the server dies", async () => {
+    const { env, cwd, home } = await setup();
     const mark = marker();
-    const bin = tempDir("tandem-sig-bin-");
-    writeFileSync(join(bin, "git"), `#!/bin/sh\ntrap '' TERM\nexec sleep ${mark}\n`, { mode: 0o755 });
+    writeFileSync(
+      join(home, "config.toml"),
+      `${existsSync(join(home, "config.toml")) ? readFileSync(join(home, "config.toml"), "utf8") : ""}\n[mcp_servers.hang]\ncommand = "sh"\nargs = ["-c", "trap '' TERM; exec sleep ${mark}"]\nstartup_timeout_sec = 600\n`,
+    );
     kills.push(() => {
       for (const pid of procsMatching(`sleep ${mark}`)) process.kill(pid, "SIGKILL");
     });
     const proc = spawn(BIN, ["exec", "go"], {
       cwd,
-      env: { ...process.env, ...env, PATH: `${bin}:${process.env.PATH}` },
+      env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     kills.push(() => proc.kill("SIGKILL"));
@@ -113,13 +118,15 @@ describe("SIGTERM / SIGINT end every surface", () => {
     proc.stderr.on("data", (d) => {
       stderr += d;
     });
-    await waitUntil(() => procsMatching(`sleep ${mark}`).length > 0, "the hanging git to run", {
+    await waitUntil(() => procsMatching(`sleep ${mark}`).length > 0, "the hanging MCP server to run", {
       timeoutMs: 20_000,
     });
     const exited = exitOf(proc);
     proc.kill("SIGTERM");
     expect(await exitWithin(exited, BOUND_MS, () => stderr)).toBe(143);
-    expect(stderr).toContain("tandem exec: still not stopped 5 s after SIGTERM; quitting now");
+    await waitUntil(() => procsMatching(`sleep ${mark}`).length === 0, "the MCP server to be killed", {
+      timeoutMs: 5_000,
+    });
   });
 
   // fails if serve resolves 0 without the line, or its shutdown waits on the command.

@@ -225,7 +225,7 @@ describe("caps on the size of a question, through the loop", () => {
     expect((await turn.done).status).toBe("completed");
     const other = first.call_id === "e1" ? "e2" : "e1";
     expect(sentOutput(h.model.requests, other)).toMatch(
-      /approval not requested: this thread already has 1 approvals or server requests waiting for the user \(limit: questions\.max_pending_internal_per_thread = 1\)/,
+      /approval not requested: this thread already has 1 approvals waiting for the user \(limit: questions\.max_pending_internal_per_thread = 1\)/,
     );
     expect(h.events.filter((s) => s.event.type === "question.requested")).toHaveLength(1);
     expect(existsSync(join(h.cwd, "ran.txt"))).toBe(false);

@@ -13,8 +13,7 @@ import { createElement } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EventOf } from "../../src/protocol/events.js";
 import { elicitationLabel, type QuestionRequest } from "../../src/protocol/questions.js";
-import { elicitationFor, SECRET_META } from "../../src/questions/form.js";
-import { elicitationMessage, elicitationSchema } from "../../src/surfaces/acp/questions.js";
+import { formFor, SECRET_META } from "../../src/questions/form.js";
 import { elicitationParams } from "../../src/surfaces/app-server/elicitation.js";
 import { formatQuestion } from "../../src/surfaces/exec/human.js";
 import { defaultKeymap } from "../../src/surfaces/tui/keymap.js";
@@ -155,11 +154,12 @@ async function expectSurfacesLabelled(request: QuestionRequest, label: string): 
   const codex = elicitationParams(request);
   expect(String(codex.message).startsWith(label)).toBe(true);
   expect(codex._meta).toBeUndefined();
-  // Editors over ACP: the form's message; no property marked for masking.
-  expect(elicitationMessage(request).startsWith(label)).toBe(true);
-  expect(JSON.stringify(elicitationSchema(request))).not.toContain(SECRET_META);
-  // A host of `tandem mcp-server`: the relayed form.
-  const relayed = elicitationFor(request);
+  // Editors over ACP and hosts of `tandem mcp-server`: the one form mapping (ACP sends it as is;
+  // mcp-server adds which thread asks); no field marked for masking.
+  const acp = formFor(request);
+  expect(acp.message.startsWith(label)).toBe(true);
+  expect(JSON.stringify(acp)).not.toContain(SECRET_META);
+  const relayed = formFor(request, { thread: true });
   expect(relayed.message.startsWith(label)).toBe(true);
   expect(relayed._meta).toBeUndefined();
   expect(JSON.stringify(relayed.requestedSchema)).not.toMatch(/\(secret|secret answer/i);

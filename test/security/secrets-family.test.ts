@@ -12,11 +12,12 @@
  * it) and printed the masked form. Sandboxing is not the point: danger-full-access, so it runs
  * without bubblewrap too.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { REDACTED } from "../../src/protocol/questions.js";
 import { CHILD, call, say, spawnCall } from "../helpers/agent-scripts.js";
+import { checkpointBlobs, homeFiles } from "../helpers/checkpoints.js";
 import { jsonLines, type MockProcess, runTandem, startMockProcess } from "../helpers/cli.js";
 import { tempDir } from "../helpers/index.js";
 
@@ -133,9 +134,12 @@ describe("secret masking covers the whole thread family, across a restart", () =
     }
     const subagentLines = jsonLines(second.stdout).filter((l) => l.type === "subagent.event");
     expect(subagentLines.length).toBeGreaterThan(0); // the children's items were printed, masked
-    for (const f of readdirSync(home)) {
+    for (const f of homeFiles(home)) {
       const bytes = readFileSync(join(home, f));
       expect(bytes.includes(SECRET), `${f} holds the secret`).toBe(false);
     }
+    // .env holds the value: the workspace's checkpoint store keeps it out, in every process.
+    for (const blob of checkpointBlobs(home))
+      expect(blob.includes(SECRET), "a checkpoint holds it").toBe(false);
   });
 });

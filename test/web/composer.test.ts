@@ -4,11 +4,13 @@
  * sends and Shift+Enter is a newline, an attached image, steering a running turn, and
  * interrupting it.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Script } from "../../src/mock-model/index.js";
 import { type Served, serve } from "../helpers/http.js";
+import { tempDir } from "../helpers/index.js";
 import { DESKTOP, launch, noBrowser, type Opened, openApp, PHONE, shot } from "../helpers/web.js";
 
 let browser: Browser;
@@ -73,11 +75,19 @@ describe.skipIf(noBrowser)("web app composer", () => {
   // Fails if the composer cannot steer a running turn (steer input never reaches the model) or
   // the Interrupt button does not stop it.
   it("steers a running turn, then interrupts the next one", async () => {
+    // The turn's command waits until the steer is on screen (the test then creates `go`), so the
+    // steer is queued while the turn runs however slow the machine is.
+    const gate = join(tempDir("tandem-steer-gate-"), "go");
     const script: Script = {
       steps: [
         {
-          delay_ms: 1500,
-          output: [{ type: "function_call", name: "exec_command", arguments: { cmd: "true" } }],
+          output: [
+            {
+              type: "function_call",
+              name: "exec_command",
+              arguments: { cmd: `while [ ! -e ${gate} ]; do sleep 0.05; done`, yield_time_ms: 30000 },
+            },
+          ],
         },
         { expect: { input_contains: ["use tabs please"] }, output: [{ type: "message", text: "steered" }] },
         { delay_ms: 20_000, output: [{ type: "message", text: "too late" }] },
@@ -93,6 +103,7 @@ describe.skipIf(noBrowser)("web app composer", () => {
     await box.fill("use tabs please");
     await box.press("Enter");
     await page.locator("#transcript .entry.user", { hasText: "use tabs please" }).waitFor();
+    writeFileSync(gate, "");
     await page.locator("#transcript .md", { hasText: "steered" }).waitFor();
     await page.locator("#send", { hasText: "Send" }).waitFor();
 

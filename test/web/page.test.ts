@@ -124,6 +124,40 @@ describe.skipIf(noBrowser)("web page", () => {
     expect(await turnDone()).toMatchObject({ status: "completed" });
   });
 
+  // Fails if free text is offered beside the options without choosing "Other…" (a text field that
+  // is always there), if choosing it (digit 3) does not show its field and focus it, if Submit goes
+  // on with "Other…" chosen and nothing typed, or if the typed text does not replace the options.
+  it('"Other…" is an explicit choice: its text field appears when chosen, and the text is the answer', async () => {
+    sv = await serve({ script: demo(["Zig", "zig-app"]) });
+    const { page } = await openPage();
+    const id = (await sv.call("POST", "/thread", { mode: "plan" })).json.id;
+    await sv.call("POST", `/thread/${id}/turn`, { text: "go" });
+    await page.locator("#sheet").waitFor({ state: "visible" });
+    const stack = page.locator("fieldset.q").nth(0);
+    expect(await stack.locator("input.other").count()).toBe(0);
+    expect(await stack.locator("label.opt .label").allTextContents()).toEqual([
+      "TypeScript (Recommended)",
+      "Rust",
+      "Other…",
+    ]);
+    await page.keyboard.press("3");
+    await expect
+      .poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.className))
+      .toBe("other");
+    await page.locator("fieldset.q").nth(1).locator("input.other").fill("zig-app");
+    await page.locator("#q-submit").click();
+    await page.locator("#q-error").waitFor({ state: "visible" });
+    expect(await page.locator("#q-error").textContent()).toContain("you chose Other…");
+    await stack.locator("input.other").fill("Zig");
+    await page.locator("#q-submit").click();
+    expect(await turnDone()).toMatchObject({ status: "completed" });
+    const answered = sv.h.events.find((s) => s.event.type === "question.answered")!.event as any;
+    expect(answered.outcome.answers).toEqual({
+      stack: { selected: [], other: "Zig" },
+      name: { selected: [], other: "zig-app" },
+    });
+  });
+
   it("keyboard: Esc declines and the model is told so", async () => {
     sv = await serve({ script: demo(['"status":"declined"']) });
     const { page } = await openPage();

@@ -42,6 +42,8 @@ import { DEFAULT_ROLE, describeRoles, loadRoles } from "./roles.js";
 /** What the registry needs from the runtime. */
 export interface AgentHost {
   readonly settings: { agents: AgentsConfig };
+  /** Tandem's own state (home, store): a role file linked there is never read. */
+  readonly hiddenPaths?: readonly string[];
   readonly store: {
     getThread(id: string): ThreadRecord | undefined;
     listThreads(opts?: { limit?: number }): ThreadRecord[];
@@ -129,7 +131,7 @@ export class Agents {
 
   /** The agent tools for a thread in `cwd` (roles from config and the project). */
   tools(cwd: string): FunctionTool[] {
-    const { roles } = loadRoles(this.host.settings.agents, cwd);
+    const { roles } = loadRoles(this.host.settings.agents, cwd, this.host.hiddenPaths);
     return createAgentTools(this.ops(), {
       roles: describeRoles(roles),
       maxDepth: this.host.settings.agents.max_depth,
@@ -215,7 +217,7 @@ export class Agents {
       );
     const turn = parent.active;
     const cwd = turn?.options.cwd ?? parent.record.cwd;
-    const { roles } = loadRoles(limits, cwd);
+    const { roles } = loadRoles(limits, cwd, this.host.hiddenPaths);
     const roleName = args.agent_type ?? DEFAULT_ROLE;
     const role = roles.get(roleName);
     if (!role)

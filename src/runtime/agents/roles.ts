@@ -38,7 +38,7 @@ export interface LoadedRoles {
 }
 
 /** Roles for a thread in `cwd`: built-in default, then config, then `.tandem/agents/*.md`. */
-export function loadRoles(agents: AgentsConfig, cwd: string): LoadedRoles {
+export function loadRoles(agents: AgentsConfig, cwd: string, hidden: readonly string[] = []): LoadedRoles {
   const roles = new Map<string, AgentRole>();
   const problems: string[] = [];
   roles.set(DEFAULT_ROLE, {
@@ -58,7 +58,8 @@ export function loadRoles(agents: AgentsConfig, cwd: string): LoadedRoles {
   for (const file of files.sort()) {
     const path = join(dir, file);
     try {
-      const r = readRegular(path, { maxBytes: MAX_ROLE_BYTES });
+      // A link only to a file inside the workspace and outside Tandem's own state (`hidden`).
+      const r = readRegular(path, { maxBytes: MAX_ROLE_BYTES, within: { root: cwd, exclude: hidden } });
       if (!r.ok) throw new Error(r.message);
       const role = parseRoleFile(r.data.toString("utf8"), basename(file, ".md"), path);
       roles.set(role.name, role);

@@ -17,6 +17,7 @@
 
 import { contextWindow } from "../../model/context-window.js";
 import type { Event, Stamped } from "../../protocol/events.js";
+import { SETTLED_EVENTS } from "../../questions/asker.js";
 import type { Runtime } from "../../runtime/core.js";
 import type { ServerContext } from "./context.js";
 import { handleRequest } from "./handlers.js";
@@ -33,13 +34,6 @@ export interface AppServerOptions {
   home: string;
   log: (line: string) => void;
 }
-
-const SETTLED = new Set<Event["type"]>([
-  "question.answered",
-  "question.declined",
-  "question.timed_out",
-  "question.cancelled",
-]);
 
 export class AppServer implements ServerContext {
   readonly runtime: Runtime;
@@ -150,7 +144,7 @@ export class AppServer implements ServerContext {
     const owners = this.runtime.agents.lineage(threadId);
     for (const s of this.sessions) {
       try {
-        if (SETTLED.has(event.type) && "request_id" in event) s.onSettled(threadId, event.request_id);
+        if (SETTLED_EVENTS.has(event.type) && "request_id" in event) s.onSettled(threadId, event.request_id);
         if (!owners.some((id) => s.isAttached(id))) continue;
         if (owners.length > 1 && !s.isAttached(threadId) && s.announce(threadId))
           this.announceChild(s, threadId);

@@ -12,6 +12,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { WebSocket } from "ws";
+import * as WireLog from "../../util/log-wire.js";
 
 export interface Transport {
   start(): Promise<void>;
@@ -128,7 +129,10 @@ export class StdioTransport implements Transport {
   ) {
     this.splitter = new LineSplitter(
       maxBytes,
-      (line) => this.onmessage?.(line),
+      (line) => {
+        WireLog.frame("app-server", "in", "stdio", line);
+        this.onmessage?.(line);
+      },
       (bytes) => this.onerror?.(new MessageTooLargeError(bytes, this.maxBytes)),
     );
   }
@@ -142,6 +146,7 @@ export class StdioTransport implements Transport {
 
   send(message: string): void {
     if (this.closed || this.output.writableEnded || this.output.destroyed) return;
+    WireLog.frame("app-server", "out", "stdio", message);
     this.output.write(`${message}\n`);
   }
 
@@ -163,6 +168,7 @@ export class WebSocketTransport implements Transport {
   onerror?: (error: Error) => void;
   onclose?: () => void;
   private closed = false;
+  private readonly via = WireLog.connectionLabel("ws");
 
   constructor(
     private readonly socket: WebSocket,
@@ -186,7 +192,9 @@ export class WebSocketTransport implements Transport {
         );
         return;
       }
-      this.onmessage?.(buf.toString("utf8"));
+      const text = buf.toString("utf8");
+      WireLog.frame("app-server", "in", this.via, text);
+      this.onmessage?.(text);
     });
     this.socket.on("error", (err) => this.onerror?.(err));
     this.socket.once("close", () => void this.close());
@@ -194,6 +202,7 @@ export class WebSocketTransport implements Transport {
 
   send(message: string): void {
     if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
+    WireLog.frame("app-server", "out", this.via, message);
     this.socket.send(message);
   }
 

@@ -22,6 +22,8 @@
 import { once } from "node:events";
 import { WebSocketServer } from "ws";
 import { type HostPolicy, hostPolicy, hostRefusal } from "../../util/allowed-hosts.js";
+import { log } from "../../util/log.js";
+import * as WireLog from "../../util/log-wire.js";
 import type { AppServer } from "./server.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, WebSocketTransport } from "./transport.js";
 import { checkUpgrade, isLoopbackHost } from "./ws-auth.js";
@@ -50,6 +52,7 @@ export async function listenWebSocket(
   opts: { token: string; maxBytes?: number; log: (line: string) => void; allowedHosts?: string[] },
 ): Promise<WsListener> {
   if (!opts.token) throw new Error("listenWebSocket needs a token");
+  log.secret(opts.token);
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   if (!isLoopbackHost(where.host))
     opts.log(
@@ -62,7 +65,8 @@ export async function listenWebSocket(
     port: where.port,
     maxPayload: maxBytes * 4,
     perMessageDeflate: false,
-    verifyClient: (info, done) => {
+    verifyClient: (info, callback) => {
+      const done = WireLog.upgrade("app-server", info.req, callback);
       const host = info.req.headers.host;
       if (!policy?.allows(host)) {
         opts.log(`refused a websocket for host ${JSON.stringify(host ?? "")} (not a name of this listener)`);

@@ -26,6 +26,8 @@ export interface ExecArgs {
   answerFile?: string;
   resumeId?: string;
   prompt?: string;
+  /** `--log-file`: the debug log's file (util/log-file.ts). */
+  logFile?: string;
 }
 
 export const EXEC_USAGE = `Usage: tandem exec [options] [PROMPT]          (PROMPT or "-" reads stdin)
@@ -49,6 +51,7 @@ Options:
   --answer-file FILE            answers from a file ("-": stdin): ID=VALUE lines, or a JSON object
                                 {"id": "text" | {"selected": [...], "other": "...", "note": "..."}}
   --answer-json JSON            answers as {"id": {"selected": [...], "other": "...", "note": "..."}}
+  --log-file FILE               write the debug log to FILE (level: $TANDEM_LOG, else debug)
 Exit codes: 0 ok, 1 turn failed or interrupted, 2 usage error, 3 needs input (question deferred).`;
 
 export function parseExecArgs(argv: string[]): ExecArgs {
@@ -74,6 +77,7 @@ export function parseExecArgs(argv: string[]): ExecArgs {
         answer: { type: "string", multiple: true },
         "answer-json": { type: "string" },
         "answer-file": { type: "string" },
+        "log-file": { type: "string" },
         "thread-source": { type: "string" },
         "cyber-access-program": { type: "string" },
         color: { type: "string" },
@@ -125,5 +129,6 @@ export function parseExecArgs(argv: string[]): ExecArgs {
     answerFile: v["answer-file"],
     resumeId,
     prompt: pos[0],
+    logFile: v["log-file"],
   };
 }

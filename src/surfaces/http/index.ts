@@ -11,33 +11,25 @@
  * - The bearer token comes from `--token`, else `TANDEM_SERVE_TOKEN`, else is generated.
  * - stdout gets exactly two lines: `tandem serve listening on <url>` and `open <url>/#token=…`
  *   (the page reads the token from the fragment, which browsers never send to a server).
- * - SIGINT/SIGTERM (util/signals.ts): stop accepting, shut the runtime down (pending questions stay
- *   pending in the store for the next process, Q11), close open connections; a cluster node first
- *   drains (up to DRAIN_TIMEOUT_MS).
- * Exit codes: 130/143 after SIGINT/SIGTERM, 1 when the runtime or the listener cannot start, 2 on
- * bad usage.
+ * - SIGINT/SIGTERM: a cluster node first drains (up to DRAIN_TIMEOUT_MS); stop accepting, then the
+ *   shared shutdown (surfaces/shared/startup.ts: pending questions stay pending in the store for
+ *   the next process, Q11), close open connections, leave the cluster.
+ * Exit codes: 130/143 after SIGINT/SIGTERM, 1 when the listener cannot start, 2 on bad usage; a
+ * runtime (or a `--bus` cluster) that cannot start exits as startup.ts says (1 without an API
+ * key, 2 for configuration).
  */
-import { createRequire } from "node:module";
 import { networkInterfaces } from "node:os";
 import { parseArgs } from "node:util";
 import type { Hono } from "hono";
-import {
-  BUS_FLAGS,
-  BusConfigError,
-  type BusFlagValues,
-  busSettings,
-  busUsage,
-} from "../../cluster/bus-connect.js";
+import { BUS_FLAGS, type BusFlagValues, busSettings, busUsage } from "../../cluster/bus-connect.js";
 import type { ClusterNode } from "../../cluster/node.js";
-import { ConfigError } from "../../config/load.js";
 import type { Runtime } from "../../runtime/core.js";
-import { createRuntime, MissingKeyError } from "../../runtime/create.js";
-import { StoreError } from "../../runtime/errors.js";
 import { parseAllowHost } from "../../util/allowed-hosts.js";
 import { argError } from "../../util/cli-args.js";
 import { isLoopbackHost } from "../../util/loopback.js";
-import { aborted, DEFAULT_GRACE_MS, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
-import { generateToken } from "./auth.js";
+import { DEFAULT_GRACE_MS } from "../../util/signals.js";
+import { generateToken } from "../../wire/bearer.js";
+import { RUNTIME_FLAGS, runSurface, STORE_FLAGS, tandemVersion } from "../shared/startup.js";
 import { startHttpServer } from "./server.js";
 
 export { createHttpApp, type HttpAppOptions } from "./app.js";
@@ -63,7 +55,8 @@ export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--allow-h
                node needs the same --token (or TANDEM_SERVE_TOKEN): bus messages are sealed with it
 ${busUsage(15)}
   -c key=val   override a config setting (repeatable)
-  -m model     model for new threads`;
+  -m model     model for new threads
+  --log-file FILE  write the debug log to FILE (level: $TANDEM_LOG, else debug; README "Debugging")`;
 
 export async function runServe(argv: string[]): Promise<number> {
   const err = (s: string) => process.stderr.write(`tandem serve: ${s}\n`);
@@ -78,6 +71,7 @@ export async function runServe(argv: string[]): Promise<number> {
     responder?: boolean;
     store?: string;
     "node-id"?: string;
+    "log-file"?: string;
   };
   try {
     v = parseArgs({
@@ -87,12 +81,10 @@ export async function runServe(argv: string[]): Promise<number> {
         host: { type: "string" },
         "allow-host": { type: "string", multiple: true },
         token: { type: "string" },
-        config: { type: "string", short: "c", multiple: true },
-        model: { type: "string", short: "m" },
+        ...RUNTIME_FLAGS,
         help: { type: "boolean", short: "h" },
         responder: { type: "boolean" },
-        store: { type: "string" },
-        "node-id": { type: "string" },
+        ...STORE_FLAGS,
         ...BUS_FLAGS,
       },
     }).values;
@@ -131,98 +123,68 @@ export async function runServe(argv: string[]): Promise<number> {
     return 2;
   }
 
-  const overrides = [...(v.config ?? [])];
-  if (v.model) overrides.push(`model=${JSON.stringify(v.model)}`);
-  let runtime: ReturnType<typeof createRuntime>["runtime"];
-  try {
-    const created = createRuntime({ overrides, store: v.store, node: v["node-id"] });
-    runtime = created.runtime;
-    for (const w of created.warnings) err(`warning: ${w}`);
-  } catch (e) {
-    if (e instanceof MissingKeyError) {
-      err(e.message);
-      return 1;
-    }
-    if (e instanceof ConfigError) {
-      err(e.message);
-      return 2;
-    }
-    if (StoreError.isInstance(e)) {
-      err(e.message);
-      return 1;
-    }
-    throw e;
-  }
-
-  // --responder: API clients that poll GET /question answer questions, so every thread of this
-  // server may wait for them even with no page or SSE responder connected (Q3).
-  if (v.responder) runtime.questions.attach("all", { kind: "http", id: "--responder" });
-
-  let cluster: ClusterNode | undefined;
-  if (bus) {
-    try {
-      const { ClusterNode } = await import("../../cluster/node.js");
-      // A generated token is this process's alone: other nodes could not open its bus frames.
-      const clusterToken = v.token ?? (process.env.TANDEM_SERVE_TOKEN || undefined);
-      cluster = await ClusterNode.start(runtime, {
-        bus,
-        clusterToken,
-        node: v["node-id"],
-        log: (l) => err(l),
-      });
-    } catch (e) {
-      err((e as Error).message);
-      await runtime.shutdown();
-      return e instanceof BusConfigError ? 2 : 1;
-    }
-  }
-  const { mountCluster } = cluster ? await import("../../cluster/routes.js") : { mountCluster: undefined };
-  const extend = (app: Hono) => {
-    if (!cluster || !mountCluster) return;
-    mountCluster(app, runtime, cluster);
-    cluster.attach(app, token);
+  // A generated token is this process's alone: other nodes could not open its bus frames.
+  const clusterToken = v.token ?? (process.env.TANDEM_SERVE_TOKEN || undefined);
+  const joinCluster = async (runtime: Runtime, log: (line: string) => void) => {
+    const { ClusterNode } = await import("../../cluster/node.js");
+    return ClusterNode.start(runtime, { bus: bus!, clusterToken, node: v["node-id"], log });
   };
+  return runSurface(
+    {
+      name: "serve",
+      flags: v,
+      ...(bus ? { cluster: joinCluster } : {}),
+      // A draining cluster node may wait for working turns before it hands them over.
+      graceMs: bus ? DRAIN_TIMEOUT_MS + DEFAULT_GRACE_MS : DEFAULT_GRACE_MS,
+    },
+    async ({ runtime, cluster, stopped, log, after }) => {
+      // --responder: API clients that poll GET /question answer questions, so every thread of this
+      // server may wait for them even with no page or SSE responder connected (Q3).
+      if (v.responder) runtime.questions.attach("all", { kind: "http", id: "--responder" });
+      const { mountCluster } = cluster
+        ? await import("../../cluster/routes.js")
+        : { mountCluster: undefined };
+      const extend = (app: Hono) => {
+        if (!cluster || !mountCluster) return;
+        mountCluster(app, runtime, cluster);
+        cluster.attach(app, token);
+      };
 
-  let server: Awaited<ReturnType<typeof startHttpServer>>;
-  try {
-    server = await startHttpServer(runtime, {
-      port,
-      host,
-      allowedHosts,
-      token,
-      version: version(),
-      extend,
-      eventLog: cluster?.events,
-    });
-  } catch (e) {
-    err(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
-    await cluster?.close();
-    await runtime.shutdown();
-    return 1;
-  }
-  // 127.0.0.0/8, ::1 and localhost reach this machine only: no warning (util/loopback.ts).
-  if (!isLoopbackHost(host))
-    err(
-      `warning: listening on ${host}, not just this machine. Anyone who can reach it and has the token can run commands as you.`,
-    );
-  process.stdout.write(`tandem serve listening on ${server.url}\n`);
-  const pageUrls = pageHosts(host, server.port).map((base) => `${base}/#token=${encodeURIComponent(token)}`);
-  process.stdout.write(`open ${pageUrls.join("  or  ")}\n`);
+      let server: Awaited<ReturnType<typeof startHttpServer>>;
+      try {
+        server = await startHttpServer(runtime, {
+          port,
+          host,
+          allowedHosts,
+          token,
+          version: tandemVersion(),
+          extend,
+          eventLog: cluster?.events,
+        });
+      } catch (e) {
+        log(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
+        return 1;
+      }
+      // 127.0.0.0/8, ::1 and localhost reach this machine only: no warning (util/loopback.ts).
+      if (!isLoopbackHost(host))
+        log(
+          `warning: listening on ${host}, not just this machine. Anyone who can reach it and has the token can run commands as you.`,
+        );
+      process.stdout.write(`tandem serve listening on ${server.url}\n`);
+      const pageUrls = pageHosts(host, server.port).map(
+        (base) => `${base}/#token=${encodeURIComponent(token)}`,
+      );
+      process.stdout.write(`open ${pageUrls.join("  or  ")}\n`);
 
-  // A draining cluster node may wait for working turns before it hands them over.
-  const stop = stopOnSignals("serve", {
-    detail: STOP_DETAIL,
-    graceMs: cluster ? DRAIN_TIMEOUT_MS + DEFAULT_GRACE_MS : DEFAULT_GRACE_MS,
-  });
-  await aborted(stop.signal);
-  if (cluster) await drain(runtime, cluster, err);
-  const closing = server.close();
-  // Releases this node's leases: other nodes take threads with pending questions (re-asked).
-  await runtime.shutdown().catch((e) => err(`shutdown: ${(e as Error).message}`));
-  await closing;
-  await cluster?.close();
-  stop.dispose();
-  return stop.exitCode ?? 0;
+      await stopped;
+      if (cluster) await drain(runtime, cluster, log);
+      // Closed while the runtime shuts down, which releases this node's leases: other nodes take
+      // threads with pending questions (re-asked).
+      const closing = server.close();
+      after(() => closing);
+      return 0;
+    },
+  );
 }
 
 /** How long a draining node waits for working turns before handing their threads over. */
@@ -256,18 +218,4 @@ function pageHosts(host: string, port: number): string[] {
     .filter((a) => a && a.family === "IPv4" && !a.internal)
     .map((a) => `http://${a!.address}:${port}`);
   return [`http://127.0.0.1:${port}`, ...lan];
-}
-
-/** The package version, from the sources (src/surfaces/http/) or from the bundle (dist/). */
-function version(): string {
-  const require = createRequire(import.meta.url);
-  for (const path of ["../package.json", "../../../package.json"]) {
-    try {
-      const pkg = require(path) as { name?: string; version?: string };
-      if (pkg.name === "tandem" && pkg.version) return pkg.version;
-    } catch {
-      /* try the next layout */
-    }
-  }
-  return "0.0.0";
 }

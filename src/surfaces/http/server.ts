@@ -20,6 +20,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Runtime } from "../../runtime/core.js";
 import { type HostPolicy, hostPolicy, hostRefusal } from "../../util/allowed-hosts.js";
+import { watchHttpServer } from "../../util/log-wire.js";
 import { createHttpApp, type HttpAppOptions } from "./app.js";
 
 export interface HttpServerOptions extends HttpAppOptions {
@@ -78,6 +79,7 @@ export function startHttpServer(runtime: Runtime, opts: HttpServerOptions): Prom
         });
       },
     ) as Server;
+    watchHttpServer(server, "http");
     server.once("error", reject);
   });
 }

@@ -26,9 +26,10 @@ import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { CollaborationMode, Event } from "../../protocol/events.js";
 import type { TurnOptions } from "../../protocol/ops.js";
 import type { Responder } from "../../protocol/questions.js";
+import { SETTLED_EVENTS } from "../../questions/asker.js";
 import type { Runtime } from "../../runtime/core.js";
 import type { ThreadHandle as Thread } from "../../runtime/types.js";
-import type { ElicitationAsker } from "./asker.js";
+import type { McpAsker } from "./asker.js";
 
 /** A caller mistake; its message says what to fix. */
 export class McpServerError extends Error {
@@ -64,18 +65,11 @@ export interface TurnReport {
 export interface TurnRunnerDeps {
   runtime: Runtime;
   /** Present when the host declared form elicitation. */
-  asker?: ElicitationAsker;
+  asker?: McpAsker;
   responder: Responder;
   /** The server process's directory: threads start here unless the call names a cwd. */
   defaultCwd: string;
 }
-
-const SETTLED = new Set<Event["type"]>([
-  "question.answered",
-  "question.declined",
-  "question.timed_out",
-  "question.cancelled",
-]);
 
 function progressLine(event: Event): string | undefined {
   switch (event.type) {
@@ -90,7 +84,7 @@ function progressLine(event: Event): string | undefined {
         ? `waiting for approval: ${event.request.questions[0]?.prompt.split("\n")[0] ?? ""}`
         : `waiting for an answer: ${event.request.questions.map((q) => q.header || q.id).join(", ")}`;
     default:
-      return SETTLED.has(event.type) ? "the user's answer was taken" : undefined;
+      return SETTLED_EVENTS.has(event.type) ? "the user's answer was taken" : undefined;
   }
 }
 
@@ -175,9 +169,7 @@ export class TurnRunner {
   }
 
   private onEvent(event: Event, call: CallContext): void {
-    const asker = this.deps.asker;
-    if (event.type === "question.requested") asker?.ask(event.request, call.requestId);
-    else if (SETTLED.has(event.type) && "request_id" in event) asker?.settled(event.request_id);
+    this.deps.asker?.follow(event, call.requestId);
     const line = call.progress && progressLine(event);
     if (line) call.progress?.(line);
   }

@@ -16,6 +16,8 @@ export interface TuiArgs {
   help: boolean;
   /** An initial prompt given on the command line (sent once the UI is up). */
   prompt?: string;
+  /** `--log-file`: the debug log's file (util/log-file.ts). */
+  logFile?: string;
 }
 
 export const TUI_USAGE = `Usage: tandem [options] [PROMPT]        open the terminal UI in the current directory
@@ -26,6 +28,7 @@ Options:
   -c, --config key=value    override a config value (TOML value), repeatable
   --resume ID               continue a stored thread (see \`tandem threads\`)
   --mode plan|default       collaboration mode to start in (plan lets the model ask you questions)
+  --log-file FILE           write the debug log to FILE (level: $TANDEM_LOG, else debug)
   -h, --help                show this help
 
 In the UI, /help lists commands and keys.`;
@@ -43,6 +46,7 @@ export function parseTuiArgs(argv: string[]): TuiArgs {
         config: { type: "string", short: "c", multiple: true },
         resume: { type: "string" },
         mode: { type: "string" },
+        "log-file": { type: "string" },
         help: { type: "boolean", short: "h" },
         // `tandem demo --tui` may pass its own flag through; it means nothing more here.
         tui: { type: "boolean" },
@@ -69,5 +73,6 @@ export function parseTuiArgs(argv: string[]): TuiArgs {
     mode: v.mode,
     help: Boolean(v.help),
     prompt: parsed.positionals[0],
+    logFile: v["log-file"],
   };
 }

@@ -26,6 +26,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { ElicitRequest, ElicitResult, Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../../config/schema.js";
+import { log } from "../../util/log.js";
+import { watchTransport } from "../../util/log-wire.js";
 import { collectTree, isAlive, killTreeSync, listProcesses } from "../../util/process-tree.js";
 import type { McpCallResult } from "./results.js";
 import type { StdioTransport } from "./stdio-transport.js";
@@ -102,9 +104,13 @@ export class McpConnection {
     const [{ StdioTransport }, types] = await loadFirst();
     const { ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError } = types;
     let stderr = "";
-    const transport = config.command
-      ? stdioTransport(StdioTransport, config)
-      : await httpTransport(config, opts.env ?? process.env);
+    const transport = watchTransport(
+      config.command
+        ? stdioTransport(StdioTransport, config)
+        : await httpTransport(config, opts.env ?? process.env),
+      "mcp",
+      name,
+    );
     // The pid as soon as the server is spawned, for the exit safety net and closeAll.
     let pid: number | null = null;
     if (transport instanceof StdioTransport) {
@@ -200,6 +206,8 @@ async function httpTransport(
       );
     headers.Authorization = `Bearer ${token}`;
   }
+  for (const value of Object.values(headers))
+    for (const v of [value, value.replace(/^Bearer\s+/i, "")]) log.secret(v);
   const { StreamableHTTPClientTransport } = await loadHttp();
   return new StreamableHTTPClientTransport(new URL(config.url!), { requestInit: { headers } });
 }

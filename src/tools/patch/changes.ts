@@ -165,7 +165,7 @@ export function commitPlan(plan: PatchPlan, fs: PatchFs): void {
     for (const e of touched) {
       if (e.current || !e.original) continue;
       step = `delete ${e.path.rel}`;
-      fs.remove(e.path.abs);
+      fs.remove(e.path.entry);
       done.push(e);
     }
   } catch (err) {
@@ -185,7 +185,7 @@ function rollback(done: Entry[], dirs: string[], fs: PatchFs): string[] {
   const lost: string[] = [];
   for (const e of [...done].reverse()) {
     try {
-      if (e.original) fs.write(e.current ? e.path.real : e.path.abs, e.original.text, e.original.mode);
+      if (e.original) fs.write(e.current ? e.path.real : e.path.entry, e.original.text, e.original.mode);
       else fs.remove(e.path.real);
     } catch {
       lost.push(e.path.rel);

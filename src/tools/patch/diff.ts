@@ -111,6 +111,33 @@ interface Row {
   b: number;
 }
 
+const C_ESCAPES: Record<string, string> = {
+  "\x07": "\\a",
+  "\b": "\\b",
+  "\t": "\\t",
+  "\n": "\\n",
+  "\v": "\\v",
+  "\f": "\\f",
+  "\r": "\\r",
+  '"': '\\"',
+  "\\": "\\\\",
+};
+
+/**
+ * `prefix + path` for a `---`/`+++` line, quoted as git quotes it (C escapes inside double
+ * quotes) when the path holds a control character, a double quote or a backslash: a file name
+ * with a newline must not read as the next line of the diff (a forged header or hunk).
+ */
+export function headerPath(prefix: string, path: string): string {
+  const full = prefix + path;
+  if (!/[\u0000-\u001f\u007f"\\]/.test(full)) return full;
+  const body = full.replace(
+    /[\u0000-\u001f\u007f"\\]/g,
+    (c) => C_ESCAPES[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`,
+  );
+  return `"${body}"`;
+}
+
 export function unifiedDiff(before: string | null, after: string | null, opts: DiffOptions = {}): string {
   const oldPath = opts.oldPath ?? "file";
   const newPath = opts.newPath ?? oldPath;
@@ -129,8 +156,8 @@ export function unifiedDiff(before: string | null, after: string | null, opts: D
   }
   const changed = rows.some((r) => r.op !== EQ);
   if (!changed && before !== null && after !== null && oldPath === newPath) return "";
-  let out = `--- ${before === null ? "/dev/null" : `a/${oldPath}`}\n`;
-  out += `+++ ${after === null ? "/dev/null" : `b/${newPath}`}\n`;
+  let out = `--- ${before === null ? "/dev/null" : headerPath("a/", oldPath)}\n`;
+  out += `+++ ${after === null ? "/dev/null" : headerPath("b/", newPath)}\n`;
   const line = (prefix: string, doc: typeof oldDoc, i: number) =>
     `${prefix}${doc.lines[i]}\n${doc.ends[i] === "" ? "\\ No newline at end of file\n" : ""}`;
   for (const [start, stop] of hunkRanges(rows, context)) {

@@ -14,7 +14,7 @@
  * Contract of `resolvePatchPath`: returns the paths or throws `PatchApplyError` whose message
  * names the offending path and says what to do.
  */
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { PatchApplyError } from "./applier.js";
 import type { PatchFs } from "./fs.js";
 
@@ -25,6 +25,11 @@ export interface ResolvedPath {
   real: string;
   /** Path relative to the working directory, `/`-separated: what the model and surfaces see. */
   rel: string;
+  /**
+   * The entry `abs` names, in its directory with links resolved (the entry itself not): what a
+   * delete removes (fs.ts acts on the directory as it was checked here).
+   */
+  entry: string;
 }
 
 const inside = (root: string, p: string): boolean => {
@@ -67,7 +72,7 @@ function locate(cwd: string, path: string, fs: PatchFs, extraRoots: string[]): R
       throw new PatchApplyError(
         `path '${path}' resolves to ${real} through a symbolic link, outside ${realExtra}.`,
       );
-    return { abs, real, rel: abs };
+    return { abs, real, rel: abs, entry: entryOf(abs, real, fs) };
   }
   if (!inside(root, abs))
     throw new PatchApplyError(
@@ -89,7 +94,12 @@ function locate(cwd: string, path: string, fs: PatchFs, extraRoots: string[]): R
       `path '${path}' resolves to ${real} through a symbolic link, outside the working directory ` +
         `${realRoot}; apply_patch only changes files inside it.`,
     );
-  return { abs, real, rel: relative(root, abs).split(sep).join("/") };
+  return { abs, real, rel: relative(root, abs).split(sep).join("/"), entry: entryOf(abs, real, fs) };
+}
+
+function entryOf(abs: string, real: string, fs: PatchFs): string {
+  const dir = fs.realpath(dirname(abs));
+  return dir === undefined ? real : join(dir, basename(abs));
 }
 
 /** What a patch may never write, whatever the writable roots or approvals (see the header). */
@@ -140,12 +150,13 @@ function gitDirOf(dir: string, fs: PatchFs): string[] | null | undefined {
       return null;
     }
   };
-  const pointer = text(join(dir, ".git"));
+  // fs.read wants a directory with its links resolved (fs.ts).
+  const pointer = text(join(fs.realpath(dir) ?? dir, ".git"));
   if (pointer === undefined) return undefined;
   const m = pointer === null ? null : /^gitdir:\s*(.+?)\s*$/m.exec(pointer);
   if (!m) return null;
   const gitdir = resolve(dir, m[1]);
-  const common = text(join(gitdir, "commondir"))?.trim();
+  const common = text(join(fs.realpath(gitdir) ?? gitdir, "commondir"))?.trim();
   return common ? [gitdir, resolve(gitdir, common)] : [gitdir];
 }
 

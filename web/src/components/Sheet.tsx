@@ -18,6 +18,7 @@ import { useEffect, useRef, useState } from "react";
 import { elicitationLabel, type QuestionRequest } from "../../../src/protocol/questions.js";
 import { printable } from "../../../src/util/printable.js";
 import { api, enc } from "../api.js";
+import { type Draft, initialAnswer, needsText, toAnswer } from "../lib/answer.js";
 import { describeAnswers } from "../lib/transcript.js";
 import {
   app,
@@ -29,7 +30,7 @@ import {
   shortId,
   threadName,
 } from "../state.js";
-import { type Draft, Field, initialAnswer, toAnswer } from "./Field.js";
+import { Field } from "./Field.js";
 
 const TOUCH_EVERY_MS = 2000;
 
@@ -131,6 +132,13 @@ export function Sheet({ req, elsewhere }: { req: QuestionRequest; elsewhere: Set
   };
   const submit = (force: boolean) => {
     if (done) return;
+    const untyped = req.questions.findIndex((q, i) => needsText(q, drafts[i]));
+    if (untyped >= 0) {
+      const q = req.questions[untyped];
+      setError(`"${q.header || q.id}": you chose Other…; type your answer, or pick an option`);
+      focusQuestion(untyped);
+      return;
+    }
     const answers: Record<string, unknown> = {};
     const unanswered = req.questions.filter((q, i) => {
       const a = toAnswer(q, drafts[i]);
@@ -196,7 +204,8 @@ export function Sheet({ req, elsewhere }: { req: QuestionRequest; elsewhere: Set
         if (!choice) return;
         ev.preventDefault();
         choice.click();
-        choice.focus();
+        // Choosing "Other…" moved the focus to its text field (Field.tsx): leave it there.
+        if (document.activeElement !== fs?.querySelector("input.other")) choice.focus();
       }
     };
     document.addEventListener("keydown", onKey);
