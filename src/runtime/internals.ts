@@ -2,8 +2,9 @@
  * The runtime's services, private to it: the store, the broker, the bus, cluster ownership,
  * responders, sub-agents, approvals, secrets, the loaded threads. The Runtime (core.ts) registers
  * them here when it is made, and its API facets (threads-api.ts, turns-api.ts, questions-api.ts)
- * work over them. Surfaces never import this module (test/layout: the dependency rules); the
- * cluster reaches what it needs through cluster-port.ts, tests through internals.testing.ts.
+ * work over them. Nothing outside the runtime imports this module (.dependency-cruiser.cjs,
+ * "runtime-private"); the cluster reaches what it needs through cluster-port.ts, tests through
+ * internals.testing.ts.
  */
 import type { Workspaces } from "../checkpoints/index.js";
 import type { Settings } from "../config/schema.js";
