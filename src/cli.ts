@@ -154,7 +154,8 @@ async function main(argv: string[]): Promise<number> {
     case "app-server": {
       const { runAppServer } = await import("./surfaces/app-server/index.js");
       return runAppServer(rest, {
-        joinCluster: async (runtime, opts) => (await import("./cluster-join.js")).joinCluster(runtime, opts),
+        joinCluster: async (runtime, opts) =>
+          (await import("./main/cluster-join.js")).joinCluster(runtime, opts),
       });
     }
     case "mcp-server": {

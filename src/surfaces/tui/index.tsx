@@ -185,7 +185,7 @@ async function runUi(
     o.signal.removeEventListener("abort", stop);
     const id = controller.threadId;
     // A thread that never got input was never stored: nothing to resume.
-    const stored = runtime.thread(id)?.stored ?? Boolean(runtime.store.getThread(id));
+    const stored = runtime.threads.get(id)?.stored ?? Boolean(runtime.threads.stored(id));
     controller.dispose();
     o.after(async () => {
       await demo?.close();
