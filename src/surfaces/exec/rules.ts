@@ -72,7 +72,8 @@ export async function runRulesCommand(argv: string[]): Promise<number> {
   }
   const cwd = resolve(v.cd ?? process.cwd());
   const project = rulesProject(cwd);
-  const { home, settings } = loadConfig({ overrides: v.config ?? [] });
+  const { home, settings, warnings } = loadConfig({ overrides: v.config ?? [] });
+  for (const w of warnings) err(`warning: ${w}`);
   const store = openStore(settings.store?.url ?? join(home, "state.db"));
   try {
     const rules = storedRules(store, cwd);

@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { loadConfig } from "../../config/load.js";
+import { loadConfig, printConfigWarnings } from "../../config/load.js";
 import { resolveThreadRef } from "../../runtime/thread-ref.js";
 import { lastTurnStatus, settledStatus } from "../../runtime/thread-status.js";
 import { openStore } from "../../store/index.js";
@@ -56,7 +56,10 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
     process.stderr.write(`tandem ${cmd}: --limit must be a positive integer, got "${limitText}"\n`);
     return 2;
   }
-  const { home, settings } = loadConfig({ overrides: (parsed.values.config as string[] | undefined) ?? [] });
+  const { home, settings, warnings } = loadConfig({
+    overrides: (parsed.values.config as string[] | undefined) ?? [],
+  });
+  printConfigWarnings(cmd, warnings);
   const store = openStore(settings.store?.url ?? join(home, "state.db"));
   try {
     if (cmd === "threads") {
