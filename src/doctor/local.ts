@@ -144,7 +144,7 @@ export function checkApiKey(home: string, provider: ResolvedProvider, env = proc
   const fix = `export ${provider.envKey}=… or run \`tandem login\``;
   if (env[provider.envKey])
     return { name, status: "ok", found: `${provider.envKey} is set (provider "${provider.id}")` };
-  if (provider.apiKey)
+  if (env.CODEX_API_KEY && provider.apiKey === env.CODEX_API_KEY)
     return { name, status: "ok", found: `CODEX_API_KEY is set (provider "${provider.id}")` };
   try {
     if (loadApiKey(home, provider.id))

@@ -10,10 +10,12 @@
  * demo instead (default no). The demo only runs on an explicit yes — never a silent fallback.
  * `opts.demo` (`tandem demo --tui`) runs the scripted question demo directly, with a banner.
  */
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { render } from "ink";
 import { ConfigError, loadConfig, resolveProvider, tandemHome } from "../../config/load.js";
+import { firstRunNotes } from "../../doctor/first-run.js";
 import type { Runtime } from "../../runtime/core.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
 import { startLog } from "../../util/log-file.js";
@@ -46,7 +48,9 @@ function keyVariable(overrides: string[]): string {
   }
 }
 
-type Built = { runtime: Runtime; warnings: string[]; demo?: DemoSetup } | { code: number };
+type Built =
+  | { runtime: Runtime; warnings: string[]; demo?: DemoSetup; created: ReturnType<typeof createRuntime> }
+  | { code: number };
 
 /** Creates the runtime; on a missing key asks (TTY) whether to run the demo instead. */
 async function build(args: TuiArgs, demo: DemoSetup | undefined): Promise<Built> {
@@ -54,11 +58,14 @@ async function build(args: TuiArgs, demo: DemoSetup | undefined): Promise<Built>
   if (args.model) overrides.push(`model=${JSON.stringify(args.model)}`);
   try {
     const created = createRuntime({ overrides: demo ? [...overrides, ...demo.overrides] : overrides });
-    return { runtime: created.runtime, warnings: created.warnings, demo };
+    return { runtime: created.runtime, warnings: created.warnings, demo, created };
   } catch (err) {
     if (err instanceof MissingKeyError && !demo) {
       const variable = keyVariable(overrides);
-      say(`tandem: no API key — set ${variable} to use a real model (for example: export ${variable}=sk-…).`);
+      say(
+        `tandem: no API key — set ${variable} to use a real model (for example: export ${variable}=sk-…), ` +
+          "or store one with `tandem login`. `tandem doctor` checks the rest of the setup.",
+      );
       const yes = await askYesNo(
         "Run the offline demo instead? It uses a built-in SCRIPTED model, not a real one. (y/N) ",
       );
@@ -101,6 +108,7 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
 
   // Keys and history come from the user's home even when the demo switches to a throwaway one.
   const home = tandemHome();
+  const homeExisted = existsSync(home);
   const { keymap, warnings: keyWarnings } = loadKeymap(home);
   const history = new ComposerHistory(home);
   const built = await build(args, opts.demo ? await startDemo() : undefined);
@@ -121,6 +129,11 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
   const store = controller.store;
   if (demo) store.add({ kind: "banner", ...demo.banner });
   for (const w of [...built.warnings, ...keyWarnings]) store.notice(`warning: ${w}`, "warn");
+  // A first day: what `tandem doctor` would say without the network (doctor/first-run.ts).
+  if (!demo) {
+    const { settings, provider } = built.created;
+    for (const note of firstRunNotes({ home, homeExisted, settings, provider })) store.notice(note, "warn");
+  }
 
   try {
     if (args.resumeId) {
