@@ -126,6 +126,30 @@ describe("tandem doctor", () => {
   );
 });
 
+describe("tandem doctor, MCP servers", () => {
+  // Fails if one server's failure hides another's result, or a failing server is not reported.
+  it("reports each MCP server on its own line: one that cannot start fails, the other is ok", async () => {
+    const home = tempDir("tandem-doctor-mcp-");
+    const server = join(
+      import.meta.dirname,
+      "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    writeFileSync(
+      join(home, "config.toml"),
+      `[mcp_servers.broken]\ncommand = "/nonexistent/mcp-server"\n[mcp_servers.good]\ncommand = "${process.execPath}"\nargs = ["${server}"]\n`,
+    );
+    const r = await runTandem(["doctor", "--json"], {
+      env: { TANDEM_HOME: home, OPENAI_BASE_URL: await deadUrl() },
+    });
+    expect(r.code).toBe(1);
+    const byName = Object.fromEntries(JSON.parse(r.stdout).checks.map((c: any) => [c.name, c]));
+    expect(byName["mcp:broken"].status).toBe("fail");
+    expect(byName["mcp:broken"].fix).toContain("[mcp_servers.broken]");
+    expect(byName["mcp:good"]).toMatchObject({ status: "ok" });
+    expect(byName["mcp:good"].found).toMatch(/^started, \d+ tools$/);
+  });
+});
+
 describe("tandem login", () => {
   // Fails if the key is not stored 0600, lands in config.toml, is not used without OPENAI_API_KEY,
   // or travels anywhere but the Authorization header.
