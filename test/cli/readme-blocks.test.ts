@@ -17,7 +17,7 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const MARKER = "<!-- runnable -->";
 
 /** The runnable blocks of `markdown`, each with the line its fence opens on. */
-export function runnableBlocks(markdown: string): Array<{ line: number; code: string }> {
+function runnableBlocks(markdown: string): Array<{ line: number; code: string }> {
   const lines = markdown.split("\n");
   const blocks: Array<{ line: number; code: string }> = [];
   for (let i = 0; i < lines.length - 1; i++) {
