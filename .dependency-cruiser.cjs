@@ -24,7 +24,7 @@ const FLOORS = [
   "main",
 ];
 
-const ROOTS = "^src/(cli|cluster-join)\\.tsx?$";
+const ROOTS = "^src/cli\\.tsx?$";
 const rules = FLOORS.slice(0, -1).map((floor, i) => ({
   name: `floor-${floor}`,
   severity: "error",
@@ -54,6 +54,21 @@ rules.push(
     comment: "surfaces reach threads and questions through the runtime API, never the store or broker",
     from: { path: "^src/surfaces/" },
     to: { path: ["^src/store/(?!types\\.ts$|errors\\.ts$)", "^src/questions/broker\\.ts$"] },
+  },
+  {
+    name: "runtime-private",
+    severity: "error",
+    comment:
+      "the runtime's services (store, broker, bus, ownership) stay behind its API: only the runtime reads internals.ts, and only the cluster cluster-port.ts",
+    from: { pathNot: "^src/runtime/" },
+    to: { path: "^src/runtime/internals\\.ts$" },
+  },
+  {
+    name: "cluster-port-for-the-cluster",
+    severity: "error",
+    comment: "runtime/cluster-port.ts is the cluster's door into the runtime, no one else's",
+    from: { pathNot: ["^src/runtime/", "^src/cluster/"] },
+    to: { path: "^src/runtime/cluster-port\\.ts$" },
   },
   {
     name: "no-circular",

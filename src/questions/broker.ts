@@ -28,7 +28,11 @@ import {
   QuestionReply,
   type QuestionRequest,
   queueOrder,
+  type ReplyErrorCode,
+  type ReplyFailure,
+  type ReplyResult,
   type Responder,
+  type TouchResult,
 } from "../protocol/questions.js";
 import type { Store } from "../store/types.js";
 import type { Bus } from "../util/bus.js";
@@ -68,17 +72,7 @@ export interface BrokerDeps {
   limits?: QuestionLimits;
 }
 
-export type ReplyErrorCode =
-  | "unknown_request"
-  | "already_settled"
-  | "cancelled"
-  | "wrong_thread"
-  | "invalid_reply";
-export type ReplyFailure = { ok: false; code: ReplyErrorCode; message: string };
-/** `outcome` is always the redacted one: a replier never gets secret values back. */
-export type ReplyResult = { ok: true; outcome: QuestionOutcome; duplicate?: boolean } | ReplyFailure;
-/** `deadline` is the new deadline (null for a `wait` request, which has nothing to snooze). */
-export type TouchResult = { ok: true; deadline: number | null } | ReplyFailure;
+export type { ReplyErrorCode, ReplyFailure, ReplyResult, TouchResult } from "../protocol/questions.js";
 
 export interface Broker {
   /**

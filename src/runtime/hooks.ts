@@ -19,6 +19,7 @@
 
 import { createHash } from "node:crypto";
 import { delimiter, isAbsolute, resolve, sep } from "node:path";
+import type { ResolvedProvider } from "../config/load.js";
 import type { Settings } from "../config/schema.js";
 import {
   type CommonInput,
@@ -37,16 +38,16 @@ import {
   type TrustStore,
 } from "../hooks/index.js";
 import { hostProgram, runHost } from "../host/run.js";
-import type { Event } from "../protocol/events.js";
+import type { Event, Stamped } from "../protocol/events.js";
 import { type MessageItem, messageText } from "../protocol/items.js";
-import type { QuestionRequest } from "../protocol/questions.js";
+import type { QuestionOutcome, QuestionRequest } from "../protocol/questions.js";
 import { requestIdFor } from "../questions/broker.js";
 import { applyEnvPolicy } from "../tools/exec/env-policy.js";
 import type { ToolHooks } from "../tools/registry.js";
 import type { ApprovalAsk, ToolContext } from "../tools/types.js";
 import { AbortError } from "../util/abort.js";
 import { projectDirs } from "./context.js";
-import type { Runtime } from "./core.js";
+import type { ApprovingThread } from "./host.js";
 import type { ActiveTurn, Thread } from "./thread.js";
 
 const TRUST_LABEL = "Trust and run them";
@@ -63,7 +64,28 @@ interface ThreadHookState {
   inputs: string[];
 }
 
-export class RuntimeHooks {
+/** What user hooks need of the runtime (core.ts builds it). */
+export interface HooksHost {
+  readonly settings: Settings;
+  readonly provider: ResolvedProvider;
+  thread(id: string): Thread | undefined;
+  readonly responders: { has(threadId: string): boolean };
+  ask(request: QuestionRequest, signal: AbortSignal): Promise<QuestionOutcome>;
+  subscribe(listener: (e: Stamped) => void): void;
+  /** Publishes an event of a thread not loaded here. */
+  publish(event: Event): void;
+  addToolHooks(hooks: ToolHooks): void;
+}
+
+/** The hooks facet of the Runtime's API (`runtime.hooks`). */
+export interface HooksApi {
+  /** What applies in `cwd` (app-server `hooks/list`). */
+  list(cwd: string): LoadedHooks;
+  /** `http://HOST:PORT` of a `tandem serve` in this process: notifications link into its page. */
+  serveUrl: string | undefined;
+}
+
+export class RuntimeHooks implements HooksApi {
   private readonly trustStore: TrustStore | undefined;
   private readonly state = new Map<string, ThreadHookState>();
   /** Sources the user trusted or refused in this process (`path\0sha256`). */
@@ -75,7 +97,7 @@ export class RuntimeHooks {
   private readonly background = new Set<Promise<unknown>>();
 
   constructor(
-    private readonly rt: Runtime,
+    private readonly rt: HooksHost,
     private readonly home: string | undefined,
   ) {
     this.trustStore = home ? createTrustStore(home) : undefined;
@@ -83,7 +105,7 @@ export class RuntimeHooks {
       fire: (ctx, event, input, names) => this.fireIn(ctx.threadId, ctx.turnId, event, input, names, ctx),
       interrupt: (id, reason) => void this.rt.thread(id)?.interrupt(reason),
     });
-    rt.subscribe((s) => this.onEvent(s.event));
+    rt.subscribe((s: Stamped) => this.onEvent(s.event));
     rt.addToolHooks(this.toolHooks);
   }
 
@@ -125,7 +147,7 @@ export class RuntimeHooks {
       message,
     };
     if (thread) thread.emit(event);
-    else this.rt.bus.publish(event);
+    else this.rt.publish(event);
   }
 
   /**
@@ -273,7 +295,7 @@ export class RuntimeHooks {
 
   /** PermissionRequest, before an approval is shown: a hook's allow / deny, else undefined (ask). */
   async permission(
-    thread: Thread,
+    thread: ApprovingThread,
     turnId: string,
     ask: ApprovalAsk,
     signal: AbortSignal,
@@ -378,7 +400,7 @@ export class RuntimeHooks {
       deadline: null,
       created_at: Date.now(),
     };
-    const outcome = await this.rt.broker.ask(request, turn.ctrl.signal);
+    const outcome = await this.rt.ask(request, turn.ctrl.signal);
     if (outcome.status === "cancelled") throw new AbortError(outcome.reason);
     return outcome.status === "answered" && outcome.answers.trust?.selected[0] === TRUST_LABEL;
   }

@@ -10,19 +10,9 @@
  * ignored) must all be word prefixes within the title or within one message. Among the newest
  * `scanHits` matching messages and titles, threads come most recently updated first.
  */
-import { SEARCH_LIMITS, type ThreadRecord } from "./types.js";
+import { SEARCH_LIMITS } from "../protocol/threads.js";
 
-export interface ThreadSearchHit {
-  thread: ThreadRecord;
-  /**
-   * Part of the newest matching message (around the first term, at most SNIPPET_CHARS plus
-   * ellipses); null when only the title matched.
-   */
-  snippet: string | null;
-}
-
-// The bounds are part of the Store contract (./types.ts), which callers outside the stores read.
-export { SEARCH_LIMITS } from "./types.js";
+export { SEARCH_LIMITS, type ThreadSearchHit } from "../protocol/threads.js";
 
 export const SNIPPET_CHARS = 160;
 

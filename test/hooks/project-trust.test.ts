@@ -44,7 +44,7 @@ describe("project hooks and trust", () => {
         ],
       },
     });
-    const t = h.runtime.startThread({ cwd: h.cwd });
+    const t = h.runtime.threads.start({ cwd: h.cwd });
     expect((await t.startTurn("set things up").done).status).toBe("completed");
     expect(existsSync(join(h.cwd, ".tandem/hooks.json"))).toBe(true);
     expect((await t.startTurn("go on").done).status).toBe("completed");
@@ -72,12 +72,12 @@ describe("project hooks and trust", () => {
     });
     mkdirSync(join(h.cwd, ".claude"), { recursive: true });
     writeFileSync(join(h.cwd, ".claude/settings.json"), hooksJson(marker));
-    const t = h.runtime.startThread({ cwd: h.cwd });
-    h.runtime.responders.attach({ threadId: t.id }, { kind: "test" });
+    const t = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.questions.attach({ threadId: t.id }, { kind: "test" });
     let answer = "Do not run them";
     h.runtime.subscribe((s) => {
       if (requested(s.event) && s.event.request.questions[0]?.id === "trust")
-        h!.runtime.reply(
+        h!.runtime.questions.reply(
           t.id,
           s.event.request.request_id,
           { answers: { trust: { selected: [answer] } } },

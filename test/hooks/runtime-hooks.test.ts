@@ -97,12 +97,12 @@ console.log(JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", 
       }),
       script: { steps: [{ output: [askStack("q1")] }, { output: [say("ok")] }] },
     });
-    const t = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
-    h.runtime.responders.attach({ threadId: t.id }, { kind: "test" });
+    const t = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
+    h.runtime.questions.attach({ threadId: t.id }, { kind: "test" });
     const turn = t.startTurn("start");
     const ev = await h.waitFor(requested);
     expect(ev.request.questions[0].prompt).toBe("Which stack (asked by policy)?");
-    h.runtime.reply(
+    h.runtime.questions.reply(
       t.id,
       ev.request.request_id,
       { answers: { stack: { selected: ["Rust"] } } },
@@ -114,7 +114,7 @@ console.log(JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", 
     expect(out.message).toContain("answers stay with the user");
     expect(JSON.stringify(out)).not.toContain("Rust");
     // The interaction and the stored transcript are untouched.
-    const stored = h.runtime.store.getQuestion(ev.request.request_id);
+    const stored = h.runtime.questions.get(ev.request.request_id);
     expect(JSON.stringify(stored?.outcome)).toContain("Rust");
     const post1 = seen(dir).find((s) => s.hook_event_name === "PostToolUse");
     expect(post1).toMatchObject({
@@ -138,14 +138,14 @@ console.log(JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", 
       home: home(hooks),
       script: { steps: [{ output: [exec("touch asked.txt", "a1")] }, { output: [say("ok")] }] },
     });
-    const t = h.runtime.startThread({ cwd: h.cwd });
-    h.runtime.responders.attach({ threadId: t.id }, { kind: "test" });
+    const t = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.questions.attach({ threadId: t.id }, { kind: "test" });
     const turn = t.startTurn("go");
     const ev = await h.waitFor(requested);
     expect(ev.request.approval?.command).toBe("touch asked.txt");
     expect(ev.request.approval?.reason).toBe("writes outside the usual files");
-    expect(h.runtime.store.pendingQuestions(t.id).map((q) => q.request_id)).toContain(ev.request.request_id);
-    h.runtime.reply(
+    expect(h.runtime.questions.stored(t.id).map((q) => q.request_id)).toContain(ev.request.request_id);
+    h.runtime.questions.reply(
       t.id,
       ev.request.request_id,
       { answers: { decision: { selected: ["Decline"] } } },
@@ -160,7 +160,7 @@ console.log(JSON.stringify({ hookSpecificOutput: { hookEventName: "PreToolUse", 
       home: home(hooks),
       script: { steps: [{ output: [exec("touch asked.txt", "a2")] }, { output: [say("ok")] }] },
     });
-    const t2 = h.runtime.startThread({ cwd: h.cwd });
+    const t2 = h.runtime.threads.start({ cwd: h.cwd });
     expect((await t2.startTurn("go").done).status).toBe("completed");
     expect(existsSync(join(h.cwd, "asked.txt"))).toBe(false);
     expect(h.events.some((e) => requested(e.event))).toBe(false);
@@ -184,8 +184,8 @@ console.log(JSON.stringify({ hookSpecificOutput: { hookEventName: "PermissionReq
         ],
       },
     });
-    const t = h.runtime.startThread({ cwd: h.cwd });
-    h.runtime.responders.attach({ threadId: t.id }, { kind: "test" });
+    const t = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.questions.attach({ threadId: t.id }, { kind: "test" });
     expect((await t.startTurn("go").done).status).toBe("completed");
     expect(existsSync(join(h.cwd, "allowed.txt"))).toBe(true);
     expect(existsSync(join(h.cwd, "denied.txt"))).toBe(false);
@@ -219,7 +219,7 @@ console.log("Context from the prompt hook: the build runs with make.");`,
         ],
       },
     });
-    const t = h.runtime.startThread({ cwd: h.cwd });
+    const t = h.runtime.threads.start({ cwd: h.cwd });
     expect((await t.startTurn("my password is hunter2").done).status).toBe("completed");
     expect(h.model.requests).toHaveLength(0);
     expect(t.items().some((i) => JSON.stringify(i).includes("hunter2"))).toBe(false);
@@ -247,7 +247,7 @@ console.log("Context from the prompt hook: the build runs with make.");`,
         ],
       },
     });
-    const t = h.runtime.startThread({ cwd: h.cwd });
+    const t = h.runtime.threads.start({ cwd: h.cwd });
     const outcome = await t.startTurn("work").done;
     expect(outcome.status).toBe("completed");
     expect(outcome.lastMessage).toBe("tests pass");
@@ -274,7 +274,7 @@ console.log("Context from the prompt hook: the build runs with make.");`,
         script: { steps: [{ output: [say("ok")] }] },
       });
       process.env.PATH = `${join(h.cwd, "bin")}:.:bin:${path}`;
-      const t = h.runtime.startThread({ cwd: h.cwd });
+      const t = h.runtime.threads.start({ cwd: h.cwd });
       expect((await t.startTurn("go").done).status).toBe("completed");
     } finally {
       delete process.env.HOOKTEST_API_KEY;
@@ -309,7 +309,7 @@ console.log("Context from the prompt hook: the build runs with make.");`,
       }),
       script: { steps: [{ output: [say("first")] }, { output: [say("child done")] }] },
     });
-    const t = h.runtime.startThread({ cwd: h.cwd });
+    const t = h.runtime.threads.start({ cwd: h.cwd });
     expect((await t.startTurn("one").done).status).toBe("completed");
     expect((await t.compact().done).status).toBe("completed");
     await until(() => seen(dir).some((s) => s.hook_event_name === "PostCompact"));
@@ -317,7 +317,7 @@ console.log("Context from the prompt hook: the build runs with make.");`,
     const post = seen(dir).find((s) => s.hook_event_name === "PostCompact");
     expect(pre).toMatchObject({ trigger: "manual", thread_id: t.id });
     expect(post.compact_summary).toEqual(expect.any(String));
-    const child = h.runtime.startThread({ cwd: h.cwd, parentId: t.id });
+    const child = h.runtime.threads.start({ cwd: h.cwd, parentId: t.id });
     expect((await child.startTurn("do it").done).status).toBe("completed");
     const stops = seen(dir).filter((s) => /Stop$/.test(s.hook_event_name));
     expect(stops.map((s) => [s.hook_event_name, s.thread_id])).toEqual([

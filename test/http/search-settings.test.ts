@@ -90,7 +90,7 @@ describe("PATCH /thread/:id/settings", () => {
     expect(reset.json).toMatchObject({ model: "other-model", effort: null });
     const detail = await sv.call("GET", `/thread/${id}`);
     expect(detail.json.thread).toMatchObject({ model: "other-model", effort: null, mode: "plan" });
-    expect(sv.h.runtime.store.getThread(id)).toMatchObject({ model: "other-model", mode: "plan" });
+    expect(sv.h.runtime.threads.stored(id)).toMatchObject({ model: "other-model", mode: "plan" });
 
     for (const bad of [{}, { effort: "extreme" }, { model: "" }, { mode: "yolo" }, { temperature: 1 }]) {
       const r = await sv.call("PATCH", `/thread/${id}/settings`, bad);

@@ -39,8 +39,8 @@ const received = (callId: string) => JSON.parse(String(outputSent(h!, callId)));
 
 async function start(steps: unknown[], overrides: string[] = []) {
   h = await mcpHarness({ hostile: stdio(HOSTILE) }, { steps } as never, overrides);
-  const thread = h.runtime.startThread({ cwd: h.cwd });
-  h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+  const thread = h.runtime.threads.start({ cwd: h.cwd });
+  h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
   return { thread, turn: thread.startTurn("go") };
 }
 const asked = (h: Harness) =>
@@ -76,7 +76,7 @@ describe("URL-mode elicitation from a hostile server", () => {
     const { request } = await asked(h!);
     expect(request.elicitation?.url).toBe("https://login.example.com/auth?x=1");
     expect(request.questions[0].prompt).toContain("(host login.example.com)");
-    h!.runtime.reply(
+    h!.runtime.questions.reply(
       thread.id,
       request.request_id,
       { answers: { url: { selected: ["Done"] } } },
@@ -133,7 +133,7 @@ describe("a form that claims its field is secret", () => {
     expect(label).toContain("this server will see what you type");
     await expectSurfacesLabelled(request, label);
 
-    h!.runtime.reply(
+    h!.runtime.questions.reply(
       thread.id,
       request.request_id,
       { answers: { api_key: { selected: [], other: "sk-live-123" } } },
@@ -143,7 +143,7 @@ describe("a form that claims its field is secret", () => {
     );
     expect((await turn.done).status).toBe("completed");
     expect(received("form")).toEqual({ result: { action: "accept", content: { api_key: "sk-live-123" } } });
-    const stored = h!.runtime.store.getQuestion(request.request_id);
+    const stored = h!.runtime.questions.get(request.request_id);
     expect(JSON.stringify(stored?.outcome)).toContain("sk-live-123");
   });
 });

@@ -83,8 +83,8 @@ const ask = (question: string) => ({
 async function asking(s: Served, before: number) {
   const id = (await s.call("POST", "/thread", { mode: "plan" })).json.id;
   await s.call("POST", `/thread/${id}/turn`, { text: "go" });
-  await until(() => s.h.runtime.broker.list().length > before, 10_000);
-  const request = s.h.runtime.broker.list().find((r) => r.thread_id === id)!;
+  await until(() => s.h.runtime.questions.list().length > before, 10_000);
+  const request = s.h.runtime.questions.list().find((r) => r.thread_id === id)!;
   return { id, request };
 }
 
@@ -216,7 +216,7 @@ describe.skipIf(noBrowser)("web app on a phone: service worker, notifications, d
   it("a deep link opens the question it names", async () => {
     sv = await serve({ script: { steps: [ask("First question?"), ask("Second question?")] } });
     // Someone who can answer, so the questions wait before any page is open.
-    sv.h.runtime.responders.attach("all", { kind: "http", id: "test" });
+    sv.h.runtime.questions.attach("all", { kind: "http", id: "test" });
     const first = await asking(sv, 0);
     const second = await asking(sv, 1);
     expect(first.request.request_id).not.toBe(second.request.request_id);

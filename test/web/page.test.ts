@@ -177,7 +177,7 @@ describe.skipIf(noBrowser)("web page", () => {
     await sv.call("POST", `/thread/${id}/turn`, { text: "go" });
     await page.locator("#sheet").waitFor({ state: "visible" });
     await page.getByText("TypeScript (Recommended)", { exact: true }).click();
-    const requestId = sv.h.runtime.broker.list()[0].request_id;
+    const requestId = sv.h.runtime.questions.list()[0].request_id;
     const r = await sv.call("POST", `/question/${requestId}/reply`, {
       thread_id: id,
       text: { stack: "Rust" },

@@ -134,14 +134,14 @@ describe.skipIf(noBrowser).each(SIZES)("web app (%s): search, settings, files ch
     await press(page.locator("#settings-button"));
     await page.locator("#set-effort").press("Escape");
     await page.locator("#settings-form").waitFor({ state: "detached" });
-    expect(sv.h.runtime.thread(id)!.record.settings.effort).toBe("high");
+    expect(sv.h.runtime.threads.record(id)!.settings.effort).toBe("high");
     await press(page.locator("#settings-button"));
     expect(await page.locator("#settings-form").count()).toBe(1);
     await page.locator("#set-effort").selectOption("");
     await press(page.locator("#set-save"));
     await page.locator("#settings-form").waitFor({ state: "detached" });
-    expect(sv.h.runtime.thread(id)!.record.settings.effort).toBeUndefined();
-    expect(sv.h.runtime.thread(id)!.record.model).toBe("gpt-other");
+    expect(sv.h.runtime.threads.record(id)!.settings.effort).toBeUndefined();
+    expect(sv.h.runtime.threads.record(id)!.model).toBe("gpt-other");
   });
 
   // Fails if the view shows turn-by-turn changes instead of the net one (the first version of

@@ -21,6 +21,7 @@ import Database from "better-sqlite3";
 import { addUsage, emptyUsage, type Usage } from "../../protocol/events.js";
 import type { ResponseItem } from "../../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
+import { parseThreadSettings } from "../../protocol/threads.js";
 import { cachedJson } from "../../util/json-cache.js";
 import { StoreError } from "../errors.js";
 import { type Lease, type LeaseResult, leaseIsStale } from "../lease.js";
@@ -155,7 +156,7 @@ const rowToThread = ({ usage, ...r }: ThreadRow): ThreadRecord => ({
   ...r,
   mode: r.mode as ThreadRecord["mode"],
   status: r.status as ThreadRecord["status"],
-  settings: JSON.parse(r.settings),
+  settings: parseThreadSettings(JSON.parse(r.settings)),
   ...(usage ? { usage: JSON.parse(usage) as Usage } : {}),
 });
 const turnToRow = (t: TurnRecord): TurnRow => ({

@@ -37,7 +37,8 @@ import type { Stamped } from "../../protocol/events.js";
 import type { Responder } from "../../protocol/questions.js";
 import { SETTLED_EVENTS } from "../../questions/asker.js";
 import { unavailableModelResult } from "../../questions/model.js";
-import { type Runtime, ThreadInUseError } from "../../runtime/core.js";
+import type { Runtime } from "../../runtime/core.js";
+import { ThreadInUseError } from "../../runtime/errors.js";
 import { type AcpAsker, acpAsker } from "./asker.js";
 import { historyUpdates } from "./history.js";
 import { clientMcpServers } from "./mcp.js";
@@ -116,7 +117,7 @@ export class AcpAgent {
       .onRequest(methods.agent.session.new, ({ params }) => {
         checkCwd(params.cwd);
         const mcpServers = clientMcpServers(params.mcpServers);
-        const thread = this.opts.runtime.startThread({ cwd: params.cwd, mcpServers });
+        const thread = this.opts.runtime.threads.start({ cwd: params.cwd, mcpServers });
         const session = this.open(thread);
         setImmediate(() => session.advertiseCommands()); // once the client has the session id
         return { sessionId: session.id, ...session.state() };
@@ -176,22 +177,23 @@ export class AcpAgent {
   private async load(ref: string, mcpServers: Record<string, McpServerConfig>) {
     const { runtime } = this.opts;
     // Exact ids only: the client goes on naming the session by the id it sent.
-    if (!runtime.thread(ref) && !runtime.store.getThread(ref)) throw RequestError.sessionNotFound(ref);
+    if (!runtime.threads.record(ref)) throw RequestError.sessionNotFound(ref);
     let thread: AcpSession["thread"];
     try {
-      thread = runtime.thread(ref) ?? runtime.openThread(ref, { mcpServers });
+      thread = runtime.threads.open(ref, { mcpServers });
     } catch (err) {
       if (err instanceof ThreadInUseError)
         throw new RequestError(-32000, (err as Error).message, { sessionId: ref });
       throw err;
     }
     const session = this.open(thread);
-    const items = runtime.store.loadItems(thread.id);
+    const items = runtime.threads.history(thread.id);
     for (const update of historyUpdates(items, thread.record.cwd, thread.active?.id)) session.send(update);
     // Questions pending since an earlier process are asked again once the client has the history.
     setImmediate(() => {
       session.advertiseCommands();
-      for (const request of runtime.broker.list({ threadId: thread.id })) this.asker.ask(request, undefined);
+      for (const request of runtime.questions.list({ threadId: thread.id }))
+        this.asker.ask(request, undefined);
     });
     return session.state();
   }

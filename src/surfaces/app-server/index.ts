@@ -72,7 +72,10 @@ ${busUsage(24)}
 
 export interface AppServerIO extends StdioSurfaceIO {
   maxMessageBytes?: number;
-  /** Joins a cluster for `--bus` (surfaces/shared/startup.ts JoinCluster). */
+  /**
+   * Joins a cluster for `--bus` (surfaces/shared/startup.ts JoinCluster; the CLI passes
+   * src/main/cluster-join.ts: surfaces do not import each other).
+   */
   joinCluster?: JoinCluster;
 }
 

@@ -111,7 +111,7 @@ export class ClientSession {
   /** Attaches as a responder for the thread. Returns false when already attached. */
   attach(threadId: string): boolean {
     if (this.attachments.has(threadId)) return false;
-    this.attachments.set(threadId, this.runtime.responders.attach({ threadId }, this.responder));
+    this.attachments.set(threadId, this.runtime.questions.attach({ threadId }, this.responder));
     return true;
   }
 
@@ -146,7 +146,7 @@ export class ClientSession {
 
   /** Every pending request of the thread that this connection has not been sent yet, approvals first. */
   askPending(threadId: string): void {
-    for (const request of this.runtime.broker.list({ threadId })) this.ask(request);
+    for (const request of this.runtime.questions.list({ threadId })) this.ask(request);
   }
 
   /** The question settled (anywhere): drop our request and tell the client. */
@@ -202,7 +202,7 @@ export class ClientSession {
   }
 
   private modeOf(request: QuestionRequest): CollaborationMode {
-    const thread = this.runtime.thread(request.thread_id);
+    const thread = this.runtime.threads.get(request.thread_id);
     if (thread?.active?.id === request.turn_id) return thread.active.mode;
     return thread?.record.mode ?? "default";
   }
@@ -240,7 +240,7 @@ export class ClientSession {
     }
     const r =
       "error" in response
-        ? this.runtime.broker.decline(
+        ? this.runtime.questions.decline(
             request.thread_id,
             request.request_id,
             this.responder,

@@ -159,7 +159,7 @@ async function run(
   const { prompt, given, answering, stopped } = o;
   if (args.resumeId) {
     // A unique prefix (or the web page's short id) names the thread.
-    const ref = runtime.resolveThreadId(args.resumeId);
+    const ref = runtime.threads.resolve(args.resumeId);
     if (!ref.ok) {
       const hint = ref.reason === "not_found" ? "; run `tandem threads` to list threads" : "";
       process.stderr.write(`tandem exec: ${ref.message}${hint}\n`);
@@ -187,10 +187,9 @@ async function run(
   );
   // The --questions choice is stored with the thread: a resume without the flag keeps it.
   const stored = args.resumeId
-    ? runtime.store.getThread(args.resumeId)?.settings.headless_questions
+    ? runtime.threads.stored(args.resumeId)?.settings.headless_questions
     : undefined;
-  const questions =
-    args.questions ?? (stored === "defer" || stored === "stdin" ? (stored as "defer" | "stdin") : undefined);
+  const questions = args.questions ?? stored;
   const interactive = questions === "stdin" && Boolean(process.stdin.isTTY);
   const offerQuestions = questions !== undefined;
 
@@ -233,8 +232,8 @@ async function run(
     if (event.type === "question.requested" && interactive) {
       void askInline(event.request).then((reply) => {
         const r = reply
-          ? runtime.reply(event.thread_id, event.request.request_id, reply, { kind: "exec" })
-          : runtime.broker.decline(
+          ? runtime.questions.reply(event.thread_id, event.request.request_id, reply, { kind: "exec" })
+          : runtime.questions.decline(
               event.thread_id,
               event.request.request_id,
               { kind: "exec" },
@@ -254,15 +253,15 @@ async function run(
     // A run that can answer (defer, a TTY, or --answer on resume) is a responder; attached
     // before a resumed thread opens, so re-asked approvals see it.
     const responds = questions === "defer" || interactive || answering;
-    if (args.resumeId && responds) runtime.responders.attach({ threadId: args.resumeId }, { kind: "exec" });
+    if (args.resumeId && responds) runtime.questions.attach({ threadId: args.resumeId }, { kind: "exec" });
     const thread = args.resumeId
-      ? runtime.openThread(args.resumeId, {
+      ? runtime.threads.open(args.resumeId, {
           offerQuestions,
           headlessQuestions: questions,
           mode: args.mode,
           model: args.model,
         })
-      : runtime.startThread({
+      : runtime.threads.start({
           cwd,
           mode: args.mode,
           offerQuestions,
@@ -280,12 +279,12 @@ async function run(
         approvals: thread.approvalPolicy(),
         threadId: thread.id,
       });
-    if (!args.resumeId && responds) runtime.responders.attach({ threadId: thread.id }, { kind: "exec" });
+    if (!args.resumeId && responds) runtime.questions.attach({ threadId: thread.id }, { kind: "exec" });
 
     if (args.resumeId) {
       announce(thread.id);
-      await Promise.race([runtime.reasked(thread.id), stopped]);
-      const pending = runtime.broker.list({ threadId: thread.id });
+      await Promise.race([runtime.questions.reasked(thread.id), stopped]);
+      const pending = runtime.questions.list({ threadId: thread.id });
       // Every answer is checked before any is sent: a refused one leaves all questions pending.
       const replies = pending.map((request) => ({ request, ...replyFromAnswers(request, given) }));
       // An answer id that matches no pending question is a typo: refused, nothing sent.
@@ -295,14 +294,14 @@ async function run(
       if (errors.length) return EXIT.usage;
       for (const { request, reply } of replies) {
         if (!reply) continue;
-        const r = runtime.reply(thread.id, request.request_id, reply, { kind: "exec" });
+        const r = runtime.questions.reply(thread.id, request.request_id, reply, { kind: "exec" });
         if (!r.ok) {
           process.stderr.write(`tandem exec: ${terminalText(r.message)}\n`);
           return EXIT.usage;
         }
       }
       ready = true;
-      const still = runtime.broker.list({ threadId: thread.id });
+      const still = runtime.questions.list({ threadId: thread.id });
       if (still.length && !interactive) {
         deferred = still[0];
       } else if (answering && !pending.length) {

@@ -148,7 +148,7 @@ export async function runServe(argv: string[]): Promise<number> {
     async ({ runtime, cluster, stopped, log, after }) => {
       // --responder: API clients that poll GET /question answer questions, so every thread of this
       // server may wait for them even with no page or SSE responder connected (Q3).
-      if (v.responder) runtime.responders.attach("all", { kind: "http", id: "--responder" });
+      if (v.responder) runtime.questions.attach("all", { kind: "http", id: "--responder" });
       const { mountCluster } = cluster
         ? await import("../../cluster/routes.js")
         : { mountCluster: undefined };
@@ -181,7 +181,7 @@ export async function runServe(argv: string[]): Promise<number> {
         );
       process.stdout.write(`tandem serve listening on ${server.url}\n`);
       // Notifications link here (README "Notifications"): the origin only, never the token.
-      runtime.userHooks.serveUrl = new URL(server.url).origin;
+      runtime.hooks.serveUrl = new URL(server.url).origin;
       announce(access, v, server.port, { stdout: process.stdout, err: log });
 
       await stopped;
@@ -208,7 +208,7 @@ const DRAIN_TIMEOUT_MS = 30_000;
 async function drain(runtime: Runtime, cluster: ClusterNode, err: (s: string) => void): Promise<void> {
   cluster.draining = true;
   const end = Date.now() + DRAIN_TIMEOUT_MS;
-  const working = () => runtime.loadedThreads().filter((t) => t.status === "running");
+  const working = () => runtime.threads.loaded().filter((t) => t.status === "running");
   if (working().length) err(`draining: waiting for ${working().length} working turn(s) to finish`);
   while (working().length && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
   if (working().length)

@@ -30,7 +30,7 @@ import { BusConfigError, type BusSettings } from "../../cluster/bus-connect.js";
 import { ConfigError } from "../../config/load.js";
 import type { Runtime } from "../../runtime/core.js";
 import { createRuntime, MissingKeyError } from "../../runtime/create.js";
-import { StoreError } from "../../store/errors.js";
+import { StoreError } from "../../runtime/errors.js";
 import { argError } from "../../util/cli-args.js";
 import { startLog } from "../../util/log-file.js";
 import { aborted, DEFAULT_GRACE_MS, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
@@ -74,7 +74,7 @@ export interface StdioSurfaceIO extends SurfaceIO {
 
 /**
  * Joins a cluster over the bus for a process that does not listen for HTTP itself (`tandem
- * app-server --bus`; the CLI passes src/cluster-join.ts, since surfaces do not import each other).
+ * app-server --bus`; the CLI passes src/main/cluster-join.ts, since surfaces do not import each other).
  */
 export type JoinCluster = (
   runtime: Runtime,
