@@ -158,6 +158,8 @@ export class RuntimeHooks implements HooksApi {
    * when the user cancelled the trust question.
    */
   beforeTurn(thread: Thread, turn: ActiveTurn): Promise<void> | undefined {
+    // A client's helper thread (a title writer) runs no hooks and asks nothing.
+    if (thread.ephemeral) return undefined;
     const cwd = turn.options.cwd ?? thread.record.cwd;
     const root = projectDirs(cwd)[0];
     const loaded = loadHooks(this.loadOptions(root));
