@@ -21,6 +21,7 @@ Usage:
   tandem threads                       list threads
   tandem export ID                     print a thread's history as JSONL
   tandem rules [list | remove N]       the approval rules remembered for this project
+  tandem skills [list]                 the skills and custom commands usable here
   tandem mcp [list | get | add | remove]
                                        the MCP servers whose tools threads offer (see \`tandem mcp --help\`)
   tandem mock-model --script FILE [--port N] [--log FILE] [--log-file FILE]
@@ -135,6 +136,10 @@ async function main(argv: string[]): Promise<number> {
     case "mcp": {
       const { runMcpCommand } = await import("./surfaces/exec/mcp-cmd.js");
       return runMcpCommand(rest);
+    }
+    case "skills": {
+      const { runSkillsCommand } = await import("./surfaces/exec/skills-cmd.js");
+      return runSkillsCommand(rest);
     }
     case "rules": {
       const { runRulesCommand } = await import("./surfaces/exec/rules.js");

@@ -18,6 +18,7 @@
  * process tree, then closes the store.
  */
 
+import { join } from "node:path";
 import { Workspaces } from "../checkpoints/index.js";
 import type { ResolvedProvider } from "../config/load.js";
 import type { Settings } from "../config/schema.js";
@@ -41,6 +42,8 @@ import { hiddenPathsFor, protectedPathsFor } from "./own-paths.js";
 import { Ownership } from "./ownership.js";
 import { ApprovalsApi, QuestionsApi } from "./questions-api.js";
 import type { ResumeHost } from "./resume.js";
+import { SkillUse } from "./skill-use.js";
+import { SkillsApi, threadSkills } from "./skills-api.js";
 import { ThreadRegistry } from "./thread-registry.js";
 import { AgentsApi, ThreadsApi } from "./threads-api.js";
 import { TurnsApi } from "./turns-api.js";
@@ -72,6 +75,8 @@ export class Runtime {
   readonly questions: QuestionsApi;
   readonly approvals: ApprovalsApi;
   readonly agents: AgentsApi;
+  /** Skills and custom commands of a directory (skills-api.ts). */
+  readonly skills: SkillsApi;
   readonly #p: RuntimeParts;
 
   constructor(opts: RuntimeOptions) {
@@ -137,6 +142,20 @@ export class Runtime {
       responders,
       ask: (request, signal) => broker.ask(request, signal),
     });
+    const skills = new SkillsApi({ home, hidden: hiddenPaths });
+    const skillUse = new SkillUse({
+      skills,
+      settings,
+      secrets: {
+        put: (t, n, v) => secrets.put(t, n, v),
+        has: (t, n) => secrets.has(t, n),
+        view: (t) => secrets.view(t),
+      },
+      responders,
+      ask: (request, signal) => broker.ask(request, signal),
+      ...(home ? { configFile: join(home, "config.toml") } : {}),
+      hidden: hiddenPaths,
+    });
     const threadHost: ThreadHost = {
       settings,
       provider: opts.provider,
@@ -160,6 +179,8 @@ export class Runtime {
       responders,
       requestApproval: (thread, turnId, callId, ask, policy, signal) =>
         approvals.request(thread, turnId, callId, ask, policy, signal),
+      skillEnv: (threadId) => skillUse.envFor(threadId),
+      skills: threadSkills(skills, skillUse),
     };
     const resumeHost: ResumeHost = {
       ask: (request, signal) => broker.ask(request, signal),
@@ -198,6 +219,7 @@ export class Runtime {
     this.questions = new QuestionsApi(this.#p);
     this.approvals = new ApprovalsApi(this.#p);
     this.agents = new AgentsApi(this.#p);
+    this.skills = skills;
   }
 
   /**

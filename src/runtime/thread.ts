@@ -36,6 +36,13 @@ import type { ActiveTurn, SandboxInForce, ThreadHandle, TurnHandle } from "./typ
 import { TurnWorkspace } from "./workspace-diff.js";
 
 export { TurnBusyError } from "./errors.js";
+
+/** A turn's input as the skills see it: its text and the skills named explicitly. */
+interface SkillInput {
+  text: string;
+  skills: string[];
+}
+
 export type { ActiveTurn } from "./types.js";
 
 export class Thread implements ThreadHandle {
@@ -64,6 +71,8 @@ export class Thread implements ThreadHandle {
   private unsaved: Array<{ item: ResponseItem; turnId: string | null }> = [];
   /** Set on shutdown and when the thread moves away: nothing more is written (ownership.ts). */
   suspended = false;
+  /** Whether the skill files skipped were shown (once per thread, at its first turn here). */
+  private skillsWarned = false;
   /** Keeps the prompt within the model's window (agent/compaction-run.ts). */
   readonly compactor: Compactor;
 
@@ -166,7 +175,10 @@ export class Thread implements ThreadHandle {
   }
 
   /** Starts a turn with user input. Throws TurnBusyError while another turn runs. */
-  startTurn(text: string, opts: { images?: string[]; options?: TurnOptions } = {}): ActiveTurn {
+  startTurn(
+    text: string,
+    opts: { images?: string[]; options?: TurnOptions; skills?: string[] } = {},
+  ): ActiveTurn {
     if (this.closed) throw new Error(`thread ${this.id} is closed`);
     if (this.suspended) throw new Error(`thread ${this.id} is shutting down or moved to another process`);
     if (this.active)
@@ -174,10 +186,13 @@ export class Thread implements ThreadHandle {
         `thread ${this.id} already has a running turn (${this.active.id}); steer it or interrupt it`,
       );
     const turnId = this.host.ids.turn();
+    // A custom command (`/name args`) is sent as the prompt it stands for (skill-use.ts).
+    const cwd = opts.options?.cwd ?? this.record.cwd;
+    text = this.host.skills?.expand(cwd, text) ?? text;
     const item = userMessage(text, opts.images ?? []);
     if (!this.record.title) this.update({ title: threadTitle(text) });
     const pending: PendingInput[] = [{ id: this.host.ids.item("user"), item }];
-    return this.launch(turnId, opts.options ?? {}, pending, []);
+    return this.launch(turnId, opts.options ?? {}, pending, [], false, { text, skills: opts.skills ?? [] });
   }
 
   /** Continues a turn whose calls were left waiting (e.g. a question pending across a restart). */
@@ -218,6 +233,43 @@ export class Thread implements ThreadHandle {
     return turn;
   }
 
+  /**
+   * Before a turn's first request: the skill files skipped (once per thread), then the skills the
+   * input names, attached after it (skill-use.ts). A skill that cannot be used fails the turn.
+   */
+  private async attachSkills(turn: ActiveTurn, use: SkillInput): Promise<TurnOutcome | undefined> {
+    const skills = this.host.skills;
+    if (!skills) return undefined;
+    const cwd = turn.options.cwd ?? this.record.cwd;
+    if (!this.skillsWarned) {
+      this.skillsWarned = true;
+      for (const message of skills.problems(cwd))
+        this.emit({
+          type: "item.completed",
+          thread_id: this.id,
+          turn_id: turn.id,
+          item: { id: this.host.ids.item("warning"), type: "error", message: `warning: ${message}` },
+        });
+    }
+    const r = await skills.prepare({
+      threadId: this.id,
+      turnId: turn.id,
+      cwd,
+      text: use.text,
+      explicit: use.skills,
+      policy: this.questionPolicy(turn),
+      signal: turn.ctrl.signal,
+    });
+    if (r.ok) {
+      for (const item of r.items) turn.pending.push({ id: this.host.ids.item("skill"), item });
+      return undefined;
+    }
+    const interrupted = turn.ctrl.signal.aborted;
+    const error = { kind: interrupted ? ("interrupted" as const) : ("other" as const), message: r.message };
+    this.emit({ type: "error", thread_id: this.id, turn_id: turn.id, error, will_retry: false });
+    return { status: interrupted ? "interrupted" : "failed", usage: emptyUsage(), error };
+  }
+
   /** Aborts the running turn; an AbortNow reason kills its command without a grace period. */
   interrupt(reason: string | AbortNow = "interrupted"): boolean {
     if (!this.active) return false;
@@ -245,6 +297,7 @@ export class Thread implements ThreadHandle {
     pending: PendingInput[],
     resumed: ResumedCall[],
     compactOnly = false,
+    use?: SkillInput,
   ): ActiveTurn {
     const ctrl = new AbortController();
     // Every parallel tool call and pending question listens on this one signal.
@@ -273,32 +326,40 @@ export class Thread implements ThreadHandle {
       record: !this.ephemeral,
     });
     this.emit({ type: "turn.started", thread_id: this.id, turn_id: turnId, mode });
-    turn.done = this.run(turn, resumed, compactOnly);
+    turn.done = this.run(turn, resumed, compactOnly, use);
     return turn;
   }
 
-  private async run(turn: ActiveTurn, resumed: ResumedCall[], compactOnly = false): Promise<TurnOutcome> {
+  private async run(
+    turn: ActiveTurn,
+    resumed: ResumedCall[],
+    compactOnly = false,
+    use?: SkillInput,
+  ): Promise<TurnOutcome> {
     const s = this.host.settings;
-    const outcome = await runTurn({
-      threadId: this.id,
-      turnId: turn.id,
-      signal: turn.ctrl.signal,
-      model: this.host.model,
-      registry: this.registry,
-      parallelToolCalls: s.parallel_tool_calls,
-      maxRetries: s.stream_max_retries,
-      retryBaseMs: s.retry_base_ms,
-      items: () => this.history,
-      record: (item) => this.recordItem(item, turn.id),
-      takePendingInput: () => turn.pending.splice(0),
-      prompt: (h) => this.prompt(h, turn),
-      toolContext: (call, signal) => this.toolContext(call, signal, turn),
-      emit: (e) => this.emit(e),
-      onUsage: (last) => this.countUsage(turn.id, last),
-      resumed,
-      compactor: this.compactor,
-      compactOnly,
-    });
+    const skillFailure = use ? await this.attachSkills(turn, use) : undefined;
+    const outcome =
+      skillFailure ??
+      (await runTurn({
+        threadId: this.id,
+        turnId: turn.id,
+        signal: turn.ctrl.signal,
+        model: this.host.model,
+        registry: this.registry,
+        parallelToolCalls: s.parallel_tool_calls,
+        maxRetries: s.stream_max_retries,
+        retryBaseMs: s.retry_base_ms,
+        items: () => this.history,
+        record: (item) => this.recordItem(item, turn.id),
+        takePendingInput: () => turn.pending.splice(0),
+        prompt: (h) => this.prompt(h, turn),
+        toolContext: (call, signal) => this.toolContext(call, signal, turn),
+        emit: (e) => this.emit(e),
+        onUsage: (last) => this.countUsage(turn.id, last),
+        resumed,
+        compactor: this.compactor,
+        compactOnly,
+      }));
     // Commands' changes are compared in the background: the turn's diff is complete first.
     await this.workspace.settled();
     // Questions of an interrupted turn are settled by the tools' abort; make sure of it (Q8).
