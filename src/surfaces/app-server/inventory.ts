@@ -4,7 +4,9 @@
  * `thread/goal/get`, `thread/backgroundTerminals/list`, `thread/turns/list`.
  *
  * Contract:
- * - Tandem has no skills, Codex hooks, plugins, Bedrock account or thread goals: those answer the
+ * - `skills/list` lists the skills Tandem finds for each cwd (SKILL.md folders, runtime.skills) with
+ *   the files it skipped as `errors`.
+ * - Tandem has no Codex hooks, plugins, Bedrock account or thread goals: those answer the
  *   valid empty shape (one entry per requested cwd where the method is per-cwd), never an error, so
  *   a Codex UI shows nothing rather than a red error line.
  * - `mcpServerStatus/list` reports the configured MCP servers (see below).
@@ -22,6 +24,7 @@ import {
   ThreadTurnsListParams,
 } from "../../protocol/app-server-settings.js";
 import { sanitizeName } from "../../tools/mcp/names.js";
+import { codexSkill } from "./codex-skills.js";
 import { codexTurns } from "./history.js";
 import { type Ctx, type Method, method, pageOf } from "./method.js";
 import { requireThread } from "./threads.js";
@@ -29,8 +32,12 @@ import { requireThread } from "./threads.js";
 const cwdsOf = (p: { cwds?: string[] | null }): string[] =>
   (p.cwds?.length ? p.cwds : [process.cwd()]).map((c) => resolve(c));
 
-const skills = method(CwdsParams.passthrough(), (_ctx: Ctx, p) => ({
-  data: cwdsOf(p).map((cwd) => ({ cwd, skills: [], errors: [] })),
+/** `skills/list`: the skills of each cwd (runtime.skills, docs/skills.md) as Codex `SkillMetadata`. */
+const skills = method(CwdsParams.passthrough(), ({ server }: Ctx, p) => ({
+  data: cwdsOf(p).map((cwd) => {
+    const found = server.runtime.skills.list(cwd);
+    return { cwd, skills: found.skills.map(codexSkill), errors: found.problems };
+  }),
 }));
 
 const hooks = method(CwdsParams.passthrough(), (_ctx: Ctx, p) => ({
