@@ -50,7 +50,7 @@ export interface SkillUseRequest {
 }
 
 export type SkillUseResult =
-  | { ok: true; items: MessageItem[]; used: string[] }
+  | { ok: true; items: Array<{ item: MessageItem; display: string }>; used: string[] }
   | { ok: false; message: string };
 
 export class SkillUse {
@@ -83,13 +83,16 @@ export class SkillUse {
     if (unknown.length)
       return { ok: false, message: `no skill named ${unknown.map((n) => `"${n}"`).join(", ")} in ${r.cwd}` };
     const used = mentionedSkills(r.text, skills, explicit);
-    const items: MessageItem[] = [];
+    const items: Array<{ item: MessageItem; display: string }> = [];
     for (const skill of used) {
       const deps = await this.#dependencies(skill, r);
       if (!deps.ok) return deps;
       const body = this.#read(skill, r.cwd);
       if (!body.ok) return body;
-      items.push(userMessage([skillAttachment(skill, body.text), ...deps.notes].join("\n\n")));
+      items.push({
+        item: userMessage([skillAttachment(skill, body.text), ...deps.notes].join("\n\n")),
+        display: `[skill ${skill.name} attached: ${skill.path}]`,
+      });
     }
     return { ok: true, items, used: used.map((s) => s.name) };
   }

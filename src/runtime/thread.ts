@@ -261,7 +261,8 @@ export class Thread implements ThreadHandle {
       signal: turn.ctrl.signal,
     });
     if (r.ok) {
-      for (const item of r.items) turn.pending.push({ id: this.host.ids.item("skill"), item });
+      for (const { item, display } of r.items)
+        turn.pending.push({ id: this.host.ids.item("skill"), item, display });
       return undefined;
     }
     const interrupted = turn.ctrl.signal.aborted;
