@@ -14,7 +14,8 @@ const MENTION = /(^|[^\w$])\$([a-z0-9]+(?:-[a-z0-9]+)*)(?![\w-])/g;
 /** Names mentioned as `$name` in `text`, in order, without repeats. */
 export function mentionedNames(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(MENTION)) if (!out.includes(m[2])) out.push(m[2]);
+  // `$1`, `$2`… are positional parameters in shell text, never skill mentions.
+  for (const m of text.matchAll(MENTION)) if (!/^\d+$/.test(m[2]) && !out.includes(m[2])) out.push(m[2]);
   return out;
 }
 
