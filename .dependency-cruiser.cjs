@@ -16,6 +16,7 @@ const FLOORS = [
   "questions",
   "skills",
   "tools",
+  "hooks",
   "agent",
   "runtime",
   "cluster",

@@ -338,10 +338,20 @@ export class Thread implements ThreadHandle {
     use?: SkillInput,
   ): Promise<TurnOutcome> {
     const s = this.host.settings;
-    const skillFailure = use ? await this.attachSkills(turn, use) : undefined;
-    const outcome =
-      skillFailure ??
-      (await runTurn({
+    // User hooks (runtime/hooks.ts): trust, SessionStart, UserPromptSubmit; Stop may go on.
+    // "blocked": every prompt of the turn was refused (a turn resumed from history has none).
+    const prompts = turn.pending.length;
+    const before = compactOnly ? undefined : this.host.hooks.beforeTurn(this, turn);
+    const gate = !before
+      ? "run"
+      : await before.then(
+          () => (prompts && !turn.pending.length && !resumed.length ? "blocked" : "run"),
+          () => "interrupted",
+        );
+    // Skills the input names (skill-use.ts), once the prompt got past the hooks.
+    const skillFailure = gate === "run" && use ? await this.attachSkills(turn, use) : undefined;
+    const go = () =>
+      runTurn({
         threadId: this.id,
         turnId: turn.id,
         signal: turn.ctrl.signal,
@@ -360,7 +370,24 @@ export class Thread implements ThreadHandle {
         resumed,
         compactor: this.compactor,
         compactOnly,
-      }));
+      });
+    let outcome: TurnOutcome =
+      skillFailure ??
+      (gate === "run"
+        ? await go()
+        : { status: gate === "blocked" ? "completed" : "interrupted", usage: emptyUsage() });
+    for (
+      let round = 0;
+      gate === "run" && !skillFailure && !compactOnly && outcome.status === "completed";
+      round++
+    ) {
+      const more = await this.host.hooks.onStop(this, turn, outcome.lastMessage, round);
+      if (more === undefined) break;
+      turn.pending.push({ id: this.host.ids.item("user"), item: userMessage(more) });
+      const before = outcome.usage;
+      outcome = await go();
+      addUsage(outcome.usage, before);
+    }
     // Commands' changes are compared in the background: the turn's diff is complete first.
     await this.workspace.settled();
     // Questions of an interrupted turn are settled by the tools' abort; make sure of it (Q8).
