@@ -4,7 +4,7 @@
  * expanded; `$pd` offers `$pdf-tools` and Tab completes it, and sending attaches the body;
  * `/skills` lists the skills and picking one puts `$name ` in the draft (docs/skills.md).
  */
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { outsideDir, tempDir } from "../helpers/index.js";
@@ -29,8 +29,10 @@ function project(): string {
 }
 
 describe.skipIf(!hasTmux)("skills and custom commands in the TUI (tmux)", { timeout: 120_000 }, () => {
-  it("/review-pr is listed with its description and /review-pr 42 is sent expanded", async () => {
+  it("/review-pr is listed with its description and /review-pr 42 is sent expanded; a broken skill is warned about", async () => {
     const cwd = project();
+    mkdirSync(join(cwd, ".claude", "skills", "broken"), { recursive: true });
+    writeFileSync(join(cwd, ".claude", "skills", "broken", "SKILL.md"), "---\nname: broken\n---\n");
     const mock = await startMock({ steps: [reply("reviewed it")] });
     launch({ url: mock.url, cwd, env: { HOME: tempDir("tandem-tui-user-") } });
     await waitFor(READY);
@@ -40,6 +42,8 @@ describe.skipIf(!hasTmux)("skills and custom commands in the TUI (tmux)", { time
     literal("42");
     keys("Enter");
     await waitFor("reviewed it");
+    expect(pane()).toMatch(/warning: skill \S+broken\/SKILL\.md: frontmatter `description` is required/);
+    expect(pane()).not.toContain("error: warning");
     const sent = JSON.stringify(requests(mock.log));
     expect(sent).toContain("Review pull request #42 (all arguments: 42). Check tests first.");
     expect(sent).not.toContain("/review-pr 42");
