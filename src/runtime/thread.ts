@@ -30,18 +30,13 @@ import { PauseClock } from "../util/pause-clock.js";
 import { threadTitle } from "../util/thread-title.js";
 import { TurnBusyError } from "./errors.js";
 import type { ThreadHost, ThreadStorage } from "./host.js";
+import { attachSkills, type SkillInput } from "./skill-turn.js";
 import { compactorFor, promptFor } from "./thread-model.js";
 import { toolContext } from "./tool-context.js";
 import type { ActiveTurn, SandboxInForce, ThreadHandle, TurnHandle } from "./types.js";
 import { TurnWorkspace } from "./workspace-diff.js";
 
 export { TurnBusyError } from "./errors.js";
-
-/** A turn's input as the skills see it: its text and the skills named explicitly. */
-interface SkillInput {
-  text: string;
-  skills: string[];
-}
 
 export type { ActiveTurn } from "./types.js";
 
@@ -73,6 +68,8 @@ export class Thread implements ThreadHandle {
   suspended = false;
   /** Whether the skill files skipped were shown (once per thread, at its first turn here). */
   private skillsWarned = false;
+  /** A new item id (skill-turn.ts). */
+  readonly newItemId = (prefix: string): string => this.host.ids.item(prefix);
   /** Keeps the prompt within the model's window (agent/compaction-run.ts). */
   readonly compactor: Compactor;
 
@@ -233,44 +230,6 @@ export class Thread implements ThreadHandle {
     return turn;
   }
 
-  /**
-   * Before a turn's first request: the skill files skipped (once per thread), then the skills the
-   * input names, attached after it (skill-use.ts). A skill that cannot be used fails the turn.
-   */
-  private async attachSkills(turn: ActiveTurn, use: SkillInput): Promise<TurnOutcome | undefined> {
-    const skills = this.host.skills;
-    if (!skills) return undefined;
-    const cwd = turn.options.cwd ?? this.record.cwd;
-    if (!this.skillsWarned) {
-      this.skillsWarned = true;
-      for (const message of skills.problems(cwd))
-        this.emit({
-          type: "item.completed",
-          thread_id: this.id,
-          turn_id: turn.id,
-          item: { id: this.host.ids.item("warning"), type: "error", message: `warning: ${message}` },
-        });
-    }
-    const r = await skills.prepare({
-      threadId: this.id,
-      turnId: turn.id,
-      cwd,
-      text: use.text,
-      explicit: use.skills,
-      policy: this.questionPolicy(turn),
-      signal: turn.ctrl.signal,
-    });
-    if (r.ok) {
-      for (const { item, display } of r.items)
-        turn.pending.push({ id: this.host.ids.item("skill"), item, display });
-      return undefined;
-    }
-    const interrupted = turn.ctrl.signal.aborted;
-    const error = { kind: interrupted ? ("interrupted" as const) : ("other" as const), message: r.message };
-    this.emit({ type: "error", thread_id: this.id, turn_id: turn.id, error, will_retry: false });
-    return { status: interrupted ? "interrupted" : "failed", usage: emptyUsage(), error };
-  }
-
   /** Aborts the running turn; an AbortNow reason kills its command without a grace period. */
   interrupt(reason: string | AbortNow = "interrupted"): boolean {
     if (!this.active) return false;
@@ -349,7 +308,11 @@ export class Thread implements ThreadHandle {
           () => "interrupted",
         );
     // Skills the input names (skill-use.ts), once the prompt got past the hooks.
-    const skillFailure = gate === "run" && use ? await this.attachSkills(turn, use) : undefined;
+    const skillFailure =
+      gate === "run" && use && this.host.skills
+        ? await attachSkills(this.host.skills, this, turn, use, !this.skillsWarned)
+        : undefined;
+    if (use) this.skillsWarned = true;
     const go = () =>
       runTurn({
         threadId: this.id,
