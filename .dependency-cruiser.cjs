@@ -14,6 +14,7 @@ const FLOORS = [
   "checkpoints",
   "model",
   "questions",
+  "skills",
   "tools",
   "hooks",
   "agent",

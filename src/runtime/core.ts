@@ -18,6 +18,7 @@
  * process tree, then closes the store.
  */
 
+import { join } from "node:path";
 import { Workspaces } from "../checkpoints/index.js";
 import type { ResolvedProvider } from "../config/load.js";
 import type { Settings } from "../config/schema.js";
@@ -42,6 +43,8 @@ import { hiddenPathsFor, protectedPathsFor } from "./own-paths.js";
 import { Ownership } from "./ownership.js";
 import { ApprovalsApi, QuestionsApi } from "./questions-api.js";
 import type { ResumeHost } from "./resume.js";
+import { SkillUse } from "./skill-use.js";
+import { SkillsApi, threadSkills } from "./skills-api.js";
 import { ThreadRegistry } from "./thread-registry.js";
 import { AgentsApi, ThreadsApi } from "./threads-api.js";
 import { TurnsApi } from "./turns-api.js";
@@ -73,6 +76,8 @@ export class Runtime {
   readonly questions: QuestionsApi;
   readonly approvals: ApprovalsApi;
   readonly agents: AgentsApi;
+  /** Skills and custom commands of a directory (skills-api.ts). */
+  readonly skills: SkillsApi;
   /** User hooks and notifications (hooks.ts, README "Hooks"). */
   readonly hooks: HooksApi;
   readonly #p: RuntimeParts;
@@ -142,6 +147,20 @@ export class Runtime {
       ask: (request, signal) => broker.ask(request, signal),
       permission: (thread, turnId, ask, signal) => userHooks.permission(thread, turnId, ask, signal),
     });
+    const skills = new SkillsApi({ home, hidden: hiddenPaths });
+    const skillUse = new SkillUse({
+      skills,
+      settings,
+      secrets: {
+        put: (t, n, v) => secrets.put(t, n, v),
+        has: (t, n) => secrets.has(t, n),
+        view: (t) => secrets.view(t),
+      },
+      responders,
+      ask: (request, signal) => broker.ask(request, signal),
+      ...(home ? { configFile: join(home, "config.toml") } : {}),
+      hidden: hiddenPaths,
+    });
     const threadHost: ThreadHost = {
       settings,
       provider: opts.provider,
@@ -169,6 +188,8 @@ export class Runtime {
       },
       requestApproval: (thread, turnId, callId, ask, policy, signal) =>
         approvals.request(thread, turnId, callId, ask, policy, signal),
+      skillEnv: (threadId) => skillUse.envFor(threadId),
+      skills: threadSkills(skills, skillUse),
     };
     const resumeHost: ResumeHost = {
       ask: (request, signal) => broker.ask(request, signal),
@@ -221,6 +242,7 @@ export class Runtime {
     this.questions = new QuestionsApi(this.#p);
     this.approvals = new ApprovalsApi(this.#p);
     this.agents = new AgentsApi(this.#p);
+    this.skills = skills;
   }
 
   /**

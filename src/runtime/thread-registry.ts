@@ -117,6 +117,9 @@ export class ThreadRegistry {
       const agents = agentsMdItem(record.cwd, this.deps.threadHost.hiddenPaths);
       if (agents) thread.recordItem(agents, null);
     }
+    // The skills catalog (progressive disclosure): names, descriptions and paths only.
+    const catalog = opts.ephemeral ? undefined : this.deps.threadHost.skills?.catalog(record.cwd);
+    if (catalog) thread.recordItem(catalog.item, null);
     return thread;
   }
 

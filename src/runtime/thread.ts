@@ -30,12 +30,14 @@ import { PauseClock } from "../util/pause-clock.js";
 import { threadTitle } from "../util/thread-title.js";
 import { TurnBusyError } from "./errors.js";
 import type { ThreadHost, ThreadStorage } from "./host.js";
+import { attachSkills, type SkillInput } from "./skill-turn.js";
 import { compactorFor, promptFor } from "./thread-model.js";
 import { toolContext } from "./tool-context.js";
 import type { ActiveTurn, SandboxInForce, ThreadHandle, TurnHandle } from "./types.js";
 import { TurnWorkspace } from "./workspace-diff.js";
 
 export { TurnBusyError } from "./errors.js";
+
 export type { ActiveTurn } from "./types.js";
 
 export class Thread implements ThreadHandle {
@@ -64,6 +66,10 @@ export class Thread implements ThreadHandle {
   private unsaved: Array<{ item: ResponseItem; turnId: string | null }> = [];
   /** Set on shutdown and when the thread moves away: nothing more is written (ownership.ts). */
   suspended = false;
+  /** Whether the skill files skipped were shown (once per thread, at its first turn here). */
+  private skillsWarned = false;
+  /** A new item id (skill-turn.ts). */
+  readonly newItemId = (prefix: string): string => this.host.ids.item(prefix);
   /** Keeps the prompt within the model's window (agent/compaction-run.ts). */
   readonly compactor: Compactor;
 
@@ -166,7 +172,10 @@ export class Thread implements ThreadHandle {
   }
 
   /** Starts a turn with user input. Throws TurnBusyError while another turn runs. */
-  startTurn(text: string, opts: { images?: string[]; options?: TurnOptions } = {}): ActiveTurn {
+  startTurn(
+    text: string,
+    opts: { images?: string[]; options?: TurnOptions; skills?: string[] } = {},
+  ): ActiveTurn {
     if (this.closed) throw new Error(`thread ${this.id} is closed`);
     if (this.suspended) throw new Error(`thread ${this.id} is shutting down or moved to another process`);
     if (this.active)
@@ -174,10 +183,13 @@ export class Thread implements ThreadHandle {
         `thread ${this.id} already has a running turn (${this.active.id}); steer it or interrupt it`,
       );
     const turnId = this.host.ids.turn();
+    // A custom command (`/name args`) is sent as the prompt it stands for (skill-use.ts).
+    const cwd = opts.options?.cwd ?? this.record.cwd;
+    text = this.host.skills?.expand(cwd, text) ?? text;
     const item = userMessage(text, opts.images ?? []);
     if (!this.record.title) this.update({ title: threadTitle(text) });
     const pending: PendingInput[] = [{ id: this.host.ids.item("user"), item }];
-    return this.launch(turnId, opts.options ?? {}, pending, []);
+    return this.launch(turnId, opts.options ?? {}, pending, [], false, { text, skills: opts.skills ?? [] });
   }
 
   /** Continues a turn whose calls were left waiting (e.g. a question pending across a restart). */
@@ -245,6 +257,7 @@ export class Thread implements ThreadHandle {
     pending: PendingInput[],
     resumed: ResumedCall[],
     compactOnly = false,
+    use?: SkillInput,
   ): ActiveTurn {
     const ctrl = new AbortController();
     // Every parallel tool call and pending question listens on this one signal.
@@ -273,11 +286,16 @@ export class Thread implements ThreadHandle {
       record: !this.ephemeral,
     });
     this.emit({ type: "turn.started", thread_id: this.id, turn_id: turnId, mode });
-    turn.done = this.run(turn, resumed, compactOnly);
+    turn.done = this.run(turn, resumed, compactOnly, use);
     return turn;
   }
 
-  private async run(turn: ActiveTurn, resumed: ResumedCall[], compactOnly = false): Promise<TurnOutcome> {
+  private async run(
+    turn: ActiveTurn,
+    resumed: ResumedCall[],
+    compactOnly = false,
+    use?: SkillInput,
+  ): Promise<TurnOutcome> {
     const s = this.host.settings;
     // User hooks (runtime/hooks.ts): trust, SessionStart, UserPromptSubmit; Stop may go on.
     // "blocked": every prompt of the turn was refused (a turn resumed from history has none).
@@ -289,6 +307,12 @@ export class Thread implements ThreadHandle {
           () => (prompts && !turn.pending.length && !resumed.length ? "blocked" : "run"),
           () => "interrupted",
         );
+    // Skills the input names (skill-use.ts), once the prompt got past the hooks.
+    const skillFailure =
+      gate === "run" && use && this.host.skills
+        ? await attachSkills(this.host.skills, this, turn, use, !this.skillsWarned)
+        : undefined;
+    if (use) this.skillsWarned = true;
     const go = () =>
       runTurn({
         threadId: this.id,
@@ -311,10 +335,15 @@ export class Thread implements ThreadHandle {
         compactOnly,
       });
     let outcome: TurnOutcome =
-      gate === "run"
+      skillFailure ??
+      (gate === "run"
         ? await go()
-        : { status: gate === "blocked" ? "completed" : "interrupted", usage: emptyUsage() };
-    for (let round = 0; gate === "run" && !compactOnly && outcome.status === "completed"; round++) {
+        : { status: gate === "blocked" ? "completed" : "interrupted", usage: emptyUsage() });
+    for (
+      let round = 0;
+      gate === "run" && !skillFailure && !compactOnly && outcome.status === "completed";
+      round++
+    ) {
       const more = await this.host.hooks.onStop(this, turn, outcome.lastMessage, round);
       if (more === undefined) break;
       turn.pending.push({ id: this.host.ids.item("user"), item: userMessage(more) });

@@ -109,7 +109,11 @@ export interface ThreadHandle {
   /** The history as the model sees it (context items included), oldest first. */
   items(): readonly ResponseItem[];
   /** Starts a turn with user input; throws TurnBusyError while another turn runs. */
-  startTurn(text: string, opts?: { images?: string[]; options?: TurnOptions }): TurnHandle;
+  /**
+   * `text` may invoke a custom command (`/name args`, expanded first) and name skills as `$name`;
+   * `skills` names more (a client's skill input). See runtime/skill-use.ts.
+   */
+  startTurn(text: string, opts?: { images?: string[]; options?: TurnOptions; skills?: string[] }): TurnHandle;
   /** Queues input for the running turn; throws TurnBusyError when none runs. */
   steer(text: string): { inputId: string; turnId: string };
   /** Aborts the running turn (false when none runs). */

@@ -91,6 +91,7 @@ describe("OpenAPI", () => {
       "/question/{id}/reject",
       "/question/{id}/reply",
       "/question/{id}/touch",
+      "/skills",
       "/thread",
       "/thread/{id}",
       "/thread/{id}/compact",

@@ -4,8 +4,10 @@
  * `thread/goal/get`, `thread/backgroundTerminals/list`, `thread/turns/list`.
  *
  * Contract:
+ * - `skills/list` lists the skills Tandem finds for each cwd (SKILL.md folders, runtime.skills) with
+ *   the files it skipped as `errors`.
  * - `hooks/list` reports the user's hooks (README "Hooks") in Codex's HookMetadata shape.
- * - Tandem has no skills, plugins, Bedrock account or thread goals: those answer the
+ * - Tandem has no plugins, Bedrock account or thread goals: those answer the
  *   valid empty shape (one entry per requested cwd where the method is per-cwd), never an error, so
  *   a Codex UI shows nothing rather than a red error line.
  * - `mcpServerStatus/list` reports the configured MCP servers (see below).
@@ -23,6 +25,7 @@ import {
   ThreadTurnsListParams,
 } from "../../protocol/app-server-settings.js";
 import { sanitizeName } from "../../tools/mcp/names.js";
+import { codexSkill } from "./codex-skills.js";
 import { codexTurns } from "./history.js";
 import { type Ctx, type Method, method, pageOf } from "./method.js";
 import { requireThread } from "./threads.js";
@@ -30,8 +33,12 @@ import { requireThread } from "./threads.js";
 const cwdsOf = (p: { cwds?: string[] | null }): string[] =>
   (p.cwds?.length ? p.cwds : [process.cwd()]).map((c) => resolve(c));
 
-const skills = method(CwdsParams.passthrough(), (_ctx: Ctx, p) => ({
-  data: cwdsOf(p).map((cwd) => ({ cwd, skills: [], errors: [] })),
+/** `skills/list`: the skills of each cwd (runtime.skills, docs/skills.md) as Codex `SkillMetadata`. */
+const skills = method(CwdsParams.passthrough(), ({ server }: Ctx, p) => ({
+  data: cwdsOf(p).map((cwd) => {
+    const found = server.runtime.skills.list(cwd);
+    return { cwd, skills: found.skills.map(codexSkill), errors: found.problems };
+  }),
 }));
 
 /** `hooks/list`: the hooks that apply in each cwd (README "Hooks"), as Codex's HookMetadata. */

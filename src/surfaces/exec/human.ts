@@ -56,6 +56,8 @@ export class HumanPrinter {
         } else if (item.type === "file_change") {
           this.err.write(fileChangeSummary(item));
           if (item.error) this.err.write(`apply_patch failed: ${safe(item.error)}\n`);
+        } else if (item.type === "error") {
+          this.err.write(`${safe(item.message)}\n`);
         } else if (item.type === "tool_call") {
           this.err.write(dim(`  ${safe(item.tool)}: ${item.status}\n`, this.color));
         }

@@ -189,6 +189,22 @@ export function openApiDocument(version: string): Json {
         },
       },
     },
+    "/skills": {
+      get: {
+        summary:
+          "Skills and custom commands usable in a directory (names, descriptions, paths; never bodies)",
+        parameters: [{ name: "cwd", in: "query", required: true, schema: { type: "string" } }],
+        responses: {
+          "200": {
+            description:
+              "{skills: [{name, description, path}], commands: [{name, description, argument_hint}], problems: [{path, message}]}",
+            content: { "application/json": { schema: { type: "object" } } },
+          },
+          "400": error("cwd is not an existing absolute directory"),
+          "401": common["401"],
+        },
+      },
+    },
     "/question/{id}/reply": {
       post: {
         summary: "Answer a pending question (typed answers, or text parsed like a chat reply)",

@@ -126,6 +126,8 @@ export function App({
             history={controller.history}
             pastes={pastes}
             menus={controller.menus}
+            completions={controller.skills}
+            drafts={controller.skills}
           />
         </Box>
         <StatusLine

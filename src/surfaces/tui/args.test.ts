@@ -53,7 +53,7 @@ describe("slash commands", () => {
     expect(bad && !bad.ok && bad.error).toContain("/plan");
     expect(Object.keys(COMMANDS)).toEqual([
       ...["model", "approvals", "status", "diff", "compact", "init", "plan", "default"],
-      ...["new", "clear", "resume", "threads", "agents", "help", "quit"],
+      ...["new", "clear", "resume", "threads", "agents", "skills", "help", "quit"],
     ]);
   });
 });

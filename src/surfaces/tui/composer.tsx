@@ -10,12 +10,14 @@
  * The `/` list: while the draft is a lone `/word`, the matching commands show under the input
  * (commands.ts `filterCommands`); popup.up/down move, popup.complete fills in `/name `,
  * popup.accept runs the selected command, popup.close hides the list until the draft changes;
- * a draft recalled from history opens no list.
+ * a draft recalled from history opens no list. Custom commands (`completions.commands`) follow
+ * the built-in ones. While the draft ends in `$word`, the `$` list shows the matching skills
+ * (`completions.skills`); popup.complete or popup.accept replaces the word with `$name `.
  * Pickers: while `menus` has one open (picker.ts), it replaces the input and takes the keys.
  */
 import { Box, Text, useInput } from "ink";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
-import { filterCommands } from "./commands.js";
+import { type CommandEntry, completeSkill, filterCommands, filterSkills } from "./commands.js";
 import {
   type ComposerAction,
   type ComposerState,
@@ -43,6 +45,19 @@ export interface ComposerProps {
   pastes?: PasteSource;
   /** Pickers the controller opens (/resume, /model, /approvals). */
   menus?: MenuHost;
+  /** Custom commands (in the `/` list) and skills (the `$` list); controller.ts keeps them. */
+  completions?: Completions;
+  /** Text the controller puts in the draft (a skill picked in /skills), appended at the end. */
+  drafts?: DraftSource;
+}
+
+export interface Completions {
+  commands(): CommandEntry[];
+  skills(): CommandEntry[];
+}
+
+export interface DraftSource {
+  subscribe(fn: (text: string) => void): () => void;
 }
 
 export interface HistorySource {
@@ -111,10 +126,17 @@ export function Composer(props: ComposerProps) {
   const here = popupState.for === state.text;
   // A command recalled from history does not open the list: ↑/↓ keep walking the history.
   const browsing = state.historyIndex < state.history.length;
-  const entries = (here && popupState.dismissed) || browsing ? [] : filterCommands(state.text);
+  const completions = props.completions;
+  const commands =
+    (here && popupState.dismissed) || browsing ? [] : filterCommands(state.text, completions?.commands());
+  // While the draft ends in `$word`, the `$` list offers the skills of that name.
+  const skillList = commands.length || (here && popupState.dismissed) || browsing || !completions;
+  const skillEntries = skillList ? [] : filterSkills(state.text, completions.skills());
+  const sigil = skillEntries.length ? "$" : "/";
+  const entries = skillEntries.length ? skillEntries : commands;
   const selected = here ? Math.min(popupState.selected, Math.max(0, entries.length - 1)) : 0;
-  const popup = useRef({ entries, selected });
-  popup.current = { entries, selected };
+  const popup = useRef({ entries, selected, sigil });
+  popup.current = { entries, selected, sigil };
 
   const apply = (actions: ComposerAction[]) => {
     const p = latest.current;
@@ -134,6 +156,16 @@ export function Composer(props: ComposerProps) {
   useEffect(
     () => history?.subscribe(() => applyRef.current([{ type: "history", history: [...history.entries()] }])),
     [history],
+  );
+
+  const drafts = props.drafts;
+  useEffect(
+    () =>
+      drafts?.subscribe((text) => {
+        const cur = ref.current.text;
+        applyRef.current([{ type: "set", text: cur && !/\s$/.test(cur) ? `${cur} ${text}` : cur + text }]);
+      }),
+    [drafts],
   );
 
   const pastes = props.pastes;
@@ -171,6 +203,14 @@ export function Composer(props: ComposerProps) {
             selected: moveSelection(list.selected, delta, list.entries.length),
             dismissed: false,
           });
+          return;
+        }
+        if (
+          list.sigil === "$" &&
+          (km.is("popup.complete", input, key) || km.is("popup.accept", input, key))
+        ) {
+          p.onKey?.();
+          apply([{ type: "set", text: completeSkill(text, chosen.name) }]);
           return;
         }
         if (km.is("popup.complete", input, key)) {
@@ -252,7 +292,7 @@ export function Composer(props: ComposerProps) {
         )}
       </Box>
       {entries.length && !props.locked ? (
-        <CommandList entries={entries} selected={selected} />
+        <CommandList entries={entries} selected={selected} sigil={sigil} />
       ) : (
         <Text dimColor wrap="truncate-end">
           {`${km.label("composer.submit")} ${props.running ? "queue steer" : "send"} · ${km.label("composer.newline")} or \\⏎ newline · ${km.pair("composer.historyPrev", "composer.historyNext")} history${props.onBack ? ` · ${km.label("turn.interrupt")} back` : props.running ? ` · ${km.label("turn.interrupt")} interrupt` : ""} · ${km.label("app.quit")} twice quit`}

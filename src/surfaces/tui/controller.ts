@@ -42,6 +42,7 @@ import {
   statusLines,
   threadListLines,
 } from "./session.js";
+import { TuiSkills } from "./skills.js";
 import { ViewStore } from "./view-store.js";
 
 export interface ControllerOptions {
@@ -71,6 +72,8 @@ export class TuiController {
   private readonly responder: Responder;
   private lastTouch = new Map<string, number>();
   readonly menus = new MenuHost();
+  /** Custom commands and skills for the composer, and /skills (skills.ts). */
+  readonly skills: TuiSkills;
   /** The sub-agent whose transcript is shown instead of the thread's (issue 14). */
   readonly agentView: AgentView;
   /** Settings chosen with /model and /approvals in this UI (applied to threads it opens). */
@@ -92,6 +95,7 @@ export class TuiController {
       { demo: opts.demo, frameMs: opts.frameMs },
     );
     this.agentView = new AgentView(runtime, this.store, this.menus, { frameMs: opts.frameMs });
+    this.skills = new TuiSkills(runtime);
     const sub = runtime.subscribe((s) => {
       if (s.event.type === "token.usage") this.lastUsage.set(s.event.thread_id, s.event.last);
       this.store.handle(s.event);
@@ -182,6 +186,7 @@ export class TuiController {
     this.pendingPatch =
       thread.active && (sandbox_mode || approval_policy) ? { sandbox_mode, approval_policy } : null;
     this.detach = this.runtime.questions.attach({ threadId: thread.id }, this.responder);
+    this.skills.refresh(thread.record.cwd);
     this.store.setThread(this.info(thread), thread.status);
     for (const request of this.runtime.questions.list({ threadId: thread.id }))
       this.store.addPending(request);
@@ -189,7 +194,7 @@ export class TuiController {
 
   /** Enter in the composer: a slash command, a new turn, or a steer for the running one. */
   submit(text: string): SubmitResult {
-    const cmd = parseCommand(text);
+    const cmd = parseCommand(text, this.skills.commandNames());
     if (cmd) {
       if (!cmd.ok) {
         this.store.notice(cmd.error, "error");
@@ -209,6 +214,7 @@ export class TuiController {
       this.pendingPatch = null;
       this.store.setThread(this.info(thread), thread.status);
       thread.startTurn(body, { options: { mode: this.mode } });
+      this.skills.refresh(thread.record.cwd);
       return "sent";
     } catch (err) {
       this.store.notice(`could not send: ${(err as Error).message}`, "error");
@@ -275,6 +281,9 @@ export class TuiController {
         return "command";
       case "agents":
         this.agentView.openPicker();
+        return "command";
+      case "skills":
+        this.skills.openPicker(this.menus, (text) => this.store.notice(text, "dim"));
         return "command";
       case "model":
       case "approvals":

@@ -91,7 +91,7 @@ describe("the / list in the composer", () => {
     await until(() => frame().includes("›"), "the composer");
     await press(
       "/",
-      (f) => f.includes("/approvals") && f.includes("1/15"),
+      (f) => f.includes("/approvals") && f.includes("1/16"),
       "the full list (8 rows and a counter)",
     );
     await press("d", (f) => f.includes("/diff") && !f.includes("/approvals"), "the filtered list");
