@@ -32,12 +32,8 @@ import {
 } from "../protocol/questions.js";
 import type { Store } from "../store/types.js";
 import type { Bus } from "../util/bus.js";
-<<<<<<< HEAD
-import { type PendingCounts, type QuestionLimits, refusal } from "./limits.js";
-import * as QuestionLog from "./question-log.js";
-=======
 import { allowanceOf, type PendingCounts, type QuestionLimits, refusal } from "./limits.js";
->>>>>>> redteam
+import * as QuestionLog from "./question-log.js";
 import { normalizeAnswers, redactOutcome, timeoutOutcome, validateReply } from "./reply.js";
 
 export { type CheckedReply, redactOutcome, timeoutOutcome, validateReply } from "./reply.js";
