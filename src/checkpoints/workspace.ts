@@ -43,6 +43,8 @@ export interface WorkspaceLimits {
    * at most; past it the oldest checkpoints go. Checked once a quarter of it was stored anew.
    */
   maxCheckpointBytes: number;
+  /** Checkpoints older than this (ms) are dropped when the workspace opens and when it prunes. */
+  maxCheckpointAgeMs: number;
 }
 
 export const WORKSPACE_LIMITS: WorkspaceLimits = {
@@ -50,6 +52,7 @@ export const WORKSPACE_LIMITS: WorkspaceLimits = {
   maxDirs: 50_000,
   maxFiles: 500_000,
   maxCheckpointBytes: 1 << 30,
+  maxCheckpointAgeMs: 30 * 86_400_000,
 };
 
 export interface WorkspaceOptions {
@@ -132,6 +135,7 @@ export class Workspace {
       .filter((r) => r !== "" && !r.startsWith("..") && !r.startsWith(sep))
       .map((r) => r.split(sep).join("/"));
     this.scanned = this.serial(async () => {
+      this.pruneNow();
       await this.scan("", false);
       this.store.setMeta("root", root);
     });
@@ -232,8 +236,16 @@ export class Workspace {
   /** Keeps the store within `maxCheckpointBytes` (store.ts `prune`); cost amortised over writes. */
   private bound(): void {
     if (this.closed || this.store.addedBytes < this.limits.maxCheckpointBytes / 4) return;
+    this.pruneNow();
+  }
+
+  /** Drops checkpoints past `maxCheckpointAgeMs`, then the oldest past `maxCheckpointBytes`. */
+  private pruneNow(): void {
     try {
-      this.store.prune({ olderThan: 0, maxBytes: this.limits.maxCheckpointBytes });
+      this.store.prune({
+        olderThan: Date.now() - this.limits.maxCheckpointAgeMs,
+        maxBytes: this.limits.maxCheckpointBytes,
+      });
     } catch {
       // a busy store: the next write tries again
     }

@@ -38,6 +38,7 @@ import { type Bus, createBus } from "../util/bus.js";
 import { type IdSource, randomIds, shortId } from "../util/ids.js";
 import { Agents } from "./agents/index.js";
 import { Approvals } from "./approvals.js";
+import { Checkpoints } from "./checkpoints.js";
 import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from "./context.js";
 import { familySecrets } from "./family-secrets.js";
 import { hiddenPathsFor, protectedPathsFor } from "./own-paths.js";
@@ -110,6 +111,8 @@ export class Runtime {
   /** Secret answers of thread families (questions/secrets.ts), sealed in the store for masking. */
   readonly secrets: SecretStore;
   readonly approvals: Approvals = new Approvals(this);
+  /** Checkpoints of threads' turns: list, undo, redo (./checkpoints.ts). */
+  readonly checkpoints: Checkpoints = new Checkpoints(this);
   readonly windowId: string;
   readonly installationId: string;
   readonly baseInstructions: string;
@@ -150,6 +153,10 @@ export class Runtime {
     this.workspaces = new Workspaces({
       home: opts.home,
       protectedPaths: this.protectedPaths,
+      limits: {
+        maxCheckpointBytes: opts.settings.checkpoints.max_bytes,
+        maxCheckpointAgeMs: opts.settings.checkpoints.max_age_days * 86_400_000,
+      },
       withhold: (data) => this.secrets.heldIn(data, this.threads.keys()),
     });
     this.agents = new Agents(this);
