@@ -212,6 +212,34 @@ export class Workspace {
     return this.store.getBlob(state.hash) ?? null;
   }
 
+  /** Largest content stored; larger files are `big`. */
+  get maxFileBytes(): number {
+    return this.limits.maxFileBytes;
+  }
+
+  /** Whether `data` holds a secret value Tandem knows (such content is never stored). */
+  holdsSecret(data: Buffer): boolean {
+    return this.opts.withhold?.(data) === true;
+  }
+
+  /** Whether `rel` is Tandem's own state or named by a secret (never tracked, never written). */
+  isOwnPath(rel: string): boolean {
+    return this.skip(rel);
+  }
+
+  /**
+   * Runs `write` (a restore: checkpoints/restore.ts) between comparisons, then moves the
+   * baseline of the paths it returns to what is on disk without reporting them: what the
+   * restore wrote is nobody's turn's change. Rejects with what `write` throws.
+   */
+  writeAndAbsorb(write: () => string[]): Promise<void> {
+    return this.serial(async () => {
+      const paths = write();
+      if (!this.tracked) return;
+      for (const rel of paths) await this.examinePath(rel, []);
+    });
+  }
+
   /** A workspace-relative path for an absolute one inside the root, else undefined. */
   relPath(abs: string): string | undefined {
     const r = relative(this.root, abs);
