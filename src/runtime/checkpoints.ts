@@ -4,13 +4,18 @@
  * (checkpoints/store.ts); it lives in the workspace's store under `$TANDEM_HOME/checkpoints/`,
  * so it survives restarts, and goes when pruned (`[checkpoints]` max_age_days / max_bytes).
  *
- * Contract: `list` reads only (it opens the workspace's store, never writes a file of the
- * workspace); it throws for an unknown thread. A turn that changed no file has no checkpoint.
+ * Contract: `list` and `plan` read only (they open the workspace's store, never write a file
+ * of the workspace); they throw for an unknown thread. A turn that changed no file has no
+ * checkpoint. `undo` and `redo` ask the user first (./restore-flow.ts has their contract).
  */
 import type { Workspace } from "../checkpoints/index.js";
+import { planRestore, type RestoreDirection, type RestorePlan } from "../checkpoints/restore.js";
 import type { ChangeRow, CheckpointRow } from "../checkpoints/store.js";
 import { type MessageItem, messageText } from "../protocol/items.js";
 import type { Runtime } from "./core.js";
+import { pickCheckpoint, type RestoreOptions, type RestoreOutcome, restoreFlow } from "./restore-flow.js";
+
+export type { RestoreOptions, RestoreOutcome } from "./restore-flow.js";
 
 export type FileChangeKind = "modified" | "created" | "deleted";
 
@@ -49,6 +54,45 @@ export class Checkpoints {
     return this.withWorkspace(record.cwd, (ws) => {
       const messages = this.turnMessages(threadId);
       return ws.store.checkpoints(threadId).map((cp) => this.info(ws, cp, messages));
+    });
+  }
+
+  /**
+   * What undo (or redo) of the thread's last turn — or of `turnId` — would write, with its full
+   * diff and conflicts, without asking or writing. Throws when there is nothing to act on.
+   */
+  plan(threadId: string, direction: RestoreDirection, turnId?: string): RestorePlan {
+    const record = this.record(threadId);
+    return this.withWorkspace(record.cwd, (ws) =>
+      planRestore(ws, pickCheckpoint(ws.store.checkpoints(threadId), direction, turnId).id, direction),
+    );
+  }
+
+  /** Undoes the file changes of the thread's last turn (or `turnId`), asking first. */
+  undo(threadId: string, opts: RestoreOptions = {}): Promise<RestoreOutcome> {
+    return this.restore(threadId, "undo", opts);
+  }
+
+  /** Re-applies the file changes of the earliest undone turn (or `turnId`), asking first. */
+  redo(threadId: string, opts: RestoreOptions = {}): Promise<RestoreOutcome> {
+    return this.restore(threadId, "redo", opts);
+  }
+
+  private async restore(threadId: string, direction: RestoreDirection, opts: RestoreOptions) {
+    const record = this.record(threadId);
+    if (!this.rt.responders.has(threadId))
+      throw new Error(
+        `${direction} asks before it writes files, and nothing can answer questions for thread ${threadId} here (headless): run it from the TUI, the app-server or the HTTP API with a client attached`,
+      );
+    // Loaded here: this process holds the thread's lease while it writes.
+    const thread = this.rt.thread(threadId) ?? this.rt.openThread(threadId);
+    if (thread.active)
+      throw new Error(
+        `thread ${threadId} has a running turn (${thread.active.id}); interrupt it before ${direction}`,
+      );
+    return this.withWorkspaceAsync(record.cwd, async (ws) => {
+      const messages = this.turnMessages(threadId);
+      return restoreFlow(this.rt, ws, threadId, direction, opts, (id) => messages.get(id) ?? "");
     });
   }
 

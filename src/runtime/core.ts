@@ -43,6 +43,7 @@ import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from 
 import { familySecrets } from "./family-secrets.js";
 import { hiddenPathsFor, protectedPathsFor } from "./own-paths.js";
 import { Ownership } from "./ownership.js";
+import { RESTORE_CALL_PREFIX } from "./restore-flow.js";
 import { type ActiveTurn, Thread } from "./thread.js";
 import { resolveThreadRef, type ThreadRef } from "./thread-ref.js";
 import { questionsInDefaultMode, threadTools } from "./thread-tools.js";
@@ -188,14 +189,17 @@ export class Runtime {
     });
   }
 
-  /** The store as the broker sees it: questions of ephemeral threads stay in memory. */
+  /** The store as the broker sees it: questions of ephemeral threads (and undo's) stay in memory. */
   private questionStore(): Store {
     const store = this.store;
     return new Proxy(store, {
       get: (target, key) => {
+        // Undo/redo questions live in this process only (./restore-flow.ts): a restart drops them.
         if (key === "saveQuestion")
           return (request: QuestionRequest) =>
-            this.threads.get(request.thread_id)?.ephemeral ? undefined : target.saveQuestion(request);
+            this.threads.get(request.thread_id)?.ephemeral || request.call_id.startsWith(RESTORE_CALL_PREFIX)
+              ? undefined
+              : target.saveQuestion(request);
         const value = Reflect.get(target, key);
         return typeof value === "function" ? value.bind(target) : value;
       },
