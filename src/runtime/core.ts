@@ -38,6 +38,7 @@ import { type Bus, createBus } from "../util/bus.js";
 import { type IdSource, randomIds, shortId } from "../util/ids.js";
 import { Agents } from "./agents/index.js";
 import { Approvals } from "./approvals.js";
+import { Branches } from "./branches.js";
 import { Checkpoints } from "./checkpoints.js";
 import { agentsMdItem, DEFAULT_BASE_INSTRUCTIONS, environmentContextItem } from "./context.js";
 import { familySecrets } from "./family-secrets.js";
@@ -114,6 +115,8 @@ export class Runtime {
   readonly approvals: Approvals = new Approvals(this);
   /** Checkpoints of threads' turns: list, undo, redo (./checkpoints.ts). */
   readonly checkpoints: Checkpoints = new Checkpoints(this);
+  /** Fork and rewind of threads' conversations (./branches.ts). */
+  readonly branches: Branches = new Branches(this);
   readonly windowId: string;
   readonly installationId: string;
   readonly baseInstructions: string;

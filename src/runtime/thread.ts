@@ -97,6 +97,15 @@ export class Thread {
     return this.history;
   }
 
+  /**
+   * Replaces the in-memory history with the stored one after a rewind truncated it (./branches.ts).
+   * Only between turns; throws while a turn runs.
+   */
+  reloadHistory(): void {
+    if (this.active) throw new TurnBusyError(`thread ${this.id} has a running turn; interrupt it first`);
+    this.history = this.core.store.loadItems(this.id).map((s) => s.item);
+  }
+
   /** Persists then appends one item. */
   recordItem(item: ResponseItem, turnId: string | null): void {
     if (this.suspended) return;
