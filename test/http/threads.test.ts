@@ -93,10 +93,15 @@ describe("OpenAPI", () => {
       "/question/{id}/touch",
       "/thread",
       "/thread/{id}",
+      "/thread/{id}/checkpoints",
       "/thread/{id}/compact",
+      "/thread/{id}/fork",
       "/thread/{id}/interrupt",
+      "/thread/{id}/redo",
+      "/thread/{id}/rewind",
       "/thread/{id}/steer",
       "/thread/{id}/turn",
+      "/thread/{id}/undo",
     ]);
     const refs = JSON.stringify(doc).match(/"\$ref":"#\/components\/schemas\/[^"]+"/g) ?? [];
     for (const r of refs) expect(doc.components.schemas[r.split("/").pop()!.slice(0, -1)], r).toBeDefined();

@@ -15,6 +15,7 @@ import { StoreError } from "../../store/errors.js";
 import { bearerAuth } from "./auth.js";
 import { fail, tooLarge } from "./errors.js";
 import { openApiDocument } from "./openapi.js";
+import { checkpointRoutes } from "./routes/checkpoints.js";
 import { questionRoutes } from "./routes/questions.js";
 import { threadRoutes } from "./routes/threads.js";
 import { type EventStreamOptions, eventStream } from "./sse.js";
@@ -62,6 +63,7 @@ export function createHttpApp(runtime: Runtime, opts: HttpAppOptions): Hono {
     "/thread",
     threadRoutes(runtime, { defaultCwd: opts.defaultCwd ?? process.cwd(), maxBodyBytes: maxBody }),
   );
+  app.route("/thread", checkpointRoutes(runtime, { maxBodyBytes: maxBody }));
   app.route("/question", questionRoutes(runtime, { maxBodyBytes: maxBody }));
   app.get("/event", (c) => eventStream(c, runtime, opts));
   app.get("/openapi.json", (c) => c.json(openApiDocument(opts.version ?? "0.0.0")));
