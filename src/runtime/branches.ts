@@ -83,19 +83,7 @@ export class Branches {
 
   /** Cuts `threadId` back to before turn `turnId` (see the module contract). */
   async rewind(threadId: string, turnId: string, opts: RewindOptions = {}): Promise<RewindOutcome> {
-    this.record(threadId);
-    const thread = this.rt.thread(threadId) ?? this.rt.openThread(threadId);
-    if (thread.active)
-      throw new Error(
-        `thread ${threadId} has a running turn (${thread.active.id}); interrupt it before rewinding`,
-      );
-    const items = this.rt.store.loadItems(threadId);
-    const keep = this.cut(threadId, items, { beforeTurnId: turnId });
-    const kept = new Set(items.slice(0, keep).map((s) => s.turn_id));
-    const later = this.rt.store
-      .listTurns(threadId)
-      .map((t) => t.id)
-      .filter((id) => !kept.has(id));
+    const { later } = this.plan(threadId, turnId);
     const restores: RestoreOutcome[] = [];
     if (opts.restoreCode) {
       const live = this.rt.checkpoints
@@ -108,6 +96,15 @@ export class Branches {
         if (r.status === "cancelled") return { status: "cancelled", restores };
       }
     }
+    return { status: "rewound", archivedId: this.rewindHistory(threadId, turnId), restores };
+  }
+
+  /**
+   * The history part of `rewind` alone (files untouched): cuts before `turnId` and archives the
+   * part cut away; returns the archived fork's id.
+   */
+  rewindHistory(threadId: string, turnId: string): string {
+    const { thread, items, keep, later } = this.plan(threadId, turnId);
     const record = thread.record;
     const archived = this.copy(record, items, {
       title: `${record.title} (rewound)`,
@@ -123,7 +120,25 @@ export class Branches {
     this.rt.store.truncateHistory(threadId, keep, later);
     thread.reloadHistory();
     thread.update({ updated_at: Date.now() });
-    return { status: "rewound", archivedId: archived.record.id, restores };
+    return archived.record.id;
+  }
+
+  /** The thread (opened here, idle), its items, how many a cut before `turnId` keeps, the turns after. */
+  private plan(threadId: string, turnId: string) {
+    this.record(threadId);
+    const thread = this.rt.thread(threadId) ?? this.rt.openThread(threadId);
+    if (thread.active)
+      throw new Error(
+        `thread ${threadId} has a running turn (${thread.active.id}); interrupt it before rewinding`,
+      );
+    const items = this.rt.store.loadItems(threadId);
+    const keep = this.cut(threadId, items, { beforeTurnId: turnId });
+    const kept = new Set(items.slice(0, keep).map((s) => s.turn_id));
+    const later = this.rt.store
+      .listTurns(threadId)
+      .map((t) => t.id)
+      .filter((id) => !kept.has(id));
+    return { thread, items, keep, later };
   }
 
   private record(threadId: string): ThreadRecord {
