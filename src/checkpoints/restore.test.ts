@@ -6,6 +6,7 @@
 import {
   chmodSync,
   existsSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -78,6 +79,26 @@ describe("red team: a restore never writes through a planted link", () => {
     expect(r.applied).toEqual(["a.txt"]);
     expect(readFileSync(join(outside, "config.toml"), "utf8")).toBe("token = 'keep'\n");
     expect(lstatSync(join(root, "a.txt")).isSymbolicLink()).toBe(false);
+    expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("before\n");
+  });
+
+  // Fails if the restore writes into the existing inode (open + write) instead of renaming a new
+  // file over the name: a hard link the model made to a file outside would carry the write out.
+  it("a file hard-linked to a file outside: the outside file keeps its bytes", async () => {
+    const outside = mk("tandem-rs-outside-");
+    const root = mk("tandem-rs-ws-");
+    writeFileSync(join(outside, "victim.txt"), "outside, keep\n");
+    writeFileSync(join(root, "a.txt"), "before\n");
+    const ws = workspace(root);
+    await ws.ready();
+    const id = await turn(ws, "t1", () => {
+      unlinkSync(join(root, "a.txt"));
+      linkSync(join(outside, "victim.txt"), join(root, "a.txt"));
+    });
+    const plan = planRestore(ws, id, "undo");
+    expect(plan.steps.map((s) => s.path)).toEqual(["a.txt"]);
+    await applyRestore(ws, plan, { overwrite: false });
+    expect(readFileSync(join(outside, "victim.txt"), "utf8")).toBe("outside, keep\n");
     expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("before\n");
   });
 
