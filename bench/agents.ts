@@ -61,14 +61,19 @@ export async function agentFigures(runs = 20): Promise<void> {
       },
     };
     const rt = runtimeFor(model);
-    const root = rt.startThread({ cwd: mkdtempSync(join(tmpdir(), "tandem-bench-agents-")), mode: "plan" });
-    rt.responders.attach({ threadId: root.id }, { kind: "bench" });
+    const root = rt.threads.start({ cwd: mkdtempSync(join(tmpdir(), "tandem-bench-agents-")), mode: "plan" });
+    rt.questions.attach({ threadId: root.id }, { kind: "bench" });
     rt.subscribe(
       (s) => {
         if (s.event.type !== "question.requested") return;
         const { request } = s.event as EventOf<"question.requested">;
         answeredAt = performance.now();
-        rt.reply(root.id, request.request_id, { answers: { q: { selected: ["A"] } } }, { kind: "bench" });
+        rt.questions.reply(
+          root.id,
+          request.request_id,
+          { answers: { q: { selected: ["A"] } } },
+          { kind: "bench" },
+        );
       },
       { threadId: root.id },
     );

@@ -21,6 +21,7 @@ import { createResponsesClient } from "../src/model/responses.js";
 import type { ModelClient, Prompt } from "../src/model/types.js";
 import { type ResponseItem, userMessage } from "../src/protocol/items.js";
 import { Runtime } from "../src/runtime/core.js";
+import { runtimeInternals, threadInternals } from "../src/runtime/internals.testing.js";
 import { openStore } from "../src/store/index.js";
 import { startMockProcess } from "../test/helpers/cli.js";
 import { fmt, line, median } from "./stats.js";
@@ -60,7 +61,7 @@ export async function longSession(rounds = 200, outputBytes = 20_000): Promise<v
     provider,
   });
   const t0 = performance.now();
-  const outcome = await rt.startThread({ cwd: home }).startTurn("run the commands").done;
+  const outcome = await rt.threads.start({ cwd: home }).startTurn("run the commands").done;
   const ms = performance.now() - t0;
   const rssMiB = process.resourceUsage().maxRSS / 1024;
   await rt.shutdown();
@@ -98,9 +99,9 @@ async function storeLongThread(home: string, turns: number): Promise<string> {
     OPENAI_BASE_URL: "http://127.0.0.1:1/v1",
   });
   const rt = new Runtime({ settings, store: openStore(join(home, "state.db")), model, provider });
-  const thread = rt.startThread({ cwd: home });
-  rt.persistThread(thread);
-  const add = (item: ResponseItem) => thread.recordItem(item, null);
+  const thread = rt.threads.start({ cwd: home });
+  runtimeInternals(rt).registry.get(thread.id)?.persist();
+  const add = (item: ResponseItem) => threadInternals(rt, thread.id).recordItem(item, null);
   for (let t = 0; t < turns; t++) {
     add(userMessage(`turn ${t}: do the next thing`));
     add({ type: "function_call", name: "exec_command", arguments: '{"cmd":"ls"}', call_id: `c${t}` });
@@ -149,7 +150,7 @@ export async function resumeCompacted(turns = 500, runs = 7): Promise<void> {
     });
     const t0 = performance.now();
     const rt = new Runtime({ settings, store: openStore(join(home, "state.db")), model, provider });
-    const thread = rt.openThread(id);
+    const thread = rt.threads.open(id);
     const turn = thread.startTurn("and now?");
     const prompt = await first;
     times.push(performance.now() - t0);

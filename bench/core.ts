@@ -18,6 +18,7 @@ import type { ResponseItem } from "../src/protocol/items.js";
 import type { QuestionRequest } from "../src/protocol/questions.js";
 import { createBroker } from "../src/questions/broker.js";
 import { Runtime } from "../src/runtime/core.js";
+import { threadInternals } from "../src/runtime/internals.testing.js";
 import { openStore } from "../src/store/index.js";
 import { createBus } from "../src/util/bus.js";
 import { startMockProcess } from "../test/helpers/cli.js";
@@ -109,7 +110,7 @@ export async function loopOverheadHttp(
     if (e.type === "item.completed" && e.item.type === "command_execution")
       toolWindow.push(performance.now() - (toolStart.get(e.item.id) ?? 0));
   });
-  const thread = rt.startThread({ cwd: tmp("tandem-bench-cwd-") });
+  const thread = rt.threads.start({ cwd: tmp("tandem-bench-cwd-") });
   const cpu0 = process.cpuUsage();
   await thread.startTurn("go").done;
   const cpu = process.cpuUsage(cpu0);
@@ -180,9 +181,9 @@ export async function loopOverheadInProcess(rounds = 500): Promise<void> {
     },
   };
   const rt = runtimeFor(model);
-  const thread = rt.startThread({ cwd: tmp("tandem-bench-cwd-") });
+  const thread = rt.threads.start({ cwd: tmp("tandem-bench-cwd-") });
   const { z } = await import("zod");
-  thread.registry.register({
+  threadInternals(rt, thread.id).registry.register({
     kind: "function",
     name: "noop",
     description: "no-op",

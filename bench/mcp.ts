@@ -60,7 +60,7 @@ async function firstRequestMs(servers: Server[]): Promise<number> {
     provider: resolveProvider(settings, { OPENAI_API_KEY: "k", OPENAI_BASE_URL: "http://127.0.0.1:1/v1" }),
   });
   const t0 = performance.now();
-  const thread = rt.startThread({ cwd: home });
+  const thread = rt.threads.start({ cwd: home });
   const turn = thread.startTurn("hi");
   await first;
   const ms = performance.now() - t0;

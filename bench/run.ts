@@ -32,7 +32,7 @@ await patchApply();
 const { questionRoundTripStdio } = await import("../test/helpers/app-server-bench.js");
 await questionRoundTripStdio();
 {
-  const { httpQuestionRoundTrip, sseFanout } = await import("../src/surfaces/http/bench.js");
+  const { httpQuestionRoundTrip, sseFanout } = await import("./http.js");
   const { runtimeFor } = await import("./core.js");
   const { fmt, line, median, quantile } = await import("./stats.js");
   const model = { async *stream() {} };
@@ -66,7 +66,7 @@ await questionRoundTripStdio();
   );
 }
 {
-  const { benchRender, benchOpen } = await import("../src/surfaces/tui/bench.js");
+  const { benchRender, benchOpen } = await import("./tui.js");
   const { fmt, line } = await import("./stats.js");
   const fast = await benchRender(5000);
   line("TUI: render 5,000 streamed tokens, as fast as they come", `${fmt(fast.ms)}, ${fast.frames} frames`);

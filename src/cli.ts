@@ -18,6 +18,8 @@ Usage:
   tandem exec [options] PROMPT         run one headless turn (see \`tandem exec --help\`)
   tandem exec resume ID [PROMPT]       continue a thread (answer deferred questions with --answer)
   tandem resume ID [options]           same as \`tandem exec resume\`
+  tandem doctor [--json]               check this machine and the configuration, say how to fix each problem
+  tandem login [--status] | logout     store (or forget) an API key, asked as a secret; used without OPENAI_API_KEY
   tandem threads                       list threads
   tandem export ID                     print a thread's history as JSONL
   tandem rules [list | remove N]       the approval rules remembered for this project
@@ -132,6 +134,15 @@ async function main(argv: string[]): Promise<number> {
     }
     case "mock-model":
       return mockModel(rest);
+    case "login":
+    case "logout": {
+      const { runLoginCommand } = await import("./surfaces/exec/login.js");
+      return runLoginCommand(cmd, rest);
+    }
+    case "doctor": {
+      const { runDoctorCommand } = await import("./surfaces/exec/doctor.js");
+      return runDoctorCommand(rest);
+    }
     case "mcp": {
       const { runMcpCommand } = await import("./surfaces/exec/mcp-cmd.js");
       return runMcpCommand(rest);
@@ -154,7 +165,8 @@ async function main(argv: string[]): Promise<number> {
     case "app-server": {
       const { runAppServer } = await import("./surfaces/app-server/index.js");
       return runAppServer(rest, {
-        joinCluster: async (runtime, opts) => (await import("./cluster-join.js")).joinCluster(runtime, opts),
+        joinCluster: async (runtime, opts) =>
+          (await import("./main/cluster-join.js")).joinCluster(runtime, opts),
       });
     }
     case "mcp-server": {

@@ -43,7 +43,7 @@ import {
 import { join } from "node:path";
 import { structuredPatch } from "diff";
 import { type DirHandle, openDirExact, readRegular } from "../host/files.js";
-import { headerPath } from "../tools/patch/diff.js";
+import { headerPath } from "../util/diff-header.js";
 import { type FileState, hashOf } from "./store.js";
 import type { Workspace } from "./workspace.js";
 

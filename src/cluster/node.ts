@@ -26,22 +26,24 @@
  *   off mid-run is recorded as aborted first, so the model sees it did not finish).
  *   Threads whose lease this node lost (fenced: taken by another node, or not confirmed by the
  *   store in time, checked every twentieth of the TTL) are reported once each and counted; their stale
- *   copy here is dropped (Runtime.ownership.relinquish: its turn stops, nothing more is written or
+ *   copy here is dropped (ownership.ts `relinquish`, through runtime/cluster-port.ts: its turn stops, nothing more is written or
  *   published, its questions stay pending for the new owner). Should that owner die too, this
  *   node may take the thread over again like any other.
- * - Hand-over: `Runtime.ownership.claim(id)` (the app-server before it opens a thread, issue 16) asks the
+ * - Hand-over: `runtime.threads.claim(id)` (the app-server before it opens a thread, issue 16) asks the
  *   live owner to hand the thread over (`POST /thread/:id/handover`, routes.ts): the owner stops
  *   it without writing and releases the lease, and this node opens it, going on with its turn
  *   and re-asking its questions with the same ids. An owner that does not answer is a
  *   ThreadInUseError naming it (its lease lapses within the TTL if it is dead).
- * - Remote ops: `Runtime.ownership.remoteOp` (the app-server's turn/steer and turn/interrupt of a thread
+ * - Remote ops: `runtime.turns.remote` (the app-server's turn/steer and turn/interrupt of a thread
  *   another node runs) forwards to that node's HTTP route and returns its answer.
  * - `close()` stops scanning and drains the NATS connection; it does not shut the runtime down.
  */
 import { hostname } from "node:os";
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Event } from "../protocol/events.js";
-import { type Runtime, ThreadInUseError } from "../runtime/core.js";
+import { type ClusterPort, clusterPort } from "../runtime/cluster-port.js";
+import type { Runtime } from "../runtime/core.js";
+import { ThreadInUseError } from "../runtime/errors.js";
 import { asPostgresStore, type PostgresStore } from "../store/postgres/store.js";
 import { BusConfigError, type BusSettings, connectBus } from "./bus-connect.js";
 import { ClusterEventLog } from "./events.js";
@@ -125,13 +127,16 @@ export class ClusterNode {
   private pruned = 0;
   private unsubscribe?: () => void;
   private up = true;
+  /** What this node reaches behind the runtime's API (runtime/cluster-port.ts). */
+  private readonly port: ClusterPort;
 
   private constructor(
     private readonly runtime: Runtime,
     nc: NatsConnection,
     private readonly opts: ClusterOptions & { clusterToken: string },
   ) {
-    const pg = asPostgresStore(runtime.store);
+    this.port = clusterPort(runtime);
+    const pg = asPostgresStore(this.port.store);
     if (!pg) throw new Error("--bus needs the PostgreSQL store (--store postgres://…)");
     this.store = pg;
     this.node = opts.node ?? pg.node ?? hostname();
@@ -141,9 +146,10 @@ export class ClusterNode {
         ? runtime.agents.lineage(e.thread_id)
         : undefined,
     );
-    runtime.ownership.onFenced = (id) => void this.lose(id);
-    runtime.ownership.remoteOp = (id, op, body) => {
-      const owner = runtime.thread(id) ? undefined : this.ownerOf(id);
+    const { ownership } = this.port;
+    ownership.onFenced = (id) => void this.lose(id);
+    ownership.remoteOp = (id, op, body) => {
+      const owner = runtime.threads.get(id) ? undefined : this.ownerOf(id);
       if (owner === undefined) return undefined;
       return this.forward(owner, {
         method: "POST",
@@ -160,7 +166,7 @@ export class ClusterNode {
         return { status: r.status, body: parsed };
       });
     };
-    runtime.ownership.claimHook = (id) => {
+    ownership.claimHook = (id) => {
       // The node named on the lease is asked even when its lease looks lapsed: a busy node
       // renews late, and one that is gone answers "no responders" at once.
       const lease = this.store.getLease(id);
@@ -174,7 +180,7 @@ export class ClusterNode {
    * BusConfigError (the CLI exits 2) without the cluster token or on a bus anyone may join.
    */
   static async start(runtime: Runtime, opts: ClusterOptions): Promise<ClusterNode> {
-    if (!asPostgresStore(runtime.store))
+    if (!asPostgresStore(clusterPort(runtime).store))
       throw new Error("--bus needs the PostgreSQL store: pass --store postgres://… (or store.url) too");
     const clusterToken = opts.clusterToken;
     if (!clusterToken)
@@ -275,7 +281,7 @@ export class ClusterNode {
       this.applyingRemote = true;
       this.remoteId = id;
       try {
-        this.runtime.bus.publish(event);
+        this.port.publish(event);
       } finally {
         this.applyingRemote = false;
         this.remoteId = undefined;
@@ -289,7 +295,7 @@ export class ClusterNode {
       }
     })().catch(() => {});
     // Subscribed before any SSE client, so an event has its id before they see it.
-    const sub = this.runtime.bus.subscribe((s) => {
+    const sub = this.runtime.subscribe((s) => {
       if (this.applyingRemote) {
         if (this.remoteId !== undefined) this.events.adopt(s, this.remoteId);
         return;
@@ -331,7 +337,7 @@ export class ClusterNode {
 
   /**
    * Records that another node took `id` (seen at lease renewal, or a write refused by fencing):
-   * counted and said once. The caller stops the stale copy here (Runtime.ownership.relinquish): no more
+   * counted and said once. The caller stops the stale copy here (ownership.ts `relinquish`): no more
    * model requests or commands, no writes, no events. False when already known.
    */
   private lose(id: string, unconfirmed?: boolean): boolean {
@@ -363,11 +369,11 @@ export class ClusterNode {
       lost.sort((x, y) => Number(y.unconfirmed) - Number(x.unconfirmed));
       for (const l of lost) {
         if (this.lose(l.thread_id, l.unconfirmed))
-          void this.runtime.ownership.relinquish(l.thread_id, { now: true }).catch(() => {});
+          void this.port.ownership.relinquish(l.thread_id, { now: true }).catch(() => {});
       }
       // Leased here again since (reopened after the store came back): this node owns it now.
       const still = new Set(lost.map((l) => l.thread_id));
-      for (const id of this.lost) if (!still.has(id) && this.runtime.thread(id)) this.lost.delete(id);
+      for (const id of this.lost) if (!still.has(id) && this.runtime.threads.get(id)) this.lost.delete(id);
     } catch (e) {
       this.opts.log?.(`lease check failed: ${(e as Error).message}`);
     }
@@ -397,9 +403,9 @@ export class ClusterNode {
     if (this.draining) return;
     try {
       for (const id of this.store.orphanedThreads(20)) {
-        if (this.runtime.thread(id)) continue;
+        if (this.runtime.threads.get(id)) continue;
         try {
-          const thread = this.runtime.openThread(id, { continueWorking: true });
+          const thread = this.runtime.threads.open(id, { continueWorking: true });
           this.lost.delete(id);
           this.metrics.takeovers++;
           const what = thread.active ? "its turn goes on here" : "nothing was left to run";
@@ -416,8 +422,8 @@ export class ClusterNode {
 
   /** Prometheus text: threads owned here, pending questions, forwards, lease changes. */
   metricsText(): string {
-    const owned = this.runtime.loadedThreads().filter((t) => t.stored && !this.lost.has(t.id)).length;
-    const pending = this.runtime.broker.list().length;
+    const owned = this.runtime.threads.loaded().filter((t) => t.stored && !this.lost.has(t.id)).length;
+    const pending = this.runtime.questions.list().length;
     const m = this.metrics;
     return [
       "# TYPE tandem_threads_owned gauge",

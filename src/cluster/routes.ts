@@ -15,6 +15,7 @@
  */
 import type { Context, Hono, Next } from "hono";
 import { z } from "zod";
+import { type ClusterPort, clusterPort } from "../runtime/cluster-port.js";
 import type { Runtime } from "../runtime/core.js";
 import { type ClusterNode, FORWARDED_HEADER } from "./node.js";
 
@@ -29,13 +30,14 @@ const THREAD_OP = /^\/thread\/([^/]+)\/(turn|steer|interrupt|compact)$/;
 const QUESTION_OP = /^\/question\/([^/]+)\/(reply|reject|touch)$/;
 
 export function mountCluster(app: Hono, runtime: Runtime, cluster: ClusterNode): void {
+  const { store, ownership } = clusterPort(runtime);
   app.get("/healthz", (c) => c.json({ ok: true, node: cluster.node }));
   app.get("/readyz", (c) => {
     const reasons: string[] = [];
     if (cluster.draining) reasons.push("draining");
     if (!cluster.connected) reasons.push("NATS disconnected");
     try {
-      runtime.store.getMeta("ready-probe");
+      store.getMeta("ready-probe");
     } catch (e) {
       reasons.push(`store: ${(e as Error).message}`);
     }
@@ -47,12 +49,12 @@ export function mountCluster(app: Hono, runtime: Runtime, cluster: ClusterNode):
 
   const forward = async (c: Context, next: Next) => {
     if (c.req.method !== "POST") return next();
-    const threadId = threadOf(runtime, c.req.path);
+    const threadId = threadOf(runtime, store, c.req.path);
     if (threadId === undefined) return next();
     if (c.req.header(FORWARDED_HEADER)) {
       // Sent here as the owner, but this node lost the lease since: act on nothing.
       if (!cluster.hasLost(threadId)) return next();
-      const holder = runtime.store.getLease(threadId)?.node ?? "another node";
+      const holder = store.getLease(threadId)?.node ?? "another node";
       const message = `this node (${cluster.node}) lost the lease on thread ${threadId} to ${holder}; nothing was done, retry`;
       return c.json({ error: { code: "lease_lost", message } }, 409);
     }
@@ -86,7 +88,7 @@ export function mountCluster(app: Hono, runtime: Runtime, cluster: ClusterNode):
     if (!body.success)
       return c.json({ error: { code: "invalid_body", message: body.error.issues[0].message } }, 400);
     const to = body.data.to;
-    if (!(await runtime.ownership.handOver(id, to))) {
+    if (!(await ownership.handOver(id, to))) {
       const message = `node ${cluster.node} does not run thread ${id}`;
       return c.json({ error: { code: "not_owner", message } }, 409);
     }
@@ -97,15 +99,15 @@ export function mountCluster(app: Hono, runtime: Runtime, cluster: ClusterNode):
 }
 
 /** The thread a POST acts on: the path's thread (an exact id or a unique prefix), or the question's. */
-function threadOf(runtime: Runtime, path: string): string | undefined {
+function threadOf(runtime: Runtime, store: ClusterPort["store"], path: string): string | undefined {
   const t = THREAD_OP.exec(path);
   if (t) {
     const ref = decodeURIComponent(t[1]);
-    if (runtime.store.getThread(ref)) return ref;
-    const ids = runtime.store.matchThreadIds(ref, { limit: 2 });
+    if (runtime.threads.stored(ref)) return ref;
+    const ids = store.matchThreadIds(ref, { limit: 2 });
     return ids.length === 1 ? ids[0] : undefined;
   }
   const q = QUESTION_OP.exec(path);
-  if (q) return runtime.store.getQuestion(decodeURIComponent(q[1]))?.request.thread_id;
+  if (q) return runtime.questions.get(decodeURIComponent(q[1]))?.request.thread_id;
   return undefined;
 }

@@ -28,8 +28,10 @@ export async function runMockModelCommand(opts: MockModelCommandOptions): Promis
     log: opts.log,
     retain: false,
   });
-  process.stdout.write(`mock-model listening on ${server.url}\n`);
+  // The handlers are in place before the line a supervisor waits for: a SIGTERM sent the moment
+  // it reads "listening" never meets the default action (which exits without a word).
   const signals = opts.signal ? undefined : stopOnSignals("mock-model");
+  process.stdout.write(`mock-model listening on ${server.url}\n`);
   try {
     await aborted(opts.signal ?? signals!.signal);
   } finally {

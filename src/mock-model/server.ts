@@ -9,6 +9,8 @@
  *   GET  /v1/responses, /responses + Upgrade      → Responses over WebSocket (responses-ws.ts)
  *   GET  /v1/models, /models                     → `{object:"list", data:[{id:model}]}`
  *   GET  /health                                 → 200 `{status:"ok"}`
+ * With the script's `api_key`, every route but /health first requires `Authorization: Bearer
+ * <api_key>` (else 401 `invalid_api_key`, nothing consumed or logged), WebSocket upgrades too.
  *   anything else                                → 404 OpenAI-style error JSON
  *
  * Contract of a POST to a model route, in order:
@@ -28,12 +30,12 @@
 import { appendFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import { log } from "../util/log.js";
 import { watchHttpServer } from "../util/log-wire.js";
 import { chatWire } from "./chat-wire.js";
 import { compactAnswer, generatedCompactionStep, isCompactionRequest } from "./compaction.js";
 import { errorBody, failedMessage, httpErrorDefaults } from "./errors.js";
+import { contains, pause, unmetExpectation } from "./expect.js";
 import { type AnswerContext, planStep, type Wire } from "./output.js";
 import { responsesWire } from "./responses-wire.js";
 import { attachResponsesWs } from "./responses-ws.js";
@@ -120,6 +122,15 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
     const path = q < 0 ? url : url.slice(0, q);
     if (req.method === "POST" && (path === "/v1/responses/compact" || path === "/responses/compact"))
       return compactRoute(req, res);
+    if (script.api_key !== undefined && path !== "/health" && !authorized(req, script.api_key)) {
+      req.resume();
+      return badRequest(
+        res,
+        "mock-model: missing or wrong API key (Authorization: Bearer …)",
+        "invalid_api_key",
+        401,
+      );
+    }
     const wire = req.method === "POST" ? WIRES[path] : undefined;
     if (!wire) {
       req.resume();
@@ -204,7 +215,12 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
       if (frame !== undefined) appendFileSync(`${opts.log}.frames`, `${JSON.stringify(frame)}\n`);
     }
   };
-  const ws = attachResponsesWs(server, { route, record });
+  const key = script.api_key;
+  const ws = attachResponsesWs(server, {
+    route,
+    record,
+    authorized: key === undefined ? undefined : (req) => authorized(req, key),
+  });
 
   /**
    * POST /responses/compact (server-side compaction, ./compaction.ts): a JSON answer built from the
@@ -317,42 +333,6 @@ async function play(
   }
 }
 
-/** The error message when the request misses a string of the step's `expect`, else undefined. */
-export function unmetExpectation(
-  step: Step,
-  stepNumber: number | string,
-  body: unknown,
-  raw: string,
-): string | undefined {
-  const missing = (step.expect?.input_contains ?? []).filter((needle) => !contains(raw, body, needle));
-  if (missing.length === 0) return undefined;
-  const list = missing.map((s) => JSON.stringify(s)).join(", ");
-  const where = typeof stepNumber === "number" ? `step ${stepNumber}` : stepNumber;
-  return `mock-model: ${where} expectation failed: the request does not contain ${list} (expect.input_contains)`;
-}
-
-/** Waits `ms`; false when the client went away first. */
-export async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** True when `needle` occurs in the raw body, its re-serialisation, or any string value in it. */
-function contains(raw: string, body: unknown, needle: string): boolean {
-  if (raw.includes(needle) || JSON.stringify(body).includes(needle)) return true;
-  const visit = (value: unknown): boolean => {
-    if (typeof value === "string") return value.includes(needle);
-    if (Array.isArray(value)) return value.some(visit);
-    if (typeof value === "object" && value !== null) return Object.values(value).some(visit);
-    return false;
-  };
-  return visit(body);
-}
-
 function sendHttpFault(res: ServerResponse, fault: HttpFault): void {
   const headers: Record<string, string> = {};
   if (fault.retry_after !== undefined) headers["retry-after"] = String(fault.retry_after);
@@ -365,6 +345,11 @@ function sendHttpFault(res: ServerResponse, fault: HttpFault): void {
   const d = httpErrorDefaults(fault.status);
   const body = fault.body ?? errorBody(fault.message ?? d.message, d.type, fault.code ?? d.code);
   sendJson(res, fault.status, body, headers);
+}
+
+/** True when `req` carries `Authorization: Bearer <key>`. */
+export function authorized(req: IncomingMessage, key: string): boolean {
+  return req.headers.authorization === `Bearer ${key}`;
 }
 
 function badRequest(res: ServerResponse, message: string, code: string, status = 400): void {

@@ -68,6 +68,21 @@ export const StartTurnBody = z
   .strict();
 export type StartTurnBody = z.infer<typeof StartTurnBody>;
 
+/** `PATCH /thread/:id/settings`: what later turns of the thread use; absent fields stay as they are. */
+export const ThreadSettingsBody = z
+  .object({
+    model: z.string().min(1).max(200).optional().describe("Model id for the thread's later turns"),
+    effort: Effort.nullable()
+      .optional()
+      .describe("Reasoning effort for later turns; null goes back to the configured one"),
+    mode: CollaborationMode.optional().describe("Default collaboration mode of later turns"),
+  })
+  .strict()
+  .refine((b) => b.model !== undefined || b.effort !== undefined || b.mode !== undefined, {
+    message: 'give at least one of "model", "effort" or "mode"',
+  });
+export type ThreadSettingsBody = z.infer<typeof ThreadSettingsBody>;
+
 export const SteerBody = z
   .object({ text: z.string().min(1).max(HTTP_LIMITS.maxTextChars).describe("Input for the running turn") })
   .strict();
@@ -156,16 +171,27 @@ export const ThreadSummary = z.object({
   cwd: z.string(),
   model: z.string(),
   mode: CollaborationMode,
+  effort: Effort.nullable()
+    .optional()
+    .describe("The thread's own reasoning effort; null when it uses the configured one"),
   title: z.string(),
   status: ThreadStatus.describe("Live status when loaded in this process, else the stored one"),
   loaded: z.boolean().describe("Whether this server process has the thread open"),
   active_turn_id: z.string().nullable(),
   pending_questions: z.number().int().describe("Questions waiting for an answer"),
   usage: Usage.nullable().describe("Token totals of the whole thread (stored); null before any"),
+  snippet: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("Search results only: part of the newest matching message; null when the title matched"),
 });
 export type ThreadSummary = z.infer<typeof ThreadSummary>;
 
-export const ThreadList = z.object({ threads: z.array(ThreadSummary) });
+export const ThreadList = z.object({
+  threads: z.array(ThreadSummary),
+  default_cwd: z.string().describe("The directory of threads created without a cwd (the server's)"),
+});
 export type ThreadList = z.infer<typeof ThreadList>;
 
 export const TurnSummary = z.object({

@@ -233,3 +233,16 @@ export type QuestionOutcome = z.infer<typeof QuestionOutcome>;
 
 /** Marker that replaces a secret value anywhere it would otherwise be shown or stored. */
 export const REDACTED = "[redacted secret]";
+
+/** Why the broker refused a reply, decline or touch (questions/broker.ts); surfaces map these codes. */
+export type ReplyErrorCode =
+  | "unknown_request"
+  | "already_settled"
+  | "cancelled"
+  | "wrong_thread"
+  | "invalid_reply";
+export type ReplyFailure = { ok: false; code: ReplyErrorCode; message: string };
+/** `outcome` is always the redacted one: a replier never gets secret values back. */
+export type ReplyResult = { ok: true; outcome: QuestionOutcome; duplicate?: boolean } | ReplyFailure;
+/** `deadline` is the new deadline (null for a `wait` request, which has nothing to snooze). */
+export type TouchResult = { ok: true; deadline: number | null } | ReplyFailure;

@@ -28,7 +28,11 @@ import {
   QuestionReply,
   type QuestionRequest,
   queueOrder,
+  type ReplyErrorCode,
+  type ReplyFailure,
+  type ReplyResult,
   type Responder,
+  type TouchResult,
 } from "../protocol/questions.js";
 import type { Store } from "../store/types.js";
 import type { Bus } from "../util/bus.js";
@@ -68,17 +72,7 @@ export interface BrokerDeps {
   limits?: QuestionLimits;
 }
 
-export type ReplyErrorCode =
-  | "unknown_request"
-  | "already_settled"
-  | "cancelled"
-  | "wrong_thread"
-  | "invalid_reply";
-export type ReplyFailure = { ok: false; code: ReplyErrorCode; message: string };
-/** `outcome` is always the redacted one: a replier never gets secret values back. */
-export type ReplyResult = { ok: true; outcome: QuestionOutcome; duplicate?: boolean } | ReplyFailure;
-/** `deadline` is the new deadline (null for a `wait` request, which has nothing to snooze). */
-export type TouchResult = { ok: true; deadline: number | null } | ReplyFailure;
+export type { ReplyErrorCode, ReplyFailure, ReplyResult, TouchResult } from "../protocol/questions.js";
 
 export interface Broker {
   /**
@@ -97,6 +91,12 @@ export interface Broker {
   reply(threadId: string, requestId: string, reply: QuestionReply, responder: Responder): ReplyResult;
   /** The user chose not to answer. A second decline is an idempotent duplicate. */
   decline(threadId: string, requestId: string, responder: Responder, reason?: string): ReplyResult;
+  /**
+   * Nobody can answer: the surface that was asking cannot get an answer and no other responder
+   * can (questions/asker.ts). Settles `unavailable` with `reason`, persisted and published
+   * (`question.cancelled`); a second one is an idempotent duplicate.
+   */
+  unavailable(threadId: string, requestId: string, reason: string): ReplyResult;
   /** Any interaction on a surface: a `timeout` request's deadline becomes now + policy.ms (Q7). */
   touch(requestId: string, responder?: Responder): TouchResult;
   /**
@@ -272,6 +272,19 @@ export function createBroker(deps: BrokerDeps): Broker {
     );
   };
 
+  /** Settles a pending request with an outcome that carries no answer (a decline, unavailable). */
+  const settleWithout = (threadId: string, requestId: string, outcome: QuestionOutcome): ReplyResult => {
+    const w = waiters.get(requestId);
+    if (!w) {
+      const prior = recall(requestId);
+      if (prior && owns(prior.threadId, threadId) && prior.outcome.status === outcome.status)
+        return { ok: true, outcome: prior.outcome, duplicate: true };
+      return refuse(threadId, requestId, prior);
+    }
+    if (!owns(w.request.thread_id, threadId)) return wrongThread(requestId, threadId);
+    return { ok: true, outcome: settle(w, outcome)! };
+  };
+
   return {
     get size() {
       return waiters.size;
@@ -366,17 +379,13 @@ export function createBroker(deps: BrokerDeps): Broker {
     },
 
     decline(threadId, requestId, responder, reason) {
-      const w = waiters.get(requestId);
-      if (!w) {
-        const prior = recall(requestId);
-        if (prior && owns(prior.threadId, threadId) && prior.outcome.status === "declined")
-          return { ok: true, outcome: prior.outcome, duplicate: true };
-        return refuse(threadId, requestId, prior);
-      }
-      if (!owns(w.request.thread_id, threadId)) return wrongThread(requestId, threadId);
       const outcome: QuestionOutcome =
         reason === undefined ? { status: "declined", responder } : { status: "declined", responder, reason };
-      return { ok: true, outcome: settle(w, outcome)! };
+      return settleWithout(threadId, requestId, outcome);
+    },
+
+    unavailable(threadId, requestId, reason) {
+      return settleWithout(threadId, requestId, { status: "unavailable", reason });
     },
 
     touch(requestId) {

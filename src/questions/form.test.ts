@@ -7,10 +7,22 @@
 import { ElicitRequestFormParamsSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { describe, expect, it } from "vitest";
+import { askFormCases } from "../../test/helpers/form-cases.js";
+import { SECRET_NOTE } from "../protocol/form-rules.js";
 import type { Question, QuestionRequest } from "../protocol/questions.js";
 import { elicitationRequest, outcomeToElicitResult } from "../tools/mcp/elicitation.js";
-import { DECISION_FIELD, elicitationFor, elicitationReply, SECRET_META } from "./form.js";
+import { DECISION_FIELD, type Form, type FormResult, formAnswer, formFor, SECRET_META } from "./form.js";
 import { validateReply } from "./reply.js";
+
+const elicitationFor = (request: QuestionRequest) => ({
+  mode: "form" as const,
+  ...formFor(request, { thread: true }),
+});
+const elicitationReply = (request: QuestionRequest, result: FormResult) => {
+  const mapped = formAnswer(request, result);
+  if (mapped.kind === "other") throw new Error("unexpected second form");
+  return mapped;
+};
 
 // The shape of @modelcontextprotocol/server-everything's trigger-elicitation-request form.
 const FORM = {
@@ -105,8 +117,9 @@ describe("MCP server elicitation mapping", () => {
     expect(p.untitledMulti).toMatchObject({ type: "array", minItems: 1, maxItems: 3, default: ["Guitar"] });
     expect(p.legacy.oneOf.map((o: any) => o.title)).toEqual(["Cats", "Dogs"]);
     expect(form.requestedSchema.required).toEqual(["name"]);
-    // MCP server questions take no free text: no companion fields.
-    expect(Object.keys(p).filter((k) => k.endsWith("__other"))).toEqual([]);
+    // MCP server questions take no free text: no "Other…" choice, no field beside the server's own.
+    expect(Object.keys(p)).toEqual(Object.keys(FORM.properties));
+    expect(JSON.stringify(p)).not.toContain("Other…");
 
     const content = {
       name: "Ada",
@@ -168,8 +181,9 @@ describe("MCP server elicitation mapping", () => {
     expect(elicitationReply(request, { action: "cancel" }).kind).toBe("cancel");
   });
 
-  // fails if a model question's free text ("Other", Q2) cannot be given, or a secret is not marked.
-  it("gives choice questions a free-text companion and marks secret questions", () => {
+  // fails if a described option's text is lost (oneOf items carry only const and title), or a
+  // secret question is not marked both ways (_meta list and description).
+  it("describes options in the field and marks secret questions in _meta and the description", () => {
     const questions: Question[] = [
       {
         id: "stack",
@@ -193,28 +207,14 @@ describe("MCP server elicitation mapping", () => {
         secret: true,
       },
     ];
-    const request = requestOf(questions, { source: "model" });
-    const form = elicitationFor(request);
+    const form = elicitationFor(requestOf(questions, { source: "model" }));
     const p = form.requestedSchema.properties as Record<string, any>;
-    expect(p.stack).toMatchObject({ type: "array", items: { anyOf: [{ const: "Rust" }, { const: "Go" }] } });
-    expect(p.stack.description).toContain("- Rust: cargo");
-    expect(p.stack__other).toMatchObject({ type: "string" });
-    expect(p.token.description).toMatch(/Secret/);
+    expect(p.stack.description).toBe("Which stack?\n- Rust: cargo");
+    expect(p.stack.items.anyOf.every((o: object) => Object.keys(o).join() === "const,title")).toBe(true);
+    expect(p.token.description).toBe(`Your API token\n${SECRET_NOTE}`);
     expect(form._meta).toEqual({ [SECRET_META]: ["token"] });
-    const mapped = elicitationReply(request, {
-      action: "accept",
-      content: { stack: ["Go"], stack__other: "Zig", token: "s3cr3t-value" },
-    });
-    expect(mapped).toEqual({
-      kind: "reply",
-      reply: {
-        answers: {
-          stack: { selected: ["Go"], other: "Zig" },
-          token: { selected: [], other: "s3cr3t-value" },
-        },
-      },
-    });
-    if (mapped.kind === "reply") expect(validateReply(questions, mapped.reply).ok).toBe(true);
+    expect(Object.keys(p)).toEqual(["stack", "token"]);
+    expect(ElicitRequestFormParamsSchema.safeParse(form).success).toBe(true);
   });
 
   // fails if an approval is not a required enum of the decisions offered, or a decision outside
@@ -258,4 +258,12 @@ describe("MCP server elicitation mapping", () => {
       "invalid",
     );
   });
+});
+
+// The shared case table (form-cases.ts), through the MCP SDK's own schema and validator: every
+// form a case produces is one an MCP host accepts, and every content a case sends fits it.
+askFormCases("MCP", (form: Form, content) => {
+  const params = { mode: "form" as const, ...form };
+  expect(ElicitRequestFormParamsSchema.safeParse(params).success).toBe(true);
+  return content === undefined || validator.getValidator(form.requestedSchema as any)(content).valid;
 });

@@ -18,7 +18,7 @@
  * - An approval over a cap of `[questions]` (questions/limits.ts) is not asked: `request` throws
  *   an Error naming the cap, which the tool's output carries; nothing runs.
  */
-import type { QuestionPolicy, QuestionRequest } from "../protocol/questions.js";
+import type { QuestionOutcome, QuestionPolicy, QuestionRequest } from "../protocol/questions.js";
 import { APPROVAL_LABELS, type ApprovalDecisionName } from "../protocol/questions.js";
 import { requestIdFor } from "../questions/broker.js";
 import type { Store } from "../store/types.js";
@@ -26,8 +26,7 @@ import { commandWords, isPrefix, matchesRules } from "../tools/exec/safe-command
 import type { ApprovalAsk, ApprovalDecision } from "../tools/types.js";
 import { AbortError } from "../util/abort.js";
 import { projectDirs } from "./context.js";
-import type { Runtime } from "./core.js";
-import type { Thread } from "./thread.js";
+import type { ApprovingThread } from "./host.js";
 
 const DESCRIPTIONS: Record<ApprovalDecisionName, string> = {
   accept: "Run it this once",
@@ -64,7 +63,7 @@ export function rulesProject(cwd: string): string {
 }
 
 /** Rules remembered for `cwd`'s project, as stored (`prefix_rules:<project>` in the store meta). */
-export function storedRules(store: Store, cwd: string): string[][] {
+export function storedRules(store: Pick<Store, "getMeta">, cwd: string): string[][] {
   const raw = store.getMeta(`prefix_rules:${rulesProject(cwd)}`);
   let parsed: unknown;
   try {
@@ -79,27 +78,34 @@ export function storedRules(store: Store, cwd: string): string[][] {
 }
 
 /** Replaces the rules remembered for `cwd`'s project (`tandem rules remove`, remembering). */
-export function setStoredRules(store: Store, cwd: string, rules: string[][]): void {
+export function setStoredRules(store: Pick<Store, "setMeta">, cwd: string, rules: string[][]): void {
   store.setMeta(`prefix_rules:${rulesProject(cwd)}`, JSON.stringify(rules));
 }
 
 const sessionKey = (cwd: string, command: string) => `${cwd}\0${command}`;
 
+/** What approvals need of the runtime: the rules' meta rows, stored approvals, who can answer, the broker. */
+export interface ApprovalsHost {
+  readonly store: Pick<Store, "getMeta" | "setMeta" | "pendingQuestions">;
+  readonly responders: { has(threadId: string): boolean };
+  ask(request: QuestionRequest, signal: AbortSignal): Promise<QuestionOutcome>;
+}
+
 export class Approvals {
   private session = new Map<string, { commands: Set<string>; paths: Set<string> }>();
   private counters = new Map<string, number>();
 
-  constructor(private readonly rt: Runtime) {}
+  constructor(private readonly host: ApprovalsHost) {}
 
   /** Prefix rules remembered for the project containing `cwd` (malformed entries are ignored). */
   rules(cwd: string): string[][] {
-    return storedRules(this.rt.store, cwd);
+    return storedRules(this.host.store, cwd);
   }
 
   private remember(cwd: string, rule: string[]): void {
     const rules = this.rules(cwd);
     if (!rules.some((r) => r.join("\0") === rule.join("\0"))) rules.push(rule);
-    setStoredRules(this.rt.store, cwd, rules);
+    setStoredRules(this.host.store, cwd, rules);
   }
 
   private sessionOf(threadId: string) {
@@ -120,7 +126,7 @@ export class Approvals {
   }
 
   async request(
-    thread: Thread,
+    thread: ApprovingThread,
     turnId: string,
     callId: string,
     ask: ApprovalAsk,
@@ -128,10 +134,12 @@ export class Approvals {
     signal: AbortSignal,
   ): Promise<ApprovalDecision> {
     // Headless first: a planted rule or a session grant must not approve when nobody could answer.
-    if (!this.rt.responders.has(thread.id)) return "decline";
+    if (!this.host.responders.has(thread.id)) return "decline";
     if (this.preApproved(thread.id, ask)) return "accept";
     // A re-run after a restart asks the approval that is still pending for this call.
-    const stored = this.rt.store.pendingQuestions(thread.id).find((q) => q.approval && q.call_id === callId);
+    const stored = this.host.store
+      .pendingQuestions(thread.id)
+      .find((q) => q.approval && q.call_id === callId);
     const n = (this.counters.get(callId) ?? 0) + 1;
     this.counters.set(callId, n);
     const rule = ruleFor(ask);
@@ -177,7 +185,7 @@ export class Approvals {
         ...(ask.paths !== undefined ? { paths: ask.paths } : {}),
       },
     };
-    const outcome = await this.rt.broker.ask(request, signal);
+    const outcome = await this.host.ask(request, signal);
     if (outcome.status === "cancelled") throw new AbortError(outcome.reason);
     // Over a cap (questions/limits.ts): not asked, nothing runs; the tool's output says which cap.
     if (outcome.status === "unavailable" && outcome.limit)

@@ -29,7 +29,7 @@ import type { CheckpointRow } from "../checkpoints/store.js";
 import type { Workspace } from "../checkpoints/workspace.js";
 import type { Question, QuestionRequest } from "../protocol/questions.js";
 import { requestIdFor } from "../questions/broker.js";
-import type { Runtime } from "./core.js";
+import type { RuntimeParts } from "./internals.js";
 
 /** Call ids of restore questions start with this (never stored: core.ts `questionStore`). */
 export const RESTORE_CALL_PREFIX = "tandem-restore:";
@@ -82,7 +82,7 @@ export function pickCheckpoint(
 
 /** Runs the flow of the module contract for `threadId` in workspace `ws`. */
 export async function restoreFlow(
-  rt: Runtime,
+  rt: RuntimeParts,
   ws: Workspace,
   threadId: string,
   direction: RestoreDirection,
@@ -157,7 +157,7 @@ export async function restoreFlow(
 
 /** Asks one question (wait policy); the chosen label, or undefined when not answered. */
 async function ask(
-  rt: Runtime,
+  rt: RuntimeParts,
   threadId: string,
   turnId: string,
   question: Question,

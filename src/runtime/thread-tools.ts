@@ -17,8 +17,8 @@
 import type { ResolvedProvider } from "../config/load.js";
 import type { McpServerConfig, Settings } from "../config/schema.js";
 import type { Event } from "../protocol/events.js";
-import type { createSecretStore } from "../questions/secrets.js";
-import type { ThreadRecord } from "../store/types.js";
+import type { ThreadRecord } from "../protocol/threads.js";
+import type { SecretStore } from "../questions/secrets.js";
 import { createExecTools, ExecSessions } from "../tools/exec/index.js";
 import { elicitHandler } from "../tools/mcp/elicit.js";
 import { startMcpServers } from "../tools/mcp/servers.js";
@@ -26,14 +26,15 @@ import { createApplyPatchTools } from "../tools/patch/index.js";
 import { createUpdatePlanTool } from "../tools/plan.js";
 import { type ToolHooks, ToolRegistry } from "../tools/registry.js";
 import { createRequestUserInputTool } from "../tools/request-user-input.js";
-import type { Agents } from "./agents/index.js";
+import type { FunctionTool } from "../tools/types.js";
 import { patchApprovalHook } from "./patch-approval.js";
-import type { Thread } from "./thread.js";
-import { workspaceDiffHooks } from "./workspace-diff.js";
+import { questionsInDefaultMode } from "./tool-context.js";
+import type { SandboxInForce } from "./types.js";
+import { type DiffThread, workspaceDiffHooks } from "./workspace-diff.js";
 
-/** Whether the model may ask in Default mode too (config, or the thread's headless question mode). */
-export function questionsInDefaultMode(settings: Settings, record: ThreadRecord): boolean {
-  return settings.questions.default_mode || record.settings.headless_questions !== undefined;
+/** What the tools use of a loaded thread (thread.ts). */
+export interface ToolThread extends DiffThread {
+  sandbox(): SandboxInForce;
 }
 
 /** What the tools need from the runtime. */
@@ -41,12 +42,13 @@ export interface ThreadToolsHost {
   settings: Settings;
   provider: ResolvedProvider;
   chunkId(): string;
-  secrets: ReturnType<typeof createSecretStore>;
-  agents: Agents;
+  secrets: Pick<SecretStore, "put">;
+  /** The sub-agent tools for a thread in `cwd` (agents/index.ts). */
+  agentTools(cwd: string): FunctionTool[];
   /** Hooks added through Runtime.addToolHooks (read when the thread is attached). */
   hooks: ToolHooks[];
   publish(event: Event): void;
-  thread(id: string): Thread | undefined;
+  thread(id: string): ToolThread | undefined;
 }
 
 export function threadTools(
@@ -55,11 +57,7 @@ export function threadTools(
   mcpServers: Record<string, McpServerConfig>,
 ): { registry: ToolRegistry; close(opts?: { now?: boolean }): Promise<void> } {
   const { settings } = host;
-  const st = record.settings as {
-    disabled_tools?: string[];
-    allowed_tools?: string[];
-    ephemeral?: boolean;
-  };
+  const st = record.settings;
   const sessions = new ExecSessions();
   const registry = new ToolRegistry();
   const off = new Set(st.disabled_tools ?? []);
@@ -108,7 +106,7 @@ export function threadTools(
         }),
     }),
   );
-  if (!st.ephemeral) for (const tool of host.agents.tools(record.cwd)) registry.register(tool);
+  if (!st.ephemeral) for (const tool of host.agentTools(record.cwd)) registry.register(tool);
   registry.addHooks(patchApprovalHook);
   registry.addHooks(workspaceDiffHooks((id) => host.thread(id)));
   for (const h of host.hooks) registry.addHooks(h);

@@ -1,58 +1,49 @@
 /**
  * Thread: one conversation's live state over the store. Owns the steer queue, the active
  * turn's AbortController, its tool registry (exec sessions die with the thread) and its
- * pause clock. Surfaces talk to it only through the Runtime facade's methods and events.
+ * pause clock. It gets a narrow host (host.ts), never the Runtime; surfaces see it as a
+ * `ThreadHandle` (types.ts) and change it only through the runtime's API (core.ts).
  *
  * Contract: at most one turn runs at a time; `startTurn` while one runs is refused (use
  * `steer`). `interrupt()` aborts through one signal; the turn ends `interrupted` with
  * history paired. Items are persisted before they are visible in `items()` — once the thread is
  * stored: a thread started here (`stored` false) lives in memory until its first turn starts,
- * which writes its row, lease and the items recorded so far (`Runtime.persistThread`), so a
+ * which writes its row, lease and the items recorded so far (`persist`), so a
  * thread that never gets input leaves nothing behind. Status `failed`: the last turn failed.
  */
 
 import { setMaxListeners } from "node:events";
-import { autoCompactLimit, compactedView } from "../agent/compaction.js";
-import { Compactor } from "../agent/compaction-run.js";
-import { normalizeForPrompt } from "../agent/history.js";
+import type { Compactor } from "../agent/compaction-run.js";
 import { type PendingInput, type ResumedCall, runTurn, type TurnOutcome } from "../agent/turn.js";
-import { remoteCompact } from "../model/compact-remote.js";
-import { contextWindow } from "../model/context-window.js";
 import type { Prompt } from "../model/types.js";
-import type { CollaborationMode, Event, ThreadStatus, Usage } from "../protocol/events.js";
+import type { Event, ThreadStatus, Usage } from "../protocol/events.js";
 import { addUsage, emptyUsage } from "../protocol/events.js";
 import { messageText, type ResponseItem, type ToolCallItem, userMessage } from "../protocol/items.js";
 import type { TurnOptions } from "../protocol/ops.js";
 import type { QuestionPolicy } from "../protocol/questions.js";
-import { StoreError } from "../store/errors.js";
-import type { ThreadRecord } from "../store/types.js";
+import type { ApprovalPolicy, ThreadRecord } from "../protocol/threads.js";
 import { TurnDiffTracker } from "../tools/patch/index.js";
-import type { ToolRegistry } from "../tools/registry.js";
+import type { DispatchResult, ToolRegistry } from "../tools/registry.js";
 import type { ToolContext } from "../tools/types.js";
 import type { AbortNow } from "../util/abort.js";
 import { PauseClock } from "../util/pause-clock.js";
-import type { Runtime } from "./core.js";
+import { threadTitle } from "../util/thread-title.js";
+import { TurnBusyError } from "./errors.js";
+import type { ThreadHost, ThreadStorage } from "./host.js";
+import { compactorFor, promptFor } from "./thread-model.js";
+import { toolContext } from "./tool-context.js";
+import type { ActiveTurn, SandboxInForce, ThreadHandle, TurnHandle } from "./types.js";
 import { TurnWorkspace } from "./workspace-diff.js";
 
-export interface ActiveTurn {
-  id: string;
-  ctrl: AbortController;
-  mode: CollaborationMode;
-  options: TurnOptions;
-  pending: PendingInput[];
-  done: Promise<TurnOutcome>;
-}
+export { TurnBusyError } from "./errors.js";
+export type { ActiveTurn } from "./types.js";
 
-export class TurnBusyError extends Error {
-  override name = "TurnBusyError";
-}
-
-export class Thread {
+export class Thread implements ThreadHandle {
   readonly pause = new PauseClock();
   /** Net file changes of the current turn (apply_patch and commands), for `turn.diff`. */
   readonly diffs = new TurnDiffTracker();
   /** The workspace as the current turn found it, for commands' changes (workspace-diff.ts). */
-  readonly workspace = new TurnWorkspace(() => this.core.workspaces);
+  readonly workspace = new TurnWorkspace(() => this.host.workspaces);
   private history: ResponseItem[];
   active: ActiveTurn | undefined;
   status: ThreadStatus = "idle";
@@ -71,13 +62,16 @@ export class Thread {
   }
   /** Items recorded before the thread was stored, written when it is. */
   private unsaved: Array<{ item: ResponseItem; turnId: string | null }> = [];
-  /** Set by Runtime.suspend(): the process is going away; nothing more is written (see there). */
+  /** Set on shutdown and when the thread moves away: nothing more is written (ownership.ts). */
   suspended = false;
   /** Keeps the prompt within the model's window (agent/compaction-run.ts). */
   readonly compactor: Compactor;
 
+  /** The store as this thread writes it (host.ts). */
+  private readonly storage: ThreadStorage;
+
   constructor(
-    readonly core: Runtime,
+    private readonly host: ThreadHost,
     public record: ThreadRecord,
     history: ResponseItem[],
     readonly registry: ToolRegistry,
@@ -85,7 +79,17 @@ export class Thread {
     readonly disposeTools: (opts?: { now?: boolean }) => Promise<void>,
   ) {
     this.history = history;
-    this.compactor = this.createCompactor();
+    this.storage = host.storage(record.id);
+    this.compactor = compactorFor(host, this, {
+      items: () => this.history,
+      record: (item, turnId) => this.recordItem(item, turnId),
+      emit: (e) => this.emit(e),
+      countUsage: (turnId, usage) => this.countUsage(turnId, usage),
+      turnFor: (turnId) =>
+        this.active?.id === turnId
+          ? this.active
+          : ({ id: turnId, options: {}, mode: this.record.mode } as unknown as ActiveTurn),
+    });
     this.totalUsage = record.usage ? { ...record.usage } : emptyUsage();
   }
 
@@ -98,39 +102,41 @@ export class Thread {
   }
 
   /**
-   * Replaces the in-memory history with the stored one after a rewind truncated it (./branches.ts).
-   * Only between turns; throws while a turn runs.
+   * Replaces the in-memory history with `items`, the stored history after a rewind truncated it
+   * (./branches-api.ts). Only between turns; throws while a turn runs.
    */
-  reloadHistory(): void {
+  reloadHistory(items: ResponseItem[]): void {
     if (this.active) throw new TurnBusyError(`thread ${this.id} has a running turn; interrupt it first`);
-    this.history = this.core.store.loadItems(this.id).map((s) => s.item);
+    this.history = items;
   }
 
   /** Persists then appends one item. */
   recordItem(item: ResponseItem, turnId: string | null): void {
     if (this.suspended) return;
-    if (this.stored) {
-      try {
-        this.core.store.appendItem(this.id, turnId, item);
-      } catch (e) {
-        // Another process holds the thread now: stop here, quietly (Runtime.ownership.fenced).
-        if (StoreError.isInstance(e) && e.code === "fenced") this.core.ownership.fenced(this.id);
-        throw e;
-      }
-    } else this.unsaved.push({ item, turnId });
+    // A write refused by fencing gives the thread up before it throws (host.ts ThreadStorage).
+    if (this.stored) this.storage.appendItem(turnId, item);
+    else this.unsaved.push({ item, turnId });
     this.history.push(item);
     this.record.updated_at = Math.max(this.record.updated_at, Date.now());
   }
 
-  /** Takes the items recorded before the thread was stored (Runtime.persistThread writes them). */
-  takeUnsaved(): Array<{ item: ResponseItem; turnId: string | null }> {
-    return this.unsaved.splice(0);
+  /**
+   * Stores a thread started here (its first turn does): its row as the live record is now, this
+   * process's lease on it, then the items recorded so far (context items), in that order.
+   * Nothing for a thread already stored, or an ephemeral one.
+   */
+  persist(): void {
+    if (this.stored || this.ephemeral) return;
+    this.storage.create(this.record);
+    this.stored = true;
+    this.host.lease.take(this.id);
+    for (const { item, turnId } of this.unsaved.splice(0)) this.storage.appendItem(turnId, item);
   }
 
   /** Changes the live record and, once the thread is stored, its row. */
   update(patch: Partial<Omit<ThreadRecord, "id">>): void {
     Object.assign(this.record, patch);
-    if (this.stored && !this.suspended) this.core.store.updateThread(this.id, patch);
+    if (this.stored && !this.suspended) this.storage.update(patch);
   }
 
   setStatus(status: ThreadStatus): void {
@@ -138,8 +144,7 @@ export class Thread {
     this.status = status;
     this.record.status = status;
     this.record.updated_at = Math.max(this.record.updated_at, Date.now());
-    if (this.stored && !this.suspended)
-      this.core.store.updateThread(this.id, { status, updated_at: this.record.updated_at });
+    if (this.stored && !this.suspended) this.storage.update({ status, updated_at: this.record.updated_at });
     this.emit({ type: "thread.status_changed", thread_id: this.id, status });
   }
 
@@ -160,13 +165,13 @@ export class Thread {
    */
   emit(event: Event): void {
     if (event.type === "turn.diff")
-      event = { ...event, diff: this.core.secrets.view(this.id).mask(event.diff) };
-    this.core.ownership.publish(event);
+      event = { ...event, diff: this.host.secrets.view(this.id).mask(event.diff) };
+    this.host.publish(event);
   }
 
   /** The current turn's net diff, with the thread's secret values masked (Q10). */
   turnDiff(): string {
-    return this.core.secrets.view(this.id).mask(this.diffs.diff());
+    return this.host.secrets.view(this.id).mask(this.diffs.diff());
   }
 
   /** Starts a turn with user input. Throws TurnBusyError while another turn runs. */
@@ -177,10 +182,10 @@ export class Thread {
       throw new TurnBusyError(
         `thread ${this.id} already has a running turn (${this.active.id}); steer it or interrupt it`,
       );
-    const turnId = this.core.ids.turn();
+    const turnId = this.host.ids.turn();
     const item = userMessage(text, opts.images ?? []);
-    if (!this.record.title) this.update({ title: text.replace(/\s+/g, " ").trim().slice(0, 80) });
-    const pending: PendingInput[] = [{ id: this.core.ids.item("user"), item }];
+    if (!this.record.title) this.update({ title: threadTitle(text) });
+    const pending: PendingInput[] = [{ id: this.host.ids.item("user"), item }];
     return this.launch(turnId, opts.options ?? {}, pending, []);
   }
 
@@ -190,12 +195,19 @@ export class Thread {
     return this.launch(turnId, options, [], resumed);
   }
 
+  /** Runs a stored tool call again in the active (resumed) turn; aborted when no turn runs. */
+  redispatch(call: ToolCallItem, signal: AbortSignal): Promise<DispatchResult> {
+    const turn = this.active;
+    if (!turn) return Promise.resolve({ aborted: true });
+    return this.registry.dispatch(call, this.toolContext(call, signal, turn));
+  }
+
   /** Queues input for the running turn (L7); recorded before its next sampling request. */
   steer(text: string): { inputId: string; turnId: string } {
     const turn = this.active;
     if (!turn)
       throw new TurnBusyError(`thread ${this.id} has no running turn to steer; start a turn instead`);
-    const inputId = this.core.ids.item("user");
+    const inputId = this.host.ids.item("user");
     turn.pending.push({ id: inputId, item: userMessage(text) });
     this.emit({ type: "input.queued", thread_id: this.id, turn_id: turn.id, input_id: inputId, text });
     return { inputId, turnId: turn.id };
@@ -209,7 +221,7 @@ export class Thread {
   compact(): ActiveTurn {
     if (this.closed) throw new Error(`thread ${this.id} is closed`);
     const turn = this.active;
-    if (!turn) return this.launch(this.core.ids.turn(), {}, [], [], true);
+    if (!turn) return this.launch(this.host.ids.turn(), {}, [], [], true);
     if (this.status === "waiting_on_user") void this.compactor.compact("manual", turn.id, turn.ctrl.signal);
     else this.compactor.request();
     return turn;
@@ -226,14 +238,14 @@ export class Thread {
     if (this.closed) return;
     this.interrupt("thread closed");
     await this.active?.done.catch(() => {});
-    this.core.broker.cancelAll({ threadId: this.id }, "thread closed");
+    this.host.questions.cancel({ threadId: this.id }, "thread closed");
     await this.disposeTools();
     this.workspace.close(); // the last user's close stops a running scan (see Runtime.shutdown)
     await this.workspace.settled();
-    this.core.secrets.dropThread(this.id);
+    this.host.secrets.dropThread(this.id);
     this.setStatus("closed");
     this.closed = true;
-    this.core.releaseLease(this.id);
+    this.host.lease.release(this.id);
   }
 
   private launch(
@@ -248,12 +260,12 @@ export class Thread {
     setMaxListeners(0, ctrl.signal);
     const mode = options.mode ?? this.record.mode;
     // The first turn stores the thread (row, lease, the items recorded so far).
-    if (!this.stored) this.core.persistThread(this);
+    if (!this.stored) this.persist();
     const turn: ActiveTurn = { id: turnId, ctrl, mode, options, pending, done: Promise.resolve() as any };
     this.active = turn;
     const now = Date.now();
     if (this.stored)
-      this.core.store.putTurn({
+      this.storage.putTurn({
         id: turnId,
         thread_id: this.id,
         started_at: now,
@@ -262,7 +274,7 @@ export class Thread {
         usage: null,
         error: null,
       });
-    this.setStatus(this.core.broker.pendingCount(this.id) > 0 ? "waiting_on_user" : "running");
+    this.setStatus(this.host.questions.pendingCount(this.id) > 0 ? "waiting_on_user" : "running");
     this.diffs.reset();
     this.workspace.start(options.cwd ?? this.record.cwd, {
       threadId: this.id,
@@ -275,12 +287,12 @@ export class Thread {
   }
 
   private async run(turn: ActiveTurn, resumed: ResumedCall[], compactOnly = false): Promise<TurnOutcome> {
-    const s = this.core.settings;
+    const s = this.host.settings;
     const outcome = await runTurn({
       threadId: this.id,
       turnId: turn.id,
       signal: turn.ctrl.signal,
-      model: this.core.model,
+      model: this.host.model,
       registry: this.registry,
       parallelToolCalls: s.parallel_tool_calls,
       maxRetries: s.stream_max_retries,
@@ -300,7 +312,7 @@ export class Thread {
     await this.workspace.settled();
     // Questions of an interrupted turn are settled by the tools' abort; make sure of it (Q8).
     if (outcome.status !== "completed" && !this.suspended)
-      this.core.broker.cancelAll({ threadId: this.id, turnId: turn.id }, outcome.status);
+      this.host.questions.cancel({ threadId: this.id, turnId: turn.id }, outcome.status);
     // Input queued after the last request was built is not lost: it is recorded now.
     for (const p of turn.pending.splice(0)) {
       this.recordItem(p.item, turn.id);
@@ -312,7 +324,7 @@ export class Thread {
       });
     }
     if (!this.suspended && this.stored)
-      this.core.store.updateTurn(turn.id, {
+      this.storage.updateTurn(turn.id, {
         status: outcome.status,
         ended_at: Date.now(),
         // usage: already summed into the turn by onUsage (a resumed turn keeps its earlier part).
@@ -324,7 +336,7 @@ export class Thread {
     this.active = undefined;
     this.lastOutcome = outcome;
     this.setStatus(
-      this.core.broker.pendingCount(this.id) > 0
+      this.host.questions.pendingCount(this.id) > 0
         ? "waiting_on_user"
         : outcome.status === "failed"
           ? "failed"
@@ -342,41 +354,13 @@ export class Thread {
   }
 
   prompt(history: ResponseItem[], turn: ActiveTurn): Prompt {
-    const s = this.core.settings;
-    const settings = this.record.settings as {
-      effort?: string;
-      base_id?: string;
-      output_schema?: Record<string, unknown>;
-    };
-    return {
-      model: turn.options.model ?? this.record.model,
-      input: normalizeForPrompt(compactedView(history)),
-      tools: this.core.toolsFor(this, turn.mode),
-      parallelToolCalls: s.parallel_tool_calls,
-      baseInstructions: { text: this.core.baseInstructions, id: settings.base_id },
-      effort: turn.options.effort ?? settings.effort ?? s.model_reasoning_effort,
-      summary:
-        s.model_reasoning_summary && s.model_reasoning_summary !== "none"
-          ? s.model_reasoning_summary
-          : undefined,
-      serviceTier: s.service_tier,
-      outputSchema: turn.options.output_schema ?? settings.output_schema,
-      promptCacheKey: this.record.session_id,
-      clientMetadata: {
-        "x-tandem-installation-id": this.core.installationId,
-        session_id: this.record.session_id,
-        thread_id: this.id,
-        "x-tandem-window-id": this.core.windowId,
-        turn_id: turn.id,
-      },
-      lite: this.core.provider.lite,
-    };
+    return promptFor(this.host, this, history, turn);
   }
 
   /** Adds one response's usage (a turn's or a compaction's), persisted so a restart keeps it. */
   private countUsage(turnId: string, last: Usage): void {
     if (this.suspended || !this.stored) addUsage(this.totalUsage, last);
-    else this.totalUsage = this.core.store.addUsage(this.id, turnId, last);
+    else this.totalUsage = this.storage.addUsage(turnId, last);
     this.record.usage = { ...this.totalUsage };
     this.emit({
       type: "token.usage",
@@ -387,68 +371,33 @@ export class Thread {
     });
   }
 
-  private createCompactor(): Compactor {
-    const s = this.core.settings;
-    const turnFor = (turnId: string): ActiveTurn =>
-      this.active?.id === turnId
-        ? this.active
-        : ({ id: turnId, options: {}, mode: this.record.mode } as unknown as ActiveTurn);
-    return new Compactor({
-      threadId: this.id,
-      model: this.core.model,
-      items: () => this.history,
-      record: (item, turnId) => this.recordItem(item, turnId),
-      emit: (e) => this.emit(e),
-      prompt: (input, turnId) => ({ ...this.prompt([], turnFor(turnId)), input }),
-      limit: () =>
-        autoCompactLimit(
-          contextWindow(this.record.model, s.model_context_window),
-          s.model_auto_compact_token_limit,
-        ),
-      extraChars: () => this.core.baseInstructions.length,
-      newItemId: () => this.core.ids.item("compaction"),
-      // Server-side compaction needs the Responses API; on the Chat wire, compaction is local.
-      remote:
-        s.compaction === "server" && this.core.provider.wire !== "chat"
-          ? remoteCompact({ baseUrl: this.core.provider.baseUrl, apiKey: this.core.provider.apiKey })
-          : undefined,
-      onUsage: (usage, turnId) => this.countUsage(turnId, usage),
-      maxRetries: s.stream_max_retries,
-      retryBaseMs: s.retry_base_ms,
-    });
-  }
-
   /** Sandbox in force: turn ← thread ← config (SPEC A1). */
-  sandbox(turn?: ActiveTurn): ToolContext["safety"]["sandbox"] {
-    const st = this.record.settings as {
-      sandbox_mode?: string;
-      writable_roots?: string[];
-      network_access?: boolean;
-    };
-    const s = this.core.settings;
+  sandbox(turn?: TurnHandle): SandboxInForce {
+    const st = this.record.settings;
+    const s = this.host.settings;
     return {
-      mode: (turn?.options.sandbox ??
-        st.sandbox_mode ??
-        s.sandbox_mode) as ToolContext["safety"]["sandbox"]["mode"],
+      mode: turn?.options.sandbox ?? st.sandbox_mode ?? s.sandbox_mode,
       writableRoots: [...(s.sandbox_workspace_write.writable_roots ?? []), ...(st.writable_roots ?? [])],
       network: st.network_access ?? s.sandbox_workspace_write.network_access,
-      protectedPaths: this.core.protectedPaths,
-      hiddenPaths: s.sandbox_workspace_write.readable_home ? [] : this.core.hiddenPaths,
+      protectedPaths: this.host.protectedPaths,
+      hiddenPaths: s.sandbox_workspace_write.readable_home ? [] : this.host.hiddenPaths,
     };
   }
 
-  approvalPolicy(): ToolContext["safety"]["approvalPolicy"] {
-    const st = this.record.settings as { approval_policy?: ToolContext["safety"]["approvalPolicy"] };
-    return st.approval_policy ?? this.core.settings.approval_policy;
+  approvalPolicy(): ApprovalPolicy {
+    return this.record.settings.approval_policy ?? this.host.settings.approval_policy;
   }
 
   /** The question policy in force: turn ← thread ← config (Q7). */
-  questionPolicy(turn?: ActiveTurn): QuestionPolicy {
-    const threadPolicy = (this.record.settings as { question_policy?: QuestionPolicy }).question_policy;
-    return turn?.options.question_policy ?? threadPolicy ?? this.core.settings.questions.policy;
+  questionPolicy(turn?: TurnHandle): QuestionPolicy {
+    return (
+      turn?.options.question_policy ??
+      this.record.settings.question_policy ??
+      this.host.settings.questions.policy
+    );
   }
 
   private toolContext(call: ToolCallItem, signal: AbortSignal, turn: ActiveTurn): ToolContext {
-    return this.core.toolContext(this, turn, call, signal);
+    return toolContext(this.host, this, turn, call, signal);
   }
 }

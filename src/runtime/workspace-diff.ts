@@ -17,9 +17,9 @@
  * finds joins the turn diff like any other change.
  */
 import type { Workspace, WorkspaceChange, Workspaces } from "../checkpoints/index.js";
-import type { FileChange } from "../tools/patch/index.js";
+import type { Event } from "../protocol/events.js";
+import type { FileChange, TurnDiffTracker } from "../tools/patch/index.js";
 import type { ToolHooks } from "../tools/registry.js";
-import type { Thread } from "./thread.js";
 
 /** Tools whose effects on the workspace are found by a sync afterwards (not by their own report). */
 const SYNCED_TOOLS = (name: string) =>
@@ -154,8 +154,16 @@ function textOf(ws: Workspace, state: WorkspaceChange["before"]): string | null 
   return data.toString("utf8");
 }
 
+/** What the hooks use of a thread (thread.ts). */
+export interface DiffThread {
+  readonly id: string;
+  readonly workspace: TurnWorkspace;
+  readonly diffs: TurnDiffTracker;
+  emit(event: Event): void;
+}
+
 /** Hooks that fold tools' changes into the turn diff and checkpoint of the calling thread. */
-export function workspaceDiffHooks(threadOf: (id: string) => Thread | undefined): ToolHooks {
+export function workspaceDiffHooks(threadOf: (id: string) => DiffThread | undefined): ToolHooks {
   return {
     async pre(call, ctx) {
       if (WRITING_TOOLS(call.name)) await threadOf(ctx.threadId)?.workspace.ready();

@@ -39,6 +39,17 @@ export function storeContract(newTarget: () => string): void {
       expect(s.getThread("nope")).toBeUndefined();
     });
 
+    it("reads settings typed: a value that does not fit its key is dropped, unknown keys are kept", () => {
+      const s = store();
+      // As a hand-edited database might hold them (JSON.parse: no type to satisfy).
+      const stored = JSON.parse(
+        '{"effort":5,"sandbox_mode":"read-only","approval_policy":"sometimes","x":[1]}',
+      );
+      s.createThread(thread("t1", { settings: stored }));
+      expect(s.getThread("t1")!.settings).toEqual({ sandbox_mode: "read-only", x: [1] });
+      expect(s.listThreads()[0].settings).toEqual({ sandbox_mode: "read-only", x: [1] });
+    });
+
     it("refuses a duplicate id with a conflict error", () => {
       const s = store();
       s.createThread(thread("t1"));

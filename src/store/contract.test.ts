@@ -1,5 +1,5 @@
 /**
- * The store contract suite (./contract.suite.ts) against both implementations: SQLite files in
+ * The store contract suites (./contract.suite.ts, ./search.suite.ts) against both implementations: SQLite files in
  * a temp dir, and a real PostgreSQL server (test/helpers/infra/postgres.ts) with one fresh database per
  * test. PostgreSQL runs are skipped, with the reason, where postgres is not installed.
  */
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe } from "vitest";
 import { startPostgres, type TestPostgres } from "../../test/helpers/infra/postgres.js";
 import { missing } from "../../test/helpers/system-tools.js";
 import { storeContract } from "./contract.suite.js";
+import { searchContract } from "./search.suite.js";
 
 describe("SQLite store", () => {
   let dir: string;
@@ -19,6 +20,7 @@ describe("SQLite store", () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   storeContract(() => join(dir, `s${++n}`, "state.db"));
+  searchContract(() => join(dir, `s${++n}`, "state.db"));
 });
 
 describe.skipIf(missing("postgres").length > 0)("PostgreSQL store", () => {
@@ -29,4 +31,5 @@ describe.skipIf(missing("postgres").length > 0)("PostgreSQL store", () => {
   }, 60_000);
   afterAll(() => pg?.stop());
   storeContract(() => pg.createDatabase(`contract_${++n}`));
+  searchContract(() => pg.createDatabase(`contract_${++n}`));
 });

@@ -5,68 +5,30 @@
  * `kill -9` at any point loses at most the item being written. Items are append-only and
  * ordered by `seq` within a thread. Secrets are never passed to the store (callers redact).
  */
-import type { CollaborationMode, ThreadStatus, Usage } from "../protocol/events.js";
+import type { Usage } from "../protocol/events.js";
 import type { ResponseItem } from "../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../protocol/questions.js";
+import type {
+  StoredItem,
+  StoredQuestion,
+  ThreadRecord,
+  ThreadSearchHit,
+  TurnRecord,
+} from "../protocol/threads.js";
 import type { Lease, LeaseResult } from "./lease.js";
 
+/** The records the store keeps are protocol types (protocol/threads.ts: settings parsed on read). */
+export type { StoredItem, StoredQuestion, ThreadRecord, TurnRecord } from "../protocol/threads.js";
+// The search bounds and hits are part of the contract callers outside the stores read.
+export { SEARCH_LIMITS, type ThreadSearchHit } from "../protocol/threads.js";
 export type { Lease, LeaseResult } from "./lease.js";
-
-export interface ThreadRecord {
-  id: string;
-  /** Session id: prompt_cache_key and client_metadata.session_id (root thread id by default). */
-  session_id: string;
-  parent_id: string | null;
-  created_at: number;
-  updated_at: number;
-  cwd: string;
-  model: string;
-  mode: CollaborationMode;
-  title: string;
-  status: ThreadStatus;
-  /** Free-form JSON settings (effort, policies, provider...). */
-  settings: Record<string, unknown>;
-  /**
-   * Token totals of every model response in this thread, across processes (read only: written
-   * by `Store.addUsage`, ignored by `createThread`/`updateThread`). Absent before the first.
-   */
-  usage?: Usage;
-}
-
-export interface TurnRecord {
-  id: string;
-  thread_id: string;
-  started_at: number;
-  ended_at: number | null;
-  status: "running" | "completed" | "interrupted" | "failed";
-  usage: Usage | null;
-  error: string | null;
-  /**
-   * The turn's net unified diff (apply_patch and shell commands), secret-masked as emitted in
-   * `turn.diff`; written when the turn ends. Reads leave it out when there is none (the turn
-   * changed nothing, has not ended, or was stored before diffs were).
-   */
-  diff?: string | null;
-}
-
-export interface StoredItem {
-  seq: number;
-  thread_id: string;
-  turn_id: string | null;
-  item: ResponseItem;
-  created_at: number;
-}
-
-export interface StoredQuestion {
-  request: QuestionRequest;
-  outcome: QuestionOutcome | null;
-}
 
 export interface Store {
   /** Where the store lives on disk (":memory:" for none): a protected path (SPEC A4). */
   readonly path: string;
   createThread(thread: ThreadRecord): void;
   updateThread(id: string, patch: Partial<Omit<ThreadRecord, "id">>): void;
+  /** Settings come back parsed (protocol/threads.ts `parseThreadSettings`), as for listThreads. */
   getThread(id: string): ThreadRecord | undefined;
   /** Most recently updated first. */
   listThreads(opts?: { limit?: number }): ThreadRecord[];
@@ -75,6 +37,13 @@ export interface Store {
    * most recently updated first, at most `limit` (default 20).
    */
   matchThreadIds(prefix: string, opts?: { suffix?: boolean; limit?: number }): string[];
+  /**
+   * Threads whose title or one of whose user/assistant messages holds every word of `query` as
+   * a word prefix (./search.ts), most recently updated first, at most `limit` (default 20, at
+   * most 100). A query without words finds nothing. Indexed: cost follows the hits, not the
+   * number of threads.
+   */
+  searchThreads(query: string, opts?: { limit?: number }): ThreadSearchHit[];
 
   /** Appends one history item; returns its seq (1-based, per thread). */
   appendItem(threadId: string, turnId: string | null, item: ResponseItem): number;

@@ -110,7 +110,7 @@ describe("thread token totals", () => {
       total_tokens: 33,
     });
     expect(migrated.getThread("none")?.usage).toBeUndefined();
-    expect(SCHEMA_VERSION).toBe(4);
+    expect(SCHEMA_VERSION).toBe(5);
     migrated.close();
   });
 });

@@ -9,6 +9,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Script } from "../../src/mock-model/index.js";
 import { Scripts } from "../../src/mock-model/index.js";
+import { OTHER_LABEL, SECRET_META } from "../../src/protocol/form-rules.js";
 import { elicitationLabel } from "../../src/protocol/questions.js";
 import { type AcpRun, startAcp, textOf } from "../helpers/acp-client.js";
 import { modelRequests } from "../helpers/app-server.js";
@@ -66,8 +67,9 @@ describe("tandem acp: questions", () => {
   }
 
   // fails if a Plan-mode question does not go out as a form tied to the session and tool call, if
-  // options are not titled oneOf or the free-text "Other" field is missing, if an invalid answer is
-  // lost instead of re-asked with the reason, or if the typed answer does not reach the model.
+  // options are not titled oneOf or the explicit "Other…" choice is missing (or a free-text field
+  // is added beside it), if an invalid answer is lost instead of re-asked with the reason, or if the
+  // typed answer does not reach the model.
   it("a Plan-mode question is answered through elicitation/create and the model gets the typed answer", async () => {
     const demo = Scripts.questionDemo();
     const [askStep, write, report] = demo.steps;
@@ -93,9 +95,10 @@ describe("tandem acp: questions", () => {
       oneOf: [
         { const: "TypeScript (Recommended)", title: "TypeScript (Recommended)" },
         { const: "Rust", title: "Rust" },
+        { const: OTHER_LABEL, title: OTHER_LABEL },
       ],
     });
-    expect(props["stack.other"]).toMatchObject({ type: "string" });
+    expect(Object.keys(props)).toEqual(["stack", "name"]);
     expect(props.name).toMatchObject({ type: "string", title: "Name" });
     // The tool call the form belongs to was announced.
     expect(run.of(sessionId, "tool_call").some((u) => u.toolCallId === "call_q01")).toBe(true);
@@ -103,7 +106,7 @@ describe("tandem acp: questions", () => {
     // Two choices for a single-choice question: refused by the broker, asked again with the reason.
     form.respond({ action: "accept", content: { stack: ["Rust", "TypeScript (Recommended)"] } } as never);
     const again = await run.elicitations.next("elicitation asked again");
-    expect(again.params.message).toContain("Your previous answer was not accepted");
+    expect(again.params.message).toContain("Your previous answer was not used");
     again.respond({ action: "accept", content: { stack: "Rust", name: "demo-app" } });
 
     expect((await prompt).stopReason).toBe("end_turn");
@@ -111,6 +114,43 @@ describe("tandem acp: questions", () => {
       status: "answered",
       answers: { stack: { selected: ["Rust"] }, name: { other: "demo-app" } },
     });
+  });
+
+  // fails if choosing "Other…" does not lead to a second form asking only for that question's text
+  // (a required field named by its id), or if the typed text does not reach the model as `other`
+  // (with nothing selected) — or if text could be given without choosing "Other…".
+  it('"Other…" is chosen in the form, its text asked in a second form, and the model gets it as other', async () => {
+    const { run, sessionId } = await planSession(
+      {
+        steps: [
+          { output: [ask("q1", [STACK])] },
+          { expect: { input_contains: ["Zig"] }, output: [message("Zig it is")] },
+        ],
+      },
+      { elicitation: { form: {} } },
+    );
+    const prompt = run.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "go" }],
+    });
+    const first = await run.elicitations.next("the question's form");
+    const schema = (first.params as any).requestedSchema;
+    expect(Object.keys(schema.properties)).toEqual(["stack"]);
+    first.respond({ action: "accept", content: { stack: OTHER_LABEL } });
+    const second = await run.elicitations.next("the Other… text form");
+    expect(second.params).toMatchObject({ mode: "form", sessionId, toolCallId: "q1" });
+    expect((second.params as any).requestedSchema).toEqual({
+      type: "object",
+      properties: { stack: expect.objectContaining({ type: "string", minLength: 1 }) },
+      required: ["stack"],
+    });
+    second.respond({ action: "accept", content: { stack: "Zig" } });
+    expect((await prompt).stopReason).toBe("end_turn");
+    expect(JSON.parse(callOutput(mock!, "q1"))).toMatchObject({
+      status: "answered",
+      answers: { stack: { selected: [], other: "Zig" } },
+    });
+    expect(run.elicitations.size).toBe(0);
   });
 
   // fails if multi-select is not an array of titled anyOf items, if secret questions are not marked
@@ -145,9 +185,19 @@ describe("tandem acp: questions", () => {
     const props = (form.params as any).requestedSchema.properties;
     expect(props.features).toMatchObject({
       type: "array",
-      items: { anyOf: [{ const: "Lint", title: "Lint" }, { const: "Tests" }, { const: "Docs" }] },
+      items: {
+        anyOf: [
+          { const: "Lint", title: "Lint" },
+          { const: "Tests" },
+          { const: "Docs" },
+          { const: OTHER_LABEL },
+        ],
+      },
     });
-    expect(props.token).toMatchObject({ type: "string", _meta: { "tandem/secret": true } });
+    // Secrets are marked as on every form (protocol/form-rules.ts): listed in the form's _meta, and
+    // the field's description says so.
+    expect((form.params as any)._meta).toEqual({ [SECRET_META]: ["token"] });
+    expect(props.token).toMatchObject({ type: "string", description: expect.stringContaining("Secret:") });
     form.respond({ action: "accept", content: { features: ["Lint", "Tests"], token: "s3cr3t-value-123" } });
     expect((await prompt).stopReason).toBe("end_turn");
     const output = JSON.parse(callOutput(mock!, "q1"));
@@ -273,7 +323,7 @@ describe("tandem acp: questions", () => {
     expect(params).toMatchObject({ mode: "form", sessionId, toolCallId: "el" });
     // The one label (who asks, who sees the answer), then the server's own message.
     expect(params.message).toBe(
-      `${elicitationLabel({ server: "everything", mode: "form" })}\nPlease provide inputs for the following fields:`,
+      `${elicitationLabel({ server: "everything", mode: "form" })}\n\nPlease provide inputs for the following fields:`,
     );
     const props = params.requestedSchema.properties;
     expect(props.check).toMatchObject({ type: "boolean" });
@@ -334,7 +384,7 @@ describe("tandem acp: questions", () => {
       sessionId,
       toolCallId: "u",
       url: "https://login.example.com/a",
-      message: `${elicitationLabel({ server: "hostile", mode: "url" })}\nSign in`,
+      message: `${elicitationLabel({ server: "hostile", mode: "url" })}\n\nSign in`,
     });
     req.respond({ action: "accept" } as never);
     expect((await prompt).stopReason).toBe("end_turn");

@@ -13,7 +13,12 @@ import { decide, type Harness, harness } from "../helpers/index.js";
 
 const requested = (e: Event): e is EventOf<"question.requested"> => e.type === "question.requested";
 const answer = (h: Harness, threadId: string, requestId: string, qid: string, label: string) =>
-  h.runtime.reply(threadId, requestId, { answers: { [qid]: { selected: [label] } } }, { kind: "test" });
+  h.runtime.questions.reply(
+    threadId,
+    requestId,
+    { answers: { [qid]: { selected: [label] } } },
+    { kind: "test" },
+  );
 
 describe("sub-agents", () => {
   let h: Harness | undefined;
@@ -36,14 +41,14 @@ describe("sub-agents", () => {
         side_steps: [...askingChild("TASK-A", "qa"), ...askingChild("TASK-B", "qb")],
       },
     });
-    const root = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
-    h.runtime.responders.attach({ threadId: root.id }, { kind: "test" });
+    const root = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
+    h.runtime.questions.attach({ threadId: root.id }, { kind: "test" });
     // A subscriber of the root thread only (as a surface subscribes) sees the children's questions.
     const seenByRoot: Event[] = [];
     h.runtime.subscribe((s) => seenByRoot.push(s.event), { threadId: root.id });
     const turn = root.startTurn("split the work");
-    await until(() => h!.runtime.broker.list({ threadId: root.id }).length === 2);
-    const pending = h.runtime.broker.list({ threadId: root.id });
+    await until(() => h!.runtime.questions.list({ threadId: root.id }).length === 2);
+    const pending = h.runtime.questions.list({ threadId: root.id });
     const byTask = (m: string) => pending.find((p) => p.agent?.task.startsWith(m))!;
     const a = byTask("TASK-A");
     const b = byTask("TASK-B");
@@ -65,7 +70,7 @@ describe("sub-agents", () => {
         .sort(),
     ).toEqual([a.request_id, b.request_id].sort());
     // The children are real stored threads linked to the parent.
-    const stored = h.runtime.store.getThread(a.thread_id)!;
+    const stored = h.runtime.threads.stored(a.thread_id)!;
     expect(stored.parent_id).toBe(root.id);
     expect(stored.settings.agent).toMatchObject({ nickname: "Ada", depth: 1, task: "TASK-A: pick for A" });
     // Reverse order; the reply names the ROOT thread (what a surface attached to it knows).
@@ -95,7 +100,7 @@ describe("sub-agents", () => {
         side_steps: askingChild("TASK-A", "qa"),
       },
     });
-    const root = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
+    const root = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
     const t0 = Date.now();
     expect((await root.startTurn("go").done).status).toBe("completed");
     expect(Date.now() - t0).toBeLessThan(10_000);
@@ -116,8 +121,8 @@ describe("sub-agents", () => {
         side_steps: askingChild("TASK-A", "qa"),
       },
     });
-    const root = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
-    h.runtime.responders.attach({ threadId: root.id }, { kind: "test" });
+    const root = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
+    h.runtime.questions.attach({ threadId: root.id }, { kind: "test" });
     expect((await root.startTurn("go").done).status).toBe("completed");
     // fails if deny is ignored for sub-agents
     expect(findOutput(h, "request_user_input")).toMatch(/only be used by the root thread/);
@@ -147,13 +152,13 @@ describe("sub-agents", () => {
         ],
       },
     });
-    const root = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
+    const root = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
     expect((await root.startTurn("go").done).status).toBe("completed");
     // fails if max_threads is not enforced (a third child would start)
     expect(outputOf(h.model.requests, "s3")).toMatch(/agents\.max_threads = 2/);
     // fails if max_depth is not enforced
     expect(outputOf(h.model.requests, "g1")).toMatch(/depth 2, over agents\.max_depth = 1/);
-    expect(h.runtime.store.listThreads().filter((t) => t.parent_id !== null)).toHaveLength(2);
+    expect(h.runtime.threads.list().filter((t) => t.parent_id !== null)).toHaveLength(2);
   });
 
   it("interrupting the parent interrupts its children and settles their questions (Q8)", async () => {
@@ -166,18 +171,18 @@ describe("sub-agents", () => {
         side_steps: askingChild("TASK-A", "qa"),
       },
     });
-    const root = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
-    h.runtime.responders.attach({ threadId: root.id }, { kind: "test" });
+    const root = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
+    h.runtime.questions.attach({ threadId: root.id }, { kind: "test" });
     const turn = root.startTurn("go");
     const ev = (await h.waitFor(requested)) as EventOf<"question.requested">;
-    const child = h.runtime.thread(ev.thread_id)!;
+    const child = h.runtime.threads.get(ev.thread_id)!;
     expect(child.active).toBeDefined();
     root.interrupt();
     expect((await turn.done).status).toBe("interrupted");
     // fails if the interrupt does not cascade: the child's turn would keep waiting on the user
     await until(() => !child.active);
     expect(child.lastOutcome?.status).toBe("interrupted");
-    expect(h.runtime.broker.pendingCount()).toBe(0);
+    expect(h.runtime.questions.pendingCount()).toBe(0);
     expect(
       h.events.some((e) => e.event.type === "question.cancelled" && e.event.thread_id === child.id),
     ).toBe(true);
@@ -193,14 +198,14 @@ describe("sub-agents", () => {
         side_steps: askingChild("TASK-A", "qa"),
       },
     });
-    const root = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
-    h.runtime.responders.attach({ threadId: root.id }, { kind: "test" });
+    const root = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
+    h.runtime.questions.attach({ threadId: root.id }, { kind: "test" });
     root.startTurn("go");
     const ev = (await h.waitFor(requested)) as EventOf<"question.requested">;
     await root.close();
     // fails if a closed parent leaves its child running (or its question pending)
-    await until(() => h!.runtime.thread(ev.thread_id)?.status === "closed");
-    expect(h.runtime.broker.pendingCount()).toBe(0);
+    await until(() => h!.runtime.threads.get(ev.thread_id)?.status === "closed");
+    expect(h.runtime.questions.pendingCount()).toBe(0);
   });
 
   it("a child's approval is relayed to the root's responder with attribution and declined: the command never runs", async () => {
@@ -224,15 +229,15 @@ describe("sub-agents", () => {
         ],
       },
     });
-    const root = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
-    h.runtime.responders.attach({ threadId: root.id }, { kind: "test" });
+    const root = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
+    h.runtime.questions.attach({ threadId: root.id }, { kind: "test" });
     const turn = root.startTurn("go");
     const ev = (await h.waitFor(
       (e) => requested(e) && !!e.request.approval,
     )) as EventOf<"question.requested">;
     // fails if approvals are not attributed or not listed under the root
     expect(ev.request.agent).toMatchObject({ nickname: "Ada", task: "TASK-A: write a file" });
-    expect(h.runtime.broker.list({ threadId: root.id }).map((r) => r.request_id)).toEqual([
+    expect(h.runtime.questions.list({ threadId: root.id }).map((r) => r.request_id)).toEqual([
       ev.request.request_id,
     ]);
     decide(h, ev, "Decline");
@@ -264,7 +269,7 @@ describe("sub-agents", () => {
         ],
       },
     });
-    const root = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
+    const root = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
     expect((await root.startTurn("go").done).status).toBe("completed");
     const agentId = outputOf(h.model.requests, "s1").agent_id;
     // fails if list_agents does not report the finished child with its task and status
@@ -285,7 +290,7 @@ describe("sub-agents", () => {
     expect(w2.status[agentId].status).toBe("running");
     // fails if close_agent leaves the child running
     expect(outputOf(h.model.requests, "c1")).toMatchObject({ status_before: "running", status: "closed" });
-    expect(h.runtime.thread(agentId)?.status).toBe("closed");
+    expect(h.runtime.threads.get(agentId)?.status).toBe("closed");
     expect(outputOf(h.model.requests, "i2")).toMatch(
       /no sub-agent "Nobody" of yours; your sub-agents: .*\(Ada\)/,
     );
@@ -311,7 +316,7 @@ describe("sub-agents", () => {
         side_steps: quietChild("TASK-S"),
       },
     });
-    const root = h.runtime.startThread({ cwd, mode: "plan" });
+    const root = h.runtime.threads.start({ cwd, mode: "plan" });
     expect((await root.startTurn("go").done).status).toBe("completed");
     const first = h.model.requests[0] as any;
     const spawnTool = first.tools.find((t: any) => t.name === "spawn_agent");

@@ -56,16 +56,16 @@ describe("fork and rewind", () => {
     const cwd = tempDir("tandem-branch-");
     writeFileSync(join(cwd, "a.txt"), "one\n");
     h = await harness({ cwd, script: SCRIPT });
-    const t = h.runtime.startThread({ cwd, effort: "high" });
+    const t = h.runtime.threads.start({ cwd, effort: "high" });
     expect((await t.startTurn("first ask").done).status).toBe("completed");
     expect((await t.startTurn("second ask").done).status).toBe("completed");
-    return { cwd, t, turns: h.runtime.store.listTurns(t.id) };
+    return { cwd, t, turns: h.runtime.threads.turns(t.id) };
   }
 
   it("fork before a turn: same settings, own id, '(fork)' title, and the model sees only the kept history", async () => {
     const { t, turns } = await twoTurns();
     const rt = h!.runtime;
-    const before = rt.store.loadItems(t.id).map((s) => s.item);
+    const before = rt.threads.history(t.id).map((s) => s.item);
     expect(rt.branches.userMessages(t.id).map((m) => [m.turnId, m.text])).toEqual([
       [turns[0].id, "first ask"],
       [turns[1].id, "second ask"],
@@ -79,15 +79,15 @@ describe("fork and rewind", () => {
       t.record.mode,
       "high",
     ]);
-    const kept = rt.store.loadItems(fork.id);
+    const kept = rt.threads.history(fork.id);
     expect(kept.map((s) => s.item)).toEqual(before.slice(0, rt.branches.userMessages(t.id)[1].index));
     expect(new Set(kept.map((s) => s.turn_id)).has(turns[0].id)).toBe(false); // its own turn ids
-    expect(rt.store.loadItems(t.id).map((s) => s.item)).toEqual(before); // the source is untouched
-    const forked = rt.openThread(fork.id);
+    expect(rt.threads.history(t.id).map((s) => s.item)).toEqual(before); // the source is untouched
+    const forked = rt.threads.open(fork.id);
     expect((await forked.startTurn("fork ask").done).status).toBe("completed");
     expect(lastUserTexts(h!)).toEqual(["first ask", "fork ask"]);
     // Through an item index: everything up to it.
-    expect(rt.store.loadItems(rt.branches.fork(t.id, { throughItem: 0 }).id)).toHaveLength(1);
+    expect(rt.threads.history(rt.branches.fork(t.id, { throughItem: 0 }).id)).toHaveLength(1);
     expect(() => rt.branches.fork(t.id, { throughItem: 999 })).toThrow(/has no item 999/);
   });
 
@@ -95,14 +95,19 @@ describe("fork and rewind", () => {
     const { cwd, t, turns } = await twoTurns();
     const rt = h!.runtime;
     expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("three\n");
-    const all = rt.store.loadItems(t.id).map((s) => s.item);
-    rt.responders.attach({ threadId: t.id }, { kind: "test" });
+    const all = rt.threads.history(t.id).map((s) => s.item);
+    rt.questions.attach({ threadId: t.id }, { kind: "test" });
     const rewinding = rt.branches.rewind(t.id, turns[1].id, { restoreCode: true });
     const q = (await h!.waitFor(
       (e): e is EventOf<"question.requested"> => e.type === "question.requested",
     )) as EventOf<"question.requested">;
     expect(q.request.questions[0].prompt).toContain("second ask");
-    rt.reply(t.id, q.request.request_id, { answers: { restore: { selected: ["Apply"] } } }, { kind: "test" });
+    rt.questions.reply(
+      t.id,
+      q.request.request_id,
+      { answers: { restore: { selected: ["Apply"] } } },
+      { kind: "test" },
+    );
     const r = await rewinding;
     expect(r.status).toBe("rewound");
     expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("two\n");
@@ -110,11 +115,11 @@ describe("fork and rewind", () => {
     // History: cut before "second ask"; the archived branch has all of it and its checkpoint.
     const userTexts = (id: string) => rt.branches.userMessages(id).map((m) => m.text);
     expect(userTexts(t.id)).toEqual(["first ask"]);
-    expect(rt.store.listTurns(t.id).map((x) => x.id)).toEqual([turns[0].id]);
-    const archived = rt.store.getThread(r.archivedId!);
+    expect(rt.threads.turns(t.id).map((x) => x.id)).toEqual([turns[0].id]);
+    const archived = rt.threads.stored(r.archivedId!);
     expect(archived?.title).toBe("first ask (rewound)");
     expect(archived?.settings.archived).toBe(true);
-    expect(rt.store.loadItems(r.archivedId!).map((s) => s.item)).toEqual(all);
+    expect(rt.threads.history(r.archivedId!).map((s) => s.item)).toEqual(all);
     expect(rt.checkpoints.list(t.id).map((c) => c.message)).toEqual(["first ask"]);
     expect(rt.checkpoints.list(r.archivedId!).map((c) => [c.message, c.state])).toEqual([
       ["second ask", "undone"],
@@ -128,7 +133,7 @@ describe("fork and rewind", () => {
     const { cwd, t, turns } = await twoTurns();
     const r = await h!.runtime.branches.rewind(t.id, turns[0].id);
     expect(r.status).toBe("rewound");
-    expect(h!.runtime.store.loadItems(t.id).filter((s) => s.turn_id !== null)).toEqual([]);
+    expect(h!.runtime.threads.history(t.id).filter((s) => s.turn_id !== null)).toEqual([]);
     expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("three\n");
     await expect(h!.runtime.branches.rewind(t.id, "turn_nope")).rejects.toThrow(/has no turn turn_nope/);
   });

@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { runtimeInternals } from "../../src/runtime/internals.testing.js";
 import { type Harness, harness, tempDir } from "../helpers/index.js";
 
 const patch = (id: string, body: string[]) => ({
@@ -42,10 +43,10 @@ describe("runtime.checkpoints.list", () => {
     const cwd = tempDir("tandem-cwd-");
     writeFileSync(join(cwd, "a.txt"), "one\n");
     h = await harness({ home, cwd, script: SCRIPT });
-    const t = h.runtime.startThread({ cwd });
+    const t = h.runtime.threads.start({ cwd });
     for (const text of ["edit a, add b", "just talk", "delete a"])
       expect((await t.startTurn(text).done).status).toBe("completed");
-    const turns = h.runtime.store.listTurns(t.id);
+    const turns = h.runtime.threads.turns(t.id);
     const listed = h.runtime.checkpoints.list(t.id);
     const shape = listed.map((c) => ({ turn: c.turnId, message: c.message, state: c.state, files: c.files }));
     const expected = [
@@ -82,10 +83,12 @@ describe("runtime.checkpoints.list", () => {
     const cwd = tempDir("tandem-cwd-");
     writeFileSync(join(cwd, "a.txt"), "one\n");
     h = await harness({ home, cwd, script: { steps: SCRIPT.steps.slice(0, 2) } });
-    const t = h.runtime.startThread({ cwd });
+    const t = h.runtime.threads.start({ cwd });
     expect((await t.startTurn("edit a, add b").done).status).toBe("completed");
     expect(h.runtime.checkpoints.list(t.id)).toHaveLength(1);
-    const storeFile = h.runtime.workspaces.storeFile(h.runtime.thread(t.id)?.record.cwd ?? cwd);
+    const storeFile = runtimeInternals(h.runtime).workspaces.storeFile(
+      h.runtime.threads.get(t.id)?.record.cwd ?? cwd,
+    );
     await h.close();
     // Age the checkpoint by two days.
     const db = new Database(storeFile.replace(/^(?!\/)/, ""));
@@ -97,9 +100,10 @@ describe("runtime.checkpoints.list", () => {
     await h.close();
     // …dropped under max_age_days = 1.
     h = await harness({ home, cwd, script: { steps: [] }, overrides: ["checkpoints.max_age_days=1"] });
-    const ws = h.runtime.workspaces.acquire(cwd);
+    const { workspaces } = runtimeInternals(h.runtime);
+    const ws = workspaces.acquire(cwd);
     await ws?.ready();
-    if (ws) h.runtime.workspaces.release(ws);
+    if (ws) workspaces.release(ws);
     expect(h.runtime.checkpoints.list(t.id)).toEqual([]);
   });
 });

@@ -91,8 +91,8 @@ describe.skipIf(!hasGit())("undo and redo of a turn", () => {
     )) as EventOf<"question.requested">;
     seen.add(e.request.request_id);
     // Asked in this process only: never stored (a restart drops it, nothing written).
-    expect(h!.runtime.store.getQuestion(e.request.request_id)).toBeUndefined();
-    const r = h!.runtime.reply(
+    expect(h!.runtime.questions.get(e.request.request_id)).toBeUndefined();
+    const r = h!.runtime.questions.reply(
       e.thread_id,
       e.request.request_id,
       { answers: { [id]: { selected: [label] } } },
@@ -114,7 +114,7 @@ describe.skipIf(!hasGit())("undo and redo of a turn", () => {
     const original = files(cwd);
     const gitBefore = gitState(cwd);
     h = await harness({ cwd, script: SCRIPT });
-    const t = h.runtime.startThread({ cwd });
+    const t = h.runtime.threads.start({ cwd });
     expect((await t.startTurn("edit four files").done).status).toBe("completed");
     const edited = files(cwd);
     expect(edited).toEqual({
@@ -130,7 +130,7 @@ describe.skipIf(!hasGit())("undo and redo of a turn", () => {
     await expect(h.runtime.checkpoints.undo(t.id)).rejects.toThrow(/headless/);
     expect(files(cwd)).toEqual(edited);
 
-    h.runtime.responders.attach({ threadId: t.id }, { kind: "test" });
+    h.runtime.questions.attach({ threadId: t.id }, { kind: "test" });
     const seen = new Set<string>();
     // Cancel: nothing written.
     let undo = h.runtime.checkpoints.undo(t.id);
@@ -170,6 +170,6 @@ describe.skipIf(!hasGit())("undo and redo of a turn", () => {
     expect(files(cwd)).toEqual({ ...original, "a.txt": "the user's own\n" });
     expect(gitState(cwd).index).toBe(gitBefore.index);
     expect(git(cwd, "stash", "list")).toBe("");
-    expect(h.runtime.store.pendingQuestions(t.id)).toEqual([]);
+    expect(h.runtime.questions.stored(t.id)).toEqual([]);
   });
 });

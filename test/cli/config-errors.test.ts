@@ -94,4 +94,18 @@ describe("configuration errors (processes)", () => {
     }
     expect(readFileSync(join(home, "state.db")).equals(garbage)).toBe(true);
   });
+
+  // Fails if a surface starts its runtime its own way again (surfaces/shared/startup.ts): every
+  // command that runs threads ends a damaged store, and a configuration error, the same way.
+  it("every surface: a corrupt state.db and a bad -c are one line naming them, exit 2", async () => {
+    const home = tempDir();
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, "state.db"), Buffer.alloc(8192, 7));
+    for (const cmd of ["acp", "mcp-server", "app-server", "serve"]) {
+      const damaged = await runTandem([cmd], { env: env(home) });
+      expectConfigError(damaged, `tandem ${cmd}: `, join(home, "state.db"), "not a database");
+      const bad = await runTandem([cmd, "-c", "model="], { env: env(tempDir()) });
+      expectConfigError(bad, `tandem ${cmd}: `, "model= has no value");
+    }
+  });
 });

@@ -67,13 +67,15 @@ const skip = missing("postgres", "nats-server").length > 0;
 describe("scale-out flags refuse what cannot work", () => {
   // fails if --bus is accepted without a shared store (it could not route: no leases to read),
   // or an unreachable database is not named (with its password hidden).
-  it("--bus without a postgres store, and an unreachable --store, exit 1 with the reason", async () => {
+  // An unreachable --store is a store that cannot be opened: exit 2 like on every command
+  // (surfaces/shared/startup.ts; `tandem exec` and `tandem threads` always did).
+  it("--bus without a postgres store exits 1, an unreachable --store 2, with the reason", async () => {
     const env = { TANDEM_HOME: tempDir(), OPENAI_API_KEY: "k" };
     const bus = await runTandem(["serve", "--bus", "nats://127.0.0.1:1"], { env });
     expect(bus.code).toBe(1);
     expect(bus.stderr).toContain("--bus needs the PostgreSQL store");
     const store = await runTandem(["serve", "--store", "postgres://u:secretpw@127.0.0.1:1/db"], { env });
-    expect(store.code).toBe(1);
+    expect(store.code).toBe(2);
     expect(store.stderr).toContain("cannot open the Tandem store postgres://u:***@127.0.0.1:1/db");
     expect(store.stderr).not.toContain("secretpw");
   });

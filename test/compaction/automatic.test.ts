@@ -66,7 +66,7 @@ describe("compaction", () => {
         script: { steps: [...calls.map((c) => ({ output: [big(c, 2400)] })), { output: [say("all done")] }] },
         overrides: ["model_context_window=3000", 'sandbox_mode="danger-full-access"', ...wire],
       });
-      const thread = h.runtime.startThread({ cwd: h.cwd });
+      const thread = h.runtime.threads.start({ cwd: h.cwd });
       const turn = thread.startTurn("print six large blocks, please");
       const outcome = await turn.done;
       expect(outcome.status).toBe("completed");
@@ -92,7 +92,7 @@ describe("compaction", () => {
       // The user's request survives every compaction as a recent user message.
       expect(JSON.stringify(bodies.at(-1)!.input)).toContain("print six large blocks, please");
       // Stored history keeps everything: every call and output, plus the summary items.
-      const stored = h.runtime.store.loadItems(thread.id).map((s) => s.item);
+      const stored = h.runtime.threads.history(thread.id).map((s) => s.item);
       const storedCalls = stored.filter((i) => i.type === "function_call").map((i: any) => i.call_id);
       expect(storedCalls).toEqual(calls);
       expect(stored.filter((i: any) => textOf(i).startsWith(SUMMARY_MARKER)).length).toBe(compactions.length);
@@ -115,7 +115,7 @@ describe("compaction", () => {
       },
       overrides: ['sandbox_mode="danger-full-access"'],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     const outcome = await thread.startTurn("go").done;
     expect(outcome.status).toBe("completed");
     expect(outcome.lastMessage).toBe("recovered");
@@ -141,7 +141,7 @@ describe("compaction", () => {
       },
       overrides: ['sandbox_mode="danger-full-access"'],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     const outcome = await thread.startTurn("go").done;
     expect(outcome.status).toBe("failed");
     expect(outcome.error?.kind).toBe("context_length");
@@ -170,14 +170,14 @@ describe("compaction", () => {
       },
       overrides: ["questions.default_mode=true"],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     await thread.startTurn("hello").done;
     const turn = thread.startTurn("paint the shed");
     const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
     expect(thread.compact().id).toBe(turn.id);
     await h.waitFor(compacted);
-    const r = h.runtime.reply(
+    const r = h.runtime.questions.reply(
       thread.id,
       q.request.request_id,
       { answers: { color: { selected: [], other: "teal" } } },
@@ -211,7 +211,7 @@ describe("compaction", () => {
       ],
     };
     h = await harness({ script, overrides: ['sandbox_mode="danger-full-access"'] });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     await thread.startTurn("make a big block").done;
     const c = thread.compact();
     expect((await c.done).status).toBe("completed");
@@ -220,14 +220,14 @@ describe("compaction", () => {
     const cwd = h.cwd;
     await h.close();
     h = await harness({ script: { steps: [{ output: [say("resumed")] }] }, home, cwd });
-    const resumed = h.runtime.openThread(id);
+    const resumed = h.runtime.threads.open(id);
     expect((await resumed.startTurn("and now?").done).status).toBe("completed");
     const body = (h.model.requests as Body[])[0];
     expect(hasSummary(body)).toBe(true);
     expect(JSON.stringify(body.input)).not.toContain("xxxxxxxxxxxxxxxxxxxx");
     expect(JSON.stringify(body.input)).toContain("make a big block");
     // Export still has the big output.
-    expect(JSON.stringify(h.runtime.store.loadItems(id))).toContain("xxxxxxxxxxxxxxxxxxxx");
+    expect(JSON.stringify(h.runtime.threads.history(id))).toContain("xxxxxxxxxxxxxxxxxxxx");
   });
 
   // fails if: a compaction request that itself overflows is not retried with its oldest part
@@ -244,7 +244,7 @@ describe("compaction", () => {
       },
       overrides: ['sandbox_mode="danger-full-access"'],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     await thread.startTurn("three blocks").done;
     expect((await thread.compact().done).status).toBe("completed");
     const compactions = (h.model.requests as Body[]).filter(isCompaction);
@@ -266,7 +266,7 @@ describe("compaction", () => {
         ],
       },
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     expect((await thread.startTurn("hi").done).lastMessage).toBe("one");
     expect((await thread.compact().done).status).toBe("completed");
     expect((await thread.startTurn("again").done).lastMessage).toBe("two");

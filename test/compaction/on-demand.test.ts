@@ -136,7 +136,7 @@ describe("compaction on demand", () => {
   it("the web transcript shows a compaction line, live and after a reload", async () => {
     const hs: Harness = await harness({ script: { steps: [{ output: [say("hello")] }] } });
     cleanup.push(() => hs.close());
-    const thread = hs.runtime.startThread({ cwd: hs.cwd });
+    const thread = hs.runtime.threads.start({ cwd: hs.cwd });
     const live = new Transcript();
     hs.runtime.subscribe((s) => {
       if ("thread_id" in s.event && s.event.thread_id === thread.id) live.apply(s.event);
@@ -146,7 +146,7 @@ describe("compaction on demand", () => {
     const lines = (t: Transcript) => t.entries.filter((e) => e.kind === "turn").map((e: any) => e.text);
     expect(lines(live).some((t) => t.startsWith("context compacted (manual)"))).toBe(true);
     const stored = new Transcript();
-    stored.load(thread.items());
+    stored.load([...thread.items()]);
     expect(lines(stored)).toContain("context compacted");
     const users = stored.entries.filter((e) => e.kind === "user").map((e: any) => e.text);
     expect(users).toEqual(["hi"]);

@@ -43,7 +43,7 @@ describe("server-side compaction", () => {
       },
       overrides: ['compaction="server"', 'sandbox_mode="danger-full-access"'],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     await thread.startTurn("print a z block").done;
     expect((await thread.compact().done).status).toBe("completed");
     const ev = (await h.waitFor((e) => e.type === "context.compacted")) as EventOf<"context.compacted">;
@@ -66,7 +66,7 @@ describe("server-side compaction", () => {
     // No sampling request asked the model for a summary.
     expect(JSON.stringify(bodies)).not.toContain("<tandem:context_compaction_request>");
     // Stored history keeps everything, the provider's output with the marker item.
-    const stored = h.runtime.store.loadItems(thread.id).map((s) => s.item as any);
+    const stored = h.runtime.threads.history(thread.id).map((s) => s.item as any);
     expect(JSON.stringify(stored)).toContain("zzzzzzzzzz");
     expect(
       stored.find((i) => textOf(i).startsWith(SUMMARY_MARKER))?.tandem_compaction.replacement,

@@ -142,7 +142,7 @@ export async function harness(opts: {
 
 /** Decides an approval (its `decision` question) with one of its labels, as a test surface. */
 export function decide(h: Harness, event: EventOf<"question.requested">, label: string): void {
-  const r = h.runtime.reply(
+  const r = h.runtime.questions.reply(
     event.thread_id,
     event.request.request_id,
     { answers: { decision: { selected: [label] } } },

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { expect } from "vitest";
+import { runtimeInternals } from "../../src/runtime/internals.testing.js";
 import { type Served, TOKEN, until } from "./http.js";
 import { missing } from "./system-tools.js";
 
@@ -63,7 +64,7 @@ export async function openApp(
   });
   await page.goto(`${sv.url}/#token=${TOKEN}`);
   await page.locator("#conn[data-state=live]").waitFor();
-  await until(() => sv.h.runtime.responders.size > 0);
+  await until(() => runtimeInternals(sv.h.runtime).responders.size > 0);
   // The token left the address bar as soon as it was read.
   expect(page.url()).not.toContain(TOKEN);
   return { context, page, errors };

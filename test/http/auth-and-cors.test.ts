@@ -56,7 +56,7 @@ describe("auth and CORS", () => {
     expect((await fetch(`${sv.url}/thread?token=${TOKEN}`)).status).toBe(401);
     const post = await fetch(sv.url + "/thread", { method: "POST", body: "{}" });
     expect(post.status).toBe(401);
-    expect(sv.h.runtime.store.listThreads()).toHaveLength(0);
+    expect(sv.h.runtime.threads.list()).toHaveLength(0);
     const sse = await openSse(`${sv.url}/event?token=${TOKEN}`);
     expect(sse.status).toBe(200);
     sse.close();

@@ -1,7 +1,8 @@
 /** The bench helpers run end to end (small sizes) and leave no listeners behind. */
 import { afterEach, describe, expect, it } from "vitest";
+import { httpQuestionRoundTrip, sseFanout } from "../../bench/http.js";
 import { Scripts } from "../../src/mock-model/index.js";
-import { httpQuestionRoundTrip, sseFanout } from "../../src/surfaces/http/bench.js";
+import { runtimeInternals } from "../../src/runtime/internals.testing.js";
 import { type Harness, harness } from "../helpers/index.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -14,13 +15,16 @@ afterEach(async () => {
 describe("HTTP bench helpers", () => {
   it("question round trip over HTTP + SSE", async () => {
     h = await harness({ script: Scripts.questionDemo() });
-    const baseline = h.runtime.bus.listenerCount;
+    const baseline = runtimeInternals(h.runtime).bus.listenerCount;
     const times = await httpQuestionRoundTrip(h.runtime, 50, 10);
     expect(times).toHaveLength(50);
-    expect(h.runtime.broker.size).toBe(0);
+    expect(runtimeInternals(h.runtime).broker.size).toBe(0);
     // Speed is bench's job: no timing threshold. SSE clients detach as their connections close:
     // polled, not a fixed 50 ms. Fails if a closed SSE stream leaves its bus listener behind.
-    await waitUntil(() => h!.runtime.bus.listenerCount === baseline, "the SSE listeners to detach");
+    await waitUntil(
+      () => runtimeInternals(h!.runtime).bus.listenerCount === baseline,
+      "the SSE listeners to detach",
+    );
     process.stdout.write(`http round trip p50 ${[...times].sort((a, b) => a - b)[25].toFixed(2)} ms\n`);
   });
 

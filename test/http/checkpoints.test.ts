@@ -96,7 +96,7 @@ describe("HTTP undo / redo / fork / rewind", () => {
     expect((await sv.call("GET", `/thread/${fork.json.id}`)).json.items).toHaveLength(1);
     expect((await sv.call("POST", `/thread/${id}/fork`, { itemId: "x" })).status).toBe(400);
 
-    const turnId = sv.h.runtime.store.listTurns(id)[0].id;
+    const turnId = sv.h.runtime.threads.turns(id)[0].id;
     const rewound = await sv.call("POST", `/thread/${id}/rewind`, { turnId });
     expect(rewound.json.status).toBe("rewound");
     expect((await sv.call("GET", `/thread/${rewound.json.archived_id}`)).json.thread.title).toBe(

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { EventLog } from "../../src/cluster/events.js";
 import { Scripts } from "../../src/mock-model/index.js";
 import type { Event, Stamped } from "../../src/protocol/events.js";
+import { runtimeInternals } from "../../src/runtime/internals.testing.js";
 import { isEvent, openSse, type Served, serve, TOKEN, until } from "../helpers/http.js";
 
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -28,7 +29,7 @@ describe("GET /event", () => {
     const requestId = JSON.parse(asked.data).event.request.request_id;
     first.close();
     await first.closed;
-    await until(() => h.runtime.responders.size === 0);
+    await until(() => runtimeInternals(h.runtime).responders.size === 0);
 
     // The web page went away: the question is still pending and answerable (Q11).
     expect((await sv.call("GET", "/question")).json.questions.map((q: any) => q.request_id)).toEqual([
@@ -64,7 +65,7 @@ describe("GET /event", () => {
     const sse = await openSse(`${sv.url}/event?since=999999`, auth);
     const ready = await sse.next((f) => f.event === "ready");
     expect(ready.id).toBeUndefined();
-    expect(JSON.parse(ready.data)).toMatchObject({ last_seq: sv.h.runtime.bus.lastSeq });
+    expect(JSON.parse(ready.data)).toMatchObject({ last_seq: sv.h.runtime.lastSeq });
     const gap = await sse.next((f) => f.event === "gap");
     expect(gap.id).toBeUndefined();
     expect(JSON.parse(gap.data).message).toContain("refetch");
@@ -85,50 +86,64 @@ describe("GET /event", () => {
     sv = await serve({ script: Scripts.questionDemo() });
     const { runtime } = sv.h;
     const threadId = (await sv.call("POST", "/thread", {})).json.id;
-    const baseline = runtime.bus.listenerCount;
-    expect(runtime.responders.has(threadId)).toBe(false);
+    const baseline = runtimeInternals(runtime).bus.listenerCount;
+    expect(runtimeInternals(runtime).responders.has(threadId)).toBe(false);
 
     const scoped = await openSse(`${sv.url}/event?responder=web&thread=${threadId}`, auth);
     await scoped.next((f) => f.event === "ready");
-    expect(runtime.responders.has(threadId)).toBe(true);
-    expect(runtime.responders.list(threadId)[0].kind).toBe("web");
-    expect(runtime.responders.has("some-other-thread")).toBe(false);
+    expect(runtimeInternals(runtime).responders.has(threadId)).toBe(true);
+    expect(runtimeInternals(runtime).responders.list(threadId)[0].kind).toBe("web");
+    expect(runtimeInternals(runtime).responders.has("some-other-thread")).toBe(false);
     const streams = [scoped];
     for (let i = 0; i < 4; i++) {
       const s = await openSse(`${sv.url}/event${i % 2 ? "?responder=web" : ""}`, auth);
       await s.next((f) => f.event === "ready");
       streams.push(s);
     }
-    expect(runtime.bus.listenerCount).toBe(baseline + 5);
-    expect(runtime.responders.size).toBe(3);
-    expect(runtime.responders.has("some-other-thread")).toBe(true);
+    expect(runtimeInternals(runtime).bus.listenerCount).toBe(baseline + 5);
+    expect(runtimeInternals(runtime).responders.size).toBe(3);
+    expect(runtimeInternals(runtime).responders.has("some-other-thread")).toBe(true);
 
     for (const s of streams) s.close();
-    await until(() => runtime.bus.listenerCount === baseline && runtime.responders.size === 0);
+    await until(
+      () =>
+        runtimeInternals(runtime).bus.listenerCount === baseline &&
+        runtimeInternals(runtime).responders.size === 0,
+    );
 
     // Closing the server ends open streams too.
     const a = await openSse(`${sv.url}/event?responder=web`, auth);
     await a.next((f) => f.event === "ready");
-    expect(runtime.bus.listenerCount).toBe(baseline + 1);
+    expect(runtimeInternals(runtime).bus.listenerCount).toBe(baseline + 1);
     await sv.server.close();
-    await until(() => runtime.bus.listenerCount === baseline && runtime.responders.size === 0);
+    await until(
+      () =>
+        runtimeInternals(runtime).bus.listenerCount === baseline &&
+        runtimeInternals(runtime).responders.size === 0,
+    );
   });
 
   it("drops a client that stops reading instead of buffering without bound", async () => {
     sv = await serve({ script: Scripts.questionDemo(), maxQueuedBytes: 64 * 1024 });
     const { runtime } = sv.h;
-    const baseline = runtime.bus.listenerCount;
+    const baseline = runtimeInternals(runtime).bus.listenerCount;
     const u = new URL(`${sv.url}/event`);
     const req = httpRequest({ host: u.hostname, port: u.port, path: u.pathname, headers: auth });
     const res = await new Promise<import("node:http").IncomingMessage>((r) => req.once("response", r).end());
     res.pause(); // never read
-    expect(runtime.bus.listenerCount).toBe(baseline + 1);
+    expect(runtimeInternals(runtime).bus.listenerCount).toBe(baseline + 1);
     const delta = "x".repeat(1024);
-    for (let i = 0; i < 40_000 && runtime.bus.listenerCount > baseline; i++) {
-      runtime.bus.publish({ type: "agent_message.delta", thread_id: "t", turn_id: "u", item_id: "m", delta });
+    for (let i = 0; i < 40_000 && runtimeInternals(runtime).bus.listenerCount > baseline; i++) {
+      runtimeInternals(runtime).bus.publish({
+        type: "agent_message.delta",
+        thread_id: "t",
+        turn_id: "u",
+        item_id: "m",
+        delta,
+      });
       if (i % 100 === 99) await new Promise((r) => setImmediate(r));
     }
-    expect(runtime.bus.listenerCount).toBe(baseline);
+    expect(runtimeInternals(runtime).bus.listenerCount).toBe(baseline);
     res.destroy();
   });
 
@@ -137,10 +152,16 @@ describe("GET /event", () => {
   it("a replay too large for the queue drops the client cleanly and leaks no listener", async () => {
     sv = await serve({ script: Scripts.questionDemo(), maxQueuedBytes: 64 * 1024 });
     const { runtime } = sv.h;
-    const baseline = runtime.bus.listenerCount;
+    const baseline = runtimeInternals(runtime).bus.listenerCount;
     const delta = "x".repeat(1024);
     for (let i = 0; i < 500; i++)
-      runtime.bus.publish({ type: "agent_message.delta", thread_id: "t", turn_id: "u", item_id: "m", delta });
+      runtimeInternals(runtime).bus.publish({
+        type: "agent_message.delta",
+        thread_id: "t",
+        turn_id: "u",
+        item_id: "m",
+        delta,
+      });
     const u = new URL(`${sv.url}/event?since=0`);
     const req = httpRequest({
       host: u.hostname,
@@ -152,7 +173,7 @@ describe("GET /event", () => {
     expect(res.statusCode).toBe(200);
     res.resume();
     await new Promise((r) => res.once("end", r));
-    expect(runtime.bus.listenerCount).toBe(baseline);
+    expect(runtimeInternals(runtime).bus.listenerCount).toBe(baseline);
   });
 
   // fails if a resumed cluster stream drops another node's event because it arrived after an
@@ -169,7 +190,7 @@ describe("GET /event", () => {
     sv = await serve({ script: Scripts.questionDemo(), eventLog: log });
     const { runtime } = sv.h;
     // Subscribed first, as the cluster node is: each event has its id before the stream sees it.
-    runtime.bus.subscribe((s) => {
+    runtime.subscribe((s) => {
       if (tag === undefined) return;
       ids.set(s, tag);
       const row = { ...s, seq: tag }; // as the store reads it back: its own object, same id
@@ -178,7 +199,11 @@ describe("GET /event", () => {
     });
     const publish = (id: number) => {
       tag = id;
-      runtime.bus.publish({ type: "thread.status_changed", thread_id: "t", status: "idle" });
+      runtimeInternals(runtime).bus.publish({
+        type: "thread.status_changed",
+        thread_id: "t",
+        status: "idle",
+      });
       tag = undefined;
     };
     publish(100);
@@ -201,13 +226,13 @@ describe("GET /event", () => {
       ["/event?thread=nope", {}, 404],
     ];
     // Fails if a refused request leaves a bus subscription behind.
-    const baseline = sv.h.runtime.bus.listenerCount;
+    const baseline = runtimeInternals(sv.h.runtime).bus.listenerCount;
     for (const [path, headers, status] of cases) {
       const r = await sv.call("GET", path, undefined, headers);
       expect(r.status, path).toBe(status);
       expect(typeof r.json.error.message).toBe("string");
     }
-    expect(sv.h.runtime.bus.listenerCount).toBe(baseline);
+    expect(runtimeInternals(sv.h.runtime).bus.listenerCount).toBe(baseline);
   });
 
   it("streams the transcript live: deltas, commands with output, turn status", async () => {

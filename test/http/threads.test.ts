@@ -99,6 +99,7 @@ describe("OpenAPI", () => {
       "/thread/{id}/interrupt",
       "/thread/{id}/redo",
       "/thread/{id}/rewind",
+      "/thread/{id}/settings",
       "/thread/{id}/steer",
       "/thread/{id}/turn",
       "/thread/{id}/undo",
@@ -120,6 +121,12 @@ describe("OpenAPI", () => {
     check("TurnStarted", turn.json);
     await sse.next(isEvent("question.requested"));
     check("ThreadList", (await sv.call("GET", "/thread")).json);
+    check("ThreadList", (await sv.call("GET", "/thread?q=go")).json);
+    check("ThreadSettingsBody", { effort: null, model: "m" });
+    check(
+      "ThreadSummary",
+      (await sv.call("PATCH", `/thread/${created.json.id}/settings`, { effort: "low" })).json,
+    );
     check("ThreadDetail", (await sv.call("GET", `/thread/${created.json.id}`)).json);
     const list = (await sv.call("GET", "/question")).json;
     check("QuestionList", list);

@@ -114,7 +114,7 @@ describe("coding tools through the loop", () => {
     });
     const original = "line one\nline two\nline three\n";
     writeFileSync(join(h.cwd, "app.txt"), original);
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     await thread.startTurn("go").done;
     const outs = (h.model.requests as any[])[1].input.filter(
       (i: any) => i.type === "custom_tool_call_output",
@@ -144,8 +144,8 @@ describe("coding tools through the loop", () => {
       overrides: ['sandbox_mode="read-only"'],
     });
     writeFileSync(join(h.cwd, "app.txt"), "line one\nline two\nline three\n");
-    const thread = h.runtime.startThread({ cwd: h.cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("go");
     const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
     expect(q.request.approval).toMatchObject({
@@ -185,8 +185,8 @@ describe("coding tools through the loop", () => {
       // Patches are applied in-process: this holds without bubblewrap too.
       overrides: ['sandbox_mode="workspace-write"'],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("go");
     const q1 = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
     expect(q1.request.approval).toMatchObject({ kind: "file_change", paths: [`${outside}/shared.md`] });
@@ -226,8 +226,8 @@ describe("coding tools through the loop", () => {
       // Patches are applied in-process: this holds without bubblewrap too.
       overrides: ['sandbox_mode="workspace-write"'],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("go");
     const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
     decide(h, q, "Accept for session");

@@ -81,7 +81,7 @@ describe("a failed turn reads failed; threads are stored with their first turn",
     const id: string = created.json.id;
     // Listed by this server (from memory), not stored.
     expect((await sv.call("GET", "/thread")).json.threads.map((t: any) => t.id)).toEqual([id]);
-    expect(sv.h.runtime.store.getThread(id)).toBeUndefined();
+    expect(sv.h.runtime.threads.stored(id)).toBeUndefined();
     const early = await sv.call("GET", `/thread/${id}`);
     expect(early.status).toBe(200);
     expect(early.json.thread).toMatchObject({ id, status: "idle", loaded: true });
@@ -96,7 +96,7 @@ describe("a failed turn reads failed; threads are stored with their first turn",
     expect(live.thread.updated_at).toBeGreaterThan(created.json.updated_at);
     const listed = (await sv.call("GET", "/thread")).json.threads;
     expect(listed.map((t: any) => [t.id, t.status])).toEqual([[id, "failed"]]);
-    const items = sv.h.runtime.store.loadItems(id).map((s) => s.item);
+    const items = sv.h.runtime.threads.history(id).map((s) => s.item);
     expect(items.map((i: any) => i.role)).toEqual(["user", "user"]); // environment context, then "hi"
     expect(JSON.stringify(items[1])).toContain("hi");
     expect(sv.h.events.map((s) => s.event)).toContainEqual({

@@ -93,7 +93,7 @@ describe("turn loop over HTTP", () => {
     h = await harness({
       script: { steps: [{ output: [exec(`(sleep ${marker} & wait) & sleep ${marker}; echo never`)] }] },
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     const turn = thread.startTurn("run something long");
     await h.waitFor((e) => e.type === "item.started" && e.item.type === "command_execution");
     await until(() => procsMatching(`sleep ${marker}`).length >= 2);
@@ -108,7 +108,7 @@ describe("turn loop over HTTP", () => {
       () => pids.filter(alive).length === 0 && procsMatching(`sleep ${marker}`).length === 0,
     );
     expect(dead ? [] : pids.filter(alive)).toEqual([]);
-    const stored = h.runtime.store.loadItems(thread.id).map((s) => s.item);
+    const stored = h.runtime.threads.history(thread.id).map((s) => s.item);
     expectPaired(stored);
     const out = stored.find((i) => i.type === "function_call_output") as any;
     expect(out.output).toBe("aborted");
@@ -127,7 +127,7 @@ describe("turn loop over HTTP", () => {
         ],
       },
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     const outcome = await thread.startTurn("hello").done;
     expect(outcome.status).toBe("completed");
     expect(outcome.lastMessage).toBe("done after retries");
@@ -137,7 +137,7 @@ describe("turn loop over HTTP", () => {
     const inputs = (h.model.requests as any[]).map((b) => JSON.stringify(b.input));
     expect(new Set(inputs).size).toBe(1);
     // The partial answer of the cut stream never entered history.
-    const stored = h.runtime.store.loadItems(thread.id).map((s) => JSON.stringify(s.item));
+    const stored = h.runtime.threads.history(thread.id).map((s) => JSON.stringify(s.item));
     expect(stored.some((s) => s.includes("partial answer"))).toBe(false);
   });
 
@@ -146,7 +146,7 @@ describe("turn loop over HTTP", () => {
       script: { steps: [{ fault: { type: "hang" } }, { output: [say("after the hang")] }] },
       overrides: ["stream_idle_timeout_ms=300"],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     const outcome = await thread.startTurn("hello").done;
     expect(outcome.status).toBe("completed");
     expect(outcome.lastMessage).toBe("after the hang");
@@ -163,7 +163,7 @@ describe("turn loop over HTTP", () => {
         ],
       },
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     const outcome = await thread.startTurn("hello").done;
     expect(outcome.status).toBe("failed");
     expect(outcome.error).toEqual({ kind: "quota", message: "You exceeded your quota" });
@@ -208,12 +208,12 @@ describe("turn loop over HTTP", () => {
         ],
       },
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     const outcome = await thread.startTurn("go").done;
     expect(outcome.status).toBe("completed");
     expect(outcome.lastMessage).toBe("recovered");
-    const outputs = h.runtime.store
-      .loadItems(thread.id)
+    const outputs = h.runtime.threads
+      .history(thread.id)
       .map((s) => s.item)
       .filter(
         (i): i is Extract<ResponseItem, { type: "function_call_output" }> =>
@@ -243,7 +243,7 @@ describe("turn loop over HTTP", () => {
         ],
       },
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     const finished = (command: string) => (e: { type: string; item?: unknown }) =>
       e.type === "item.completed" && (e.item as { command?: string }).command === command;
     const turn = thread.startTurn("parallel");
@@ -253,7 +253,7 @@ describe("turn loop over HTTP", () => {
     writeFileSync(join(h.cwd, "release"), "");
     const outcome = await turn.done;
     expect(outcome.status).toBe("completed");
-    const items = h.runtime.store.loadItems(thread.id).map((s) => s.item);
+    const items = h.runtime.threads.history(thread.id).map((s) => s.item);
     const outs = items.filter((i) => i.type === "function_call_output") as any[];
     // Stored as each call finished (a crash never loses a finished call: issue 9 item 11)...
     expect(outs.map((o) => o.call_id).sort()).toEqual(["p1", "p2", "p3"]);
@@ -275,7 +275,7 @@ describe("turn loop over HTTP", () => {
         ],
       },
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     const turn = thread.startTurn("first");
     await h.waitFor((e) => e.type === "item.started" && e.item.type === "command_execution");
     thread.steer("also: be brief");

@@ -23,14 +23,14 @@ describe("token totals are stored with the thread", () => {
       { output: [{ type: "message" as const, text: "two" }], usage: USAGE },
     ];
     const first = await harness({ script: { steps }, home });
-    const t = first.runtime.startThread({ cwd: first.cwd });
+    const t = first.runtime.threads.start({ cwd: first.cwd });
     await t.startTurn("first").done;
     const threadId = t.id;
     await first.close();
 
     // fails if totals live only in Thread.totalUsage (per process): a new process starts at 0.
     const second = await harness({ script: { steps: steps.slice(1) }, home });
-    const again = second.runtime.openThread(threadId);
+    const again = second.runtime.threads.open(threadId);
     expect(again.totalUsage).toMatchObject({ input_tokens: 100, output_tokens: 20, total_tokens: 120 });
     await again.startTurn("second").done;
     const usage = second.events
@@ -40,7 +40,7 @@ describe("token totals are stored with the thread", () => {
     // fails if the token.usage total of a resumed thread restarts from zero.
     expect(usage).toMatchObject({ total: { input_tokens: 200, cached_input_tokens: 60, total_tokens: 240 } });
     // fails if turns.usage is not written per response (the second turn's own usage only).
-    expect(second.runtime.store.listTurns(threadId).map((r) => r.usage?.total_tokens)).toEqual([120, 120]);
+    expect(second.runtime.threads.turns(threadId).map((r) => r.usage?.total_tokens)).toEqual([120, 120]);
     await second.close();
 
     // fails if `tandem threads` does not read the stored total.
@@ -104,7 +104,7 @@ describe.skipIf(process.platform !== "linux")("a background job left by a finish
           overrides: [`sandbox_mode="${c.sandbox}"`],
         });
         try {
-          const t = h.runtime.startThread({ cwd: h.cwd });
+          const t = h.runtime.threads.start({ cwd: h.cwd });
           expect((await t.startTurn("start a job").done).status).toBe("completed");
           // Outside the sandbox the job outlives its command (inside, bwrap's PID namespace ends it).
           if (c.sandbox === "danger-full-access") expect(sleepers(tag)).toHaveLength(1);
@@ -136,7 +136,7 @@ describe("the turn diff covers shell commands", () => {
       },
     });
     try {
-      const t = h.runtime.startThread({ cwd });
+      const t = h.runtime.threads.start({ cwd });
       expect((await t.startTurn("make a file").done).status).toBe("completed");
       const diffs = h.events.map((s) => s.event).filter((e) => e.type === "turn.diff");
       // fails if turn.diff covers apply_patch only (commands' changes are not compared)

@@ -30,8 +30,8 @@ async function start(steps: unknown[]) {
   writeFileSync(join(home, "config.toml"), stringify({ mcp_servers: { everything: stdio(EVERYTHING) } }));
   s = await serve({ script: { steps } as never, home });
   // As `tandem serve --responder`: someone can answer this process's questions.
-  s.h.runtime.responders.attach("all", { kind: "http", id: "--responder" });
-  const thread = s.h.runtime.startThread({ cwd: s.h.cwd });
+  s.h.runtime.questions.attach("all", { kind: "http", id: "--responder" });
+  const thread = s.h.runtime.threads.start({ cwd: s.h.cwd });
   const turn = thread.startTurn("go");
   const asked = (await s.h.waitFor(
     (e) => e.type === "question.requested" && e.request.elicitation !== undefined,
@@ -83,7 +83,7 @@ describe("MCP elicitation through the broker (server-everything, HTTP API)", () 
     thread.interrupt();
     expect((await turn.done).status).toBe("interrupted");
     await s!.h.waitFor((e) => e.type === "question.cancelled" && e.request_id === request.request_id);
-    expect(s!.h.runtime.broker.pendingCount(thread.id)).toBe(0);
+    expect(s!.h.runtime.questions.pendingCount(thread.id)).toBe(0);
     expect((await thread.startTurn("again").done).status).toBe("completed");
     expect(outputSent(s!.h, "next")).toBe("Echo: after");
   });

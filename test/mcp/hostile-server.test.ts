@@ -24,7 +24,7 @@ const MiB = 1 << 20;
 /** Runs one turn against the hostile server; a call left waiting would hit tool_timeout_sec (600 s), far past the test's bound. */
 async function run(steps: unknown[]) {
   h = await mcpHarness({ hostile: { ...stdio(HOSTILE), tool_timeout_sec: 600 } }, { steps } as never);
-  const thread = h.runtime.startThread({ cwd: h.cwd });
+  const thread = h.runtime.threads.start({ cwd: h.cwd });
   return thread.startTurn("go").done;
 }
 
@@ -57,7 +57,7 @@ describe("a hostile stdio MCP server", () => {
         say("ok"),
       ],
     } as never);
-    const turn = h.runtime.startThread({ cwd: h.cwd }).startTurn("go");
+    const turn = h.runtime.threads.start({ cwd: h.cwd }).startTurn("go");
     // Measured from the flood call's start: everything Tandem loads for a turn is loaded by then.
     await h.waitFor((e) => e.type === "item.started" && e.item.id === "huge");
     const base = process.memoryUsage().rss;

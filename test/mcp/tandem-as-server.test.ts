@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { ElicitResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { Scripts } from "../../src/mock-model/index.js";
+import { OTHER_LABEL } from "../../src/protocol/form-rules.js";
 import { BIN, runTandem, startMockProcess } from "../helpers/cli.js";
 import { tempDir } from "../helpers/index.js";
 import {
@@ -135,16 +136,73 @@ describe("tandem mcp-server", () => {
       oneOf: [
         { const: "TypeScript (Recommended)", title: "TypeScript (Recommended)" },
         { const: "Rust", title: "Rust" },
+        { const: OTHER_LABEL, title: OTHER_LABEL },
       ],
     });
     expect(props.stack.description).toContain("A cargo binary crate");
-    expect(props.stack__other).toMatchObject({ type: "string" });
+    // Free text only through the explicit "Other…" choice: no field beside the questions' own.
+    expect(Object.keys(props)).toEqual(["stack", "name"]);
     expect(props.name).toMatchObject({ type: "string", title: "Name" });
     expect(JSON.parse(outputOf(h, 2, "call_q01"))).toMatchObject({
       status: "answered",
       answers: { stack: { selected: ["Rust"] }, name: { other: "demo-app" } },
     });
     expect(progress.map((p) => p.message)).toContain("waiting for an answer: Stack, Name");
+  });
+
+  // fails if "Other…" does not lead to a second form holding only that question's text (named by
+  // its id, required), if the text does not reach the model as `other` with no option selected, or
+  // if the first form's other answers are lost on the way.
+  it('"Other…" chosen: a second form asks for the text, and the model gets it as other', async () => {
+    const h = await startHost(
+      { steps: [ASK, message("Noted: Zig.", ["Zig", "demo-app"])] },
+      (_form, n): ElicitResult => ({
+        action: "accept",
+        content: n === 1 ? { stack: OTHER_LABEL, name: "demo-app" } : { stack: "Zig" },
+      }),
+    );
+    const res = await call(h, "tandem", { prompt: "Set up the demo project", mode: "plan" });
+    expect(res.structuredContent).toMatchObject({ status: "completed", message: "Noted: Zig." });
+    expect(h.forms).toHaveLength(2);
+    expect(h.forms[1].requestedSchema).toEqual({
+      type: "object",
+      properties: { stack: expect.objectContaining({ type: "string", minLength: 1 }) },
+      required: ["stack"],
+    });
+    expect(h.forms[1].message).toContain("Other…");
+    expect(JSON.parse(outputOf(h, 2, "call_q01"))).toMatchObject({
+      status: "answered",
+      answers: { stack: { selected: [], other: "Zig" }, name: { other: "demo-app" } },
+    });
+  });
+
+  // fails if the host failing to show a form is reported as the user's decline, or makes the turn
+  // wait: nobody saw it and nobody else can answer, so the model is told `unavailable`.
+  it("a host that cannot show the form: the model is told unavailable, not declined", async () => {
+    const h = await startHost({ steps: [ASK, message("Going on alone.", ["unavailable"])] }, () => {
+      throw new Error("this host cannot render forms today");
+    });
+    const res = await call(h, "tandem", { prompt: "Set up the demo project", mode: "plan" });
+    expect(res.structuredContent).toMatchObject({ status: "completed", message: "Going on alone." });
+    expect(h.forms).toHaveLength(1);
+    const out = JSON.parse(outputOf(h, 2, "call_q01"));
+    expect(out.status).toBe("unavailable");
+    expect(JSON.stringify(out)).toContain("this host cannot render forms today");
+  });
+
+  // fails if the limit of attempts is not the one policy's (3), or if running out of attempts is
+  // reported as a decline instead of unavailable (the model is told nobody could answer).
+  it("three invalid answers: no more forms, and the model is told unavailable", async () => {
+    const h = await startHost({ steps: [ASK, message("Going on alone.", ["unavailable"])] }, () => ({
+      action: "accept",
+      content: { stack: "Haskell" },
+    }));
+    const res = await call(h, "tandem", { prompt: "Set up the demo project", mode: "plan" });
+    expect(res.structuredContent.status).toBe("completed");
+    expect(h.forms).toHaveLength(3);
+    const out = JSON.parse(outputOf(h, 2, "call_q01"));
+    expect(out.status).toBe("unavailable");
+    expect(JSON.stringify(out)).toContain("no valid answer after 3 attempts");
   });
 
   // fails if an answer that does not fit the form (found by the SDK's schema check) or that the

@@ -31,7 +31,7 @@ const call = (name: string, args: unknown, call_id: string) => ({
 const say = (text: string) => ({ output: [{ type: "message" as const, text }] });
 
 async function runTurn(h: Harness) {
-  const thread = h.runtime.startThread({ cwd: h.cwd });
+  const thread = h.runtime.threads.start({ cwd: h.cwd });
   return { thread, outcome: await thread.startTurn("go").done };
 }
 
@@ -99,7 +99,7 @@ describe("MCP tools (server-everything over stdio)", () => {
         ],
       },
     );
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     const turn = thread.startTurn("go");
     await h.waitFor((e) => e.type === "item.started" && e.item.id === "long");
     await new Promise((r) => setTimeout(r, 300));
@@ -146,13 +146,13 @@ describe("MCP tools (server-everything over stdio)", () => {
       },
       ['approval_policy="untrusted"'],
     );
-    const thread = h.runtime.startThread({ cwd: h.cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("go");
     const asked = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
     expect(asked.request.call_id).toBe("rw");
     expect(asked.request.approval?.command).toBe("mcp__everything__toggle-simulated-logging {}");
-    h.runtime.reply(
+    h.runtime.questions.reply(
       thread.id,
       asked.request.request_id,
       { answers: { decision: { selected: ["Decline"] } } },

@@ -74,7 +74,7 @@ describe("golden R1–R4 request bodies", () => {
       windowId: "window_001",
       installationId: "install_001",
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd, sessionId: "session_001" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd, sessionId: "session_001" });
     expect(thread.id).toBe("thread_001");
     const turn = thread.startTurn(PROMPT);
     // The user steers once the first command's output is recorded (seed §六.1).

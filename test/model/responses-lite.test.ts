@@ -76,7 +76,7 @@ describe("Responses Lite", () => {
         windowId: "window_001",
         installationId: "install_001",
       });
-      const thread = h.runtime.startThread({ cwd: h.cwd, sessionId: "session_001" });
+      const thread = h.runtime.threads.start({ cwd: h.cwd, sessionId: "session_001" });
       const outcome = await thread.startTurn(R1.input[1].content[0].text).done;
       // Fails if Lite changed how tool calls are built from items: no command would run.
       expect(outcome.status).toBe("completed");

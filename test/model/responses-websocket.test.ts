@@ -47,7 +47,7 @@ async function readmeRun(extra: string[]): Promise<{ requests: any[]; frames: an
     installationId: "install_001",
   });
   try {
-    const thread = h.runtime.startThread({ cwd: h.cwd, sessionId: "session_001" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd, sessionId: "session_001" });
     const turn = thread.startTurn(R1.input[1].content[0].text);
     await h.waitFor((e) => e.type === "item.completed" && e.item.id === "call_001");
     thread.steer(STEER);
@@ -100,7 +100,7 @@ describe("Responses over WebSocket", () => {
       script: { steps: [{ output: [say("one")] }, { output: [say("two")] }, { output: [say("three")] }] },
       overrides: [WS],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     expect((await thread.startTurn("first").done).status).toBe("completed");
     expect((await thread.startTurn("second").done).status).toBe("completed");
     expect((await thread.startTurn("third", { options: { effort: "high" } }).done).status).toBe("completed");
@@ -128,7 +128,7 @@ describe("Responses over WebSocket", () => {
       },
       overrides: [WS],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     const outcome = await thread.startTurn("go").done;
     // Fails if the dropped socket were reused or the failure not retried: the turn would fail.
     expect(outcome.status).toBe("completed");
@@ -140,8 +140,8 @@ describe("Responses over WebSocket", () => {
     expect(frames[2].input.length).toBeGreaterThan(frames[1].input.length);
     const reqs = h.model.requests as any[];
     expect(JSON.stringify(reqs[2].input)).toBe(JSON.stringify(reqs[1].input));
-    const final = h.runtime.store
-      .loadItems(thread.id)
+    const final = h.runtime.threads
+      .history(thread.id)
       .map((s) => s.item)
       .filter((i: any) => i.type === "message" && i.role === "assistant");
     expect(JSON.stringify(final.at(-1))).toContain("done");
@@ -152,7 +152,7 @@ describe("Responses over WebSocket", () => {
       script: { steps: [{ output: [say("one")] }, { fault: { type: "hang" } }, { output: [say("two")] }] },
       overrides: [WS, "stream_idle_timeout_ms=300"],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     expect((await thread.startTurn("first").done).status).toBe("completed");
     const t0 = Date.now();
     // Fails if the client waited on the silent socket forever (the turn would hang).
@@ -234,7 +234,7 @@ describe("Responses over WebSocket", () => {
       script: { steps: [{ fault: { type: "hang" } }, { output: [say("after")] }] },
       overrides: [WS],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     const turn = thread.startTurn("hang please");
     await h.waitFor((e) => e.type === "turn.started");
     // The mock has the request (its step consumed) before we interrupt.

@@ -82,30 +82,28 @@ describe("durable questions", () => {
       env: { OPENAI_API_KEY: "k" },
     });
     try {
-      expect(runtime.store.pendingQuestions(first.thread_id).map((q) => q.request_id)).toEqual([
-        first.request_id,
-      ]);
+      expect(runtime.questions.stored(first.thread_id).map((q) => q.request_id)).toEqual([first.request_id]);
       const seen: string[] = [];
       runtime.subscribe((s) => seen.push(s.event.type));
-      const thread = runtime.openThread(first.thread_id);
+      const thread = runtime.threads.open(first.thread_id);
       expect(thread.active).toBeDefined();
       // The question is re-asked under the same request id; replies are idempotent by it.
-      const pending = runtime.broker.list({ threadId: thread.id });
+      const pending = runtime.questions.list({ threadId: thread.id });
       expect(pending.map((p) => p.request_id)).toEqual([first.request_id]);
       expect(seen).toContain("question.requested");
       const reply = { answers: { color: { selected: ["Red"] } } };
-      expect(runtime.reply(thread.id, first.request_id, reply, { kind: "test" }).ok).toBe(true);
-      expect(runtime.reply(thread.id, first.request_id, reply, { kind: "test" })).toMatchObject({
+      expect(runtime.questions.reply(thread.id, first.request_id, reply, { kind: "test" }).ok).toBe(true);
+      expect(runtime.questions.reply(thread.id, first.request_id, reply, { kind: "test" })).toMatchObject({
         ok: true,
         duplicate: true,
       });
       const outcome = await thread.active!.done;
       expect(outcome.status).toBe("completed");
       expect(outcome.lastMessage).toBe("Red it is.");
-      const items = runtime.store.loadItems(thread.id).map((s) => s.item);
+      const items = runtime.threads.history(thread.id).map((s) => s.item);
       const outs = items.filter((i) => i.type === "function_call_output");
       expect(outs).toHaveLength(1);
-      expect(runtime.store.pendingQuestions(thread.id)).toEqual([]);
+      expect(runtime.questions.stored(thread.id)).toEqual([]);
     } finally {
       await runtime.shutdown();
     }

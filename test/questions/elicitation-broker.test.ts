@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import type { Event, EventOf } from "../../src/protocol/events.js";
 import { validateReply } from "../../src/questions/reply.js";
+import { threadInternals } from "../../src/runtime/internals.testing.js";
 import { collectAnswers, replyFromAnswers } from "../../src/surfaces/exec/answers.js";
 import { elicitationRequest, outcomeToElicitResult } from "../../src/tools/mcp/elicitation.js";
 import { defineTool } from "../../src/tools/types.js";
@@ -94,8 +95,8 @@ describe("an MCP elicitation through the broker", () => {
   it("HTTP: typed validation errors are 400 with validateReply's text; the accepted reply reaches the tool typed", async () => {
     served = await serve({ script });
     const { h, call } = served;
-    const thread = h.runtime.startThread({ cwd: h.cwd });
-    thread.registry.register(formTool(FORM));
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
+    threadInternals(h.runtime, thread.id).registry.register(formTool(FORM));
     const turn = thread.startTurn("fill the form");
     const ev = await h.waitFor(requested);
     const { request } = ev;
@@ -179,8 +180,8 @@ describe("an MCP elicitation through the broker", () => {
   it("exec --answer text replies: typed errors name the question; yes/no and numbers answer", async () => {
     const h = await harness({ script });
     hs.push(h);
-    const thread = h.runtime.startThread({ cwd: h.cwd });
-    thread.registry.register(formTool(FORM));
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
+    threadInternals(h.runtime, thread.id).registry.register(formTool(FORM));
     const turn = thread.startTurn("fill the form");
     const { request } = await h.waitFor(requested);
 
@@ -197,7 +198,7 @@ describe("an MCP elicitation through the broker", () => {
     if (!good.ok) throw new Error(good.error);
     const { reply, errors } = replyFromAnswers(request, good.given);
     expect(errors).toEqual([]);
-    const r = h.runtime.reply(thread.id, request.request_id, reply!, { kind: "exec" });
+    const r = h.runtime.questions.reply(thread.id, request.request_id, reply!, { kind: "exec" });
     expect(r.ok).toBe(true);
     await turn.done;
     // fails if "false" is read as true, the number stays a string, or a title goes back instead of the const
@@ -210,18 +211,18 @@ describe("an MCP elicitation through the broker", () => {
   it("decline and interrupt reach the server as decline and cancel", async () => {
     const h = await harness({ script: { steps: [...script.steps, script.steps[0]] } });
     hs.push(h);
-    const thread = h.runtime.startThread({ cwd: h.cwd });
-    thread.registry.register(formTool(FORM));
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
+    threadInternals(h.runtime, thread.id).registry.register(formTool(FORM));
     const turn = thread.startTurn("fill the form");
     const { request } = await h.waitFor(requested);
-    h.runtime.broker.decline(thread.id, request.request_id, { kind: "tui" });
+    h.runtime.questions.decline(thread.id, request.request_id, { kind: "tui" });
     await turn.done;
     // fails if a declined question is sent as cancel or accept
     expect(outputFor(h)).toEqual({ action: "decline" });
 
     sent.length = 0;
-    const t2 = h.runtime.startThread({ cwd: h.cwd });
-    t2.registry.register(formTool(FORM));
+    const t2 = h.runtime.threads.start({ cwd: h.cwd });
+    threadInternals(h.runtime, t2.id).registry.register(formTool(FORM));
     const turn2 = t2.startTurn("again");
     await h.waitFor((e) => requested(e) && e.thread_id === t2.id);
     t2.interrupt();
@@ -234,8 +235,8 @@ describe("an MCP elicitation through the broker", () => {
   it("a restart with the elicitation pending settles it cancelled and the tool output says why", async () => {
     const home = tempDir("tandem-home-");
     const first = await harness({ script, home });
-    const thread = first.runtime.startThread({ cwd: first.cwd });
-    thread.registry.register(formTool(FORM));
+    const thread = first.runtime.threads.start({ cwd: first.cwd });
+    threadInternals(first.runtime, thread.id).registry.register(formTool(FORM));
     thread.startTurn("fill the form");
     const { request } = await first.waitFor(requested);
     await first.close(); // shutdown: the question stays pending in the store (Q11)
@@ -246,12 +247,12 @@ describe("an MCP elicitation through the broker", () => {
       home,
     });
     hs.push(second);
-    expect(second.runtime.store.getQuestion(request.request_id)?.outcome).toBeFalsy();
-    const again = second.runtime.openThread(thread.id);
+    expect(second.runtime.questions.get(request.request_id)?.outcome).toBeFalsy();
+    const again = second.runtime.threads.open(thread.id);
     await again.active?.done;
     // fails if the elicitation is re-asked (its server request is gone) instead of settling
     expect(second.events.some((s) => s.event.type === "question.requested")).toBe(false);
-    const stored = second.runtime.store.getQuestion(request.request_id);
+    const stored = second.runtime.questions.get(request.request_id);
     expect(stored?.outcome).toMatchObject({
       status: "cancelled",
       reason: expect.stringContaining("did not survive the restart"),
@@ -262,6 +263,6 @@ describe("an MCP elicitation through the broker", () => {
     expect(outputFor(second)).toMatch(
       /^MCP server "demo" asked for input \(elicitation\) but Tandem restarted/,
     );
-    expect(second.runtime.store.pendingQuestions(thread.id)).toEqual([]);
+    expect(second.runtime.questions.stored(thread.id)).toEqual([]);
   });
 });

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Event, EventOf } from "../../src/protocol/events.js";
 import type { QuestionRequest } from "../../src/protocol/questions.js";
 import { withheldModelResult } from "../../src/questions/model.js";
+import { runtimeInternals } from "../../src/runtime/internals.testing.js";
 import { checkpointBlobs, homeFiles } from "../helpers/checkpoints.js";
 import { type Harness, harness } from "../helpers/index.js";
 
@@ -69,8 +70,8 @@ describe("questions end to end", () => {
 
   async function planThread(script: unknown, overrides: string[] = [], responder = true) {
     h = await harness({ script: script as any, overrides });
-    const thread = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
-    if (responder) h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
+    if (responder) h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     return thread;
   }
 
@@ -78,22 +79,22 @@ describe("questions end to end", () => {
     const steps = { steps: [{ output: [ask("g1", [STACK])] }, { output: [say("ok")] }] };
     // Default mode, default_mode=false
     h = await harness({ script: steps });
-    let t = h.runtime.startThread({ cwd: h.cwd, mode: "default" });
-    h.runtime.responders.attach({ threadId: t.id }, { kind: "test" });
+    let t = h.runtime.threads.start({ cwd: h.cwd, mode: "default" });
+    h.runtime.questions.attach({ threadId: t.id }, { kind: "test" });
     expect((await t.startTurn("x").done).status).toBe("completed");
     expect(resultFor(h, "g1")).toMatch(/unavailable in Default mode/);
     await h.close();
     // Plan mode, no responder: unavailable JSON, no wait.
     h = await harness({ script: steps });
-    t = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
+    t = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
     expect((await t.startTurn("x").done).status).toBe("completed");
     expect(resultFor(h, "g1").status).toBe("unavailable");
     expect(h.events.some((e) => e.event.type === "question.requested")).toBe(false);
     await h.close();
     // Sub-agent with sub_agents=deny: root-thread error first, even in plan mode with a responder.
     h = await harness({ script: steps, overrides: ['questions.sub_agents="deny"'] });
-    t = h.runtime.startThread({ cwd: h.cwd, mode: "plan", parentId: "parent_thread" });
-    h.runtime.responders.attach({ threadId: t.id }, { kind: "test" });
+    t = h.runtime.threads.start({ cwd: h.cwd, mode: "plan", parentId: "parent_thread" });
+    h.runtime.questions.attach({ threadId: t.id }, { kind: "test" });
     expect((await t.startTurn("x").done).status).toBe("completed");
     expect(resultFor(h, "g1")).toMatch(/only be used by the root thread/);
   });
@@ -113,7 +114,7 @@ describe("questions end to end", () => {
     expect(ev.request.questions.map((q) => q.kind)).toEqual(["single", "multi", "text"]);
     expect(ev.request.questions.every((q) => q.allow_other)).toBe(true);
     expect(thread.status).toBe("waiting_on_user");
-    const r = h!.runtime.reply(
+    const r = h!.runtime.questions.reply(
       thread.id,
       ev.request.request_id,
       {
@@ -159,7 +160,7 @@ describe("questions end to end", () => {
         { output: [say("ok")] },
       ],
     });
-    const t = h!.runtime.loadedThreads()[0];
+    const t = h!.runtime.threads.loaded()[0];
     expect((await t.startTurn("x").done).status).toBe("completed");
     expect(resultFor(h!, "r1")).toMatch(/Recommended/);
     expect(h!.events.some((e) => e.event.type === "question.requested")).toBe(false);
@@ -172,11 +173,11 @@ describe("questions end to end", () => {
     const turn = thread.startTurn("two at once");
     await h!.waitFor((e) => e.type === "question.requested" && e.request.call_id === "pb");
     await h!.waitFor((e) => e.type === "question.requested" && e.request.call_id === "pa");
-    const pending = h!.runtime.broker.list({ threadId: thread.id });
+    const pending = h!.runtime.questions.list({ threadId: thread.id });
     expect(pending).toHaveLength(2);
     const byCall = (c: string) => pending.find((p) => p.call_id === c)!;
     expect(
-      h!.runtime.reply(
+      h!.runtime.questions.reply(
         thread.id,
         byCall("pb").request_id,
         { answers: { name: { selected: [], other: "second-first" } } },
@@ -184,7 +185,7 @@ describe("questions end to end", () => {
       ).ok,
     ).toBe(true);
     expect(
-      h!.runtime.reply(
+      h!.runtime.questions.reply(
         thread.id,
         byCall("pa").request_id,
         { answers: { stack: { selected: ["TypeScript (Recommended)"] } } },
@@ -204,9 +205,9 @@ describe("questions end to end", () => {
     const thread = await planThread({ steps: [{ output: [ask("d1", [STACK])] }, { output: [say("ok")] }] });
     const turn = thread.startTurn("x");
     const ev = (await h!.waitFor(requested)) as EventOf<"question.requested">;
-    expect(h!.runtime.broker.decline(thread.id, ev.request.request_id, { kind: "test" }, "not now").ok).toBe(
-      true,
-    );
+    expect(
+      h!.runtime.questions.decline(thread.id, ev.request.request_id, { kind: "test" }, "not now").ok,
+    ).toBe(true);
     await turn.done;
     const res = resultFor(h!, "d1");
     expect(res.status).toBe("declined");
@@ -222,39 +223,39 @@ describe("questions end to end", () => {
     const outcome = await turn.done;
     expect(outcome.status).toBe("interrupted");
     expect(h!.events.some((e) => e.event.type === "question.cancelled")).toBe(true);
-    const items = h!.runtime.store.loadItems(thread.id).map((s) => s.item);
+    const items = h!.runtime.threads.history(thread.id).map((s) => s.item);
     expect(items.find((i) => i.type === "function_call_output")).toEqual({
       type: "function_call_output",
       call_id: "i1",
       output: "aborted",
     });
-    const late = h!.runtime.reply(
+    const late = h!.runtime.questions.reply(
       thread.id,
       ev.request.request_id,
       { answers: { stack: { selected: ["Rust"] } } },
       { kind: "test" },
     );
     expect(late).toMatchObject({ ok: false, code: "cancelled" });
-    expect(h!.runtime.broker.size).toBe(0);
-    expect(h!.runtime.store.pendingQuestions(thread.id)).toEqual([]);
+    expect(runtimeInternals(h!.runtime).broker.size).toBe(0);
+    expect(h!.runtime.questions.stored(thread.id)).toEqual([]);
     expect(thread.status).toBe("idle");
   });
 
   it("a reply naming another thread is refused and changes nothing", async () => {
     const thread = await planThread({ steps: [{ output: [ask("w1", [STACK])] }, { output: [say("ok")] }] });
-    const other = h!.runtime.startThread({ cwd: h!.cwd });
+    const other = h!.runtime.threads.start({ cwd: h!.cwd });
     const turn = thread.startTurn("x");
     const ev = (await h!.waitFor(requested)) as EventOf<"question.requested">;
-    const wrong = h!.runtime.reply(
+    const wrong = h!.runtime.questions.reply(
       other.id,
       ev.request.request_id,
       { answers: { stack: { selected: ["Rust"] } } },
       { kind: "test" },
     );
     expect(wrong).toMatchObject({ ok: false, code: "wrong_thread" });
-    expect(h!.runtime.broker.list({ threadId: thread.id })).toHaveLength(1);
+    expect(h!.runtime.questions.list({ threadId: thread.id })).toHaveLength(1);
     expect(
-      h!.runtime.reply(
+      h!.runtime.questions.reply(
         thread.id,
         ev.request.request_id,
         { answers: { stack: { selected: ["Rust"] } } },
@@ -279,7 +280,7 @@ describe("questions end to end", () => {
     while (Date.now() <= ev.request.created_at) {
       // a millisecond at most
     }
-    const touched = h!.runtime.broker.touch(ev.request.request_id, { kind: "test" });
+    const touched = h!.runtime.questions.touch(ev.request.request_id, { kind: "test" });
     expect(touched.ok).toBe(true);
     const changed = (await h!.waitFor((e) => e.type === "question.deadline_changed")) as any;
     expect(changed.deadline).toBeGreaterThan(ev.request.deadline!);
@@ -333,7 +334,7 @@ describe("questions end to end", () => {
     const ev = (await h!.waitFor(requested)) as EventOf<"question.requested">;
     expect(ev.request.questions[0].secret).toBe(true);
     expect(
-      h!.runtime.reply(
+      h!.runtime.questions.reply(
         thread.id,
         ev.request.request_id,
         { answers: { api_key: { selected: [], other: SECRET } } },
@@ -370,7 +371,7 @@ describe("questions end to end", () => {
     const turn = thread.startTurn("x");
     const ev = (await h!.waitFor(requested)) as EventOf<"question.requested">;
     expect(ev.request.questions[0].prompt).toBe("Which stack (rewritten by policy)?");
-    h!.runtime.reply(
+    h!.runtime.questions.reply(
       thread.id,
       ev.request.request_id,
       { answers: { stack: { selected: ["Rust"] } } },
@@ -410,8 +411,8 @@ describe("questions end to end", () => {
       },
     });
     const open = () => {
-      const t = h!.runtime.startThread({ cwd: h!.cwd, mode: "plan" });
-      h!.runtime.responders.attach({ threadId: t.id }, { kind: "test" });
+      const t = h!.runtime.threads.start({ cwd: h!.cwd, mode: "plan" });
+      h!.runtime.questions.attach({ threadId: t.id }, { kind: "test" });
       return t;
     };
     const asked = async (callId: string) => {
@@ -429,7 +430,7 @@ describe("questions end to end", () => {
     b.startTurn("b");
     const secret = await asked("s1");
     expect(
-      h.runtime.reply(
+      h.runtime.questions.reply(
         b.id,
         secret.request_id,
         { answers: { api_key: { selected: [], other: SECRET } } },
@@ -440,7 +441,7 @@ describe("questions end to end", () => {
     const c = open();
     c.startTurn("c");
     await asked("f3");
-    const list: QuestionRequest[] = h.runtime.broker.list();
+    const list: QuestionRequest[] = h.runtime.questions.list();
     expect(list.map((q) => q.call_id)).toEqual(["f1", "f2", "f3"]);
     expect(list.map((q) => q.thread_id)).toEqual([a.id, b.id, c.id]);
     expect(JSON.stringify(list)).not.toContain(SECRET);

@@ -89,7 +89,7 @@ describe("caps on pending questions, over the HTTP API", () => {
       (id) => !listed.some((q) => q.call_id === id),
     );
     expect(refused).toHaveLength(4);
-    const store = sv.h.runtime.store;
+    const { questions } = sv.h.runtime;
     const announced = sv.h.events.filter((s) => s.event.type === "question.requested").length;
     expect(announced).toBe(9);
     for (const id of refused) {
@@ -97,7 +97,7 @@ describe("caps on pending questions, over the HTTP API", () => {
         "request_user_input refused, not asked: this thread already has 8 questions waiting for the user " +
           "(limit: questions.max_pending_per_thread = 8); wait for answers before asking more",
       );
-      expect(store.getQuestion(requestIdFor(threadId, id))).toBeUndefined();
+      expect(questions.ofCall(threadId, id)).toBeUndefined();
     }
   });
 
@@ -123,7 +123,7 @@ describe("caps on pending questions, over the HTTP API", () => {
       await sv.call("POST", `/thread/${id}/turn`, { text: "ask" });
       // One thread's calls at a time, so which of them are refused is known.
       await waitUntil(
-        () => sv!.h.runtime.broker.pendingCount(id) === (ids.length === 1 ? 8 : 2),
+        () => sv!.h.runtime.questions.pendingCount(id) === (ids.length === 1 ? 8 : 2),
         `thread ${ids.length}'s questions pending`,
       );
     }
@@ -131,7 +131,7 @@ describe("caps on pending questions, over the HTTP API", () => {
     expect(all).toHaveLength(10);
     for (const q of all)
       await sv.call("POST", `/question/${q.request_id}/reject`, { thread_id: q.thread_id });
-    await waitUntil(() => ids.every((id) => !sv!.h.runtime.thread(id)?.active), "both turns to end");
+    await waitUntil(() => ids.every((id) => !sv!.h.runtime.threads.get(id)?.active), "both turns to end");
     const second = ids[1];
     const refusedHere = all.filter((q: any) => q.thread_id === second).length;
     expect(refusedHere).toBe(2);
@@ -182,8 +182,8 @@ describe("caps on the size of a question, through the loop", () => {
         ],
       },
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     expect((await thread.startTurn("ask").done).status).toBe("completed");
     const sent = (id: string) => sentOutput(h!.model.requests, id);
     expect(sent("big")).toBe(
@@ -196,7 +196,7 @@ describe("caps on the size of a question, through the loop", () => {
     expect(sent("req")).toMatch(/the request is \d+ bytes \(limit: questions\.max_request_bytes = 4000\)/);
     expect(h.events.some((s) => s.event.type.startsWith("question."))).toBe(false);
     for (const id of ["big", "opt", "req"])
-      expect(h.runtime.store.getQuestion(requestIdFor(thread.id, id))).toBeUndefined();
+      expect(h.runtime.questions.get(requestIdFor(thread.id, id))).toBeUndefined();
   });
 
   // Fails if an approval over its cap is turned into a plain decline (the model then thinks the
@@ -216,12 +216,12 @@ describe("caps on the size of a question, through the loop", () => {
         ],
       },
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("go");
-    await waitUntil(() => h!.runtime.broker.list().length === 1, "the first approval");
-    const [first] = h.runtime.broker.list();
-    h.runtime.broker.decline(thread.id, first.request_id, { kind: "test" });
+    await waitUntil(() => h!.runtime.questions.list().length === 1, "the first approval");
+    const [first] = h.runtime.questions.list();
+    h.runtime.questions.decline(thread.id, first.request_id, { kind: "test" });
     expect((await turn.done).status).toBe("completed");
     const other = first.call_id === "e1" ? "e2" : "e1";
     expect(sentOutput(h.model.requests, other)).toMatch(

@@ -25,8 +25,8 @@ function outputOf(h: Harness, callId: string): string {
 
 /** Starts a turn with a responder attached; accepts any question (none should come). */
 async function runWithResponder(h: Harness): Promise<string> {
-  const thread = h.runtime.startThread({ cwd: h.cwd });
-  h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+  const thread = h.runtime.threads.start({ cwd: h.cwd });
+  h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
   h.runtime.subscribe(({ event }) => {
     if (event.type === "question.requested") decide(h, event as EventOf<"question.requested">, "Accept");
   });

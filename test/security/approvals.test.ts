@@ -87,8 +87,8 @@ describe.skipIf(!hasBwrap)("approvals: session grants, remembered rules, headles
         ],
       },
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     answerAll(h, (n) => (n === 0 ? "Accept for session" : n === 1 ? "Decline" : "Accept"));
     expect((await thread.startTurn("go").done).status).toBe("completed");
     const asked = questions(h).map((q) => q.request.approval?.command);
@@ -114,8 +114,8 @@ describe.skipIf(!hasBwrap)("approvals: session grants, remembered rules, headles
         ],
       },
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     answerAll(h, (n) => (n === 0 ? "Accept and remember" : "Decline"));
     expect((await thread.startTurn("go").done).status).toBe("completed");
     const [first, second, third] = questions(h);
@@ -156,8 +156,8 @@ describe.skipIf(!hasBwrap)("approvals: session grants, remembered rules, headles
         ],
       },
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     answerAll(h, (n) => (n === 0 ? "Accept and remember" : "Decline"));
     expect((await thread.startTurn("go").done).status).toBe("completed");
     expect(h.runtime.approvals.rules(h.cwd)).toEqual([["touch"]]);
@@ -174,15 +174,15 @@ describe.skipIf(!hasBwrap)("approvals: session grants, remembered rules, headles
     const cwd = tempDir("tandem-cwd-");
     const touch = (id: string, f: string) => esc(id, `touch ${join(outside, f)}`, ["touch"]);
     h = await harness({ home, cwd, script: { steps: [{ output: [touch("h1", "headless-one")] }, done] } });
-    let thread = h.runtime.startThread({ cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    let thread = h.runtime.threads.start({ cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     answerAll(h, () => "Accept and remember");
     await thread.startTurn("go").done;
     expect(existsSync(join(outside, "headless-one"))).toBe(true);
     await h.close();
 
     h = await harness({ home, cwd, script: { steps: [{ output: [touch("h2", "headless-two")] }, done] } });
-    thread = h.runtime.startThread({ cwd });
+    thread = h.runtime.threads.start({ cwd });
     expect(h.runtime.approvals.rules(cwd)).toEqual([["touch"]]);
     expect((await thread.startTurn("go").done).status).toBe("completed");
     expect(outputOf(h, "h2")).toMatch(/declined/);
@@ -190,8 +190,8 @@ describe.skipIf(!hasBwrap)("approvals: session grants, remembered rules, headles
     await h.close();
 
     h = await harness({ home, cwd, script: { steps: [{ output: [touch("h3", "headless-three")] }, done] } });
-    thread = h.runtime.startThread({ cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    thread = h.runtime.threads.start({ cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     expect((await thread.startTurn("go").done).status).toBe("completed");
     expect(questions(h)).toEqual([]);
     expect(existsSync(join(outside, "headless-three"))).toBe(true);
@@ -235,8 +235,8 @@ describe.skipIf(!hasBwrap)("untrusted: the known-safe list has no holes", () => 
     writeFileSync(join(cwd, "f.txt"), "b\na\na\n");
     spawnSync("git", ["init", "-q", cwd]);
     h = await harness({ cwd, script: { steps }, overrides: ['approval_policy="untrusted"'] });
-    const thread = h.runtime.startThread({ cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     return { cwd, thread, h };
   }
 

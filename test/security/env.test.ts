@@ -93,7 +93,7 @@ describe("shell environment policy (item 10)", () => {
   type Call = ReturnType<typeof call>;
   async function run(calls: Call[], overrides: string[] = []): Promise<Harness> {
     h = await harness({ script: { steps: [{ output: calls }, done] }, overrides });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     expect((await thread.startTurn("go").done).status).toBe("completed");
     return h;
   }
@@ -220,13 +220,13 @@ describe("shell environment policy (item 10)", () => {
         },
         overrides,
       });
-      const thread = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
-      h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+      const thread = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
+      h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
       const turn = thread.startTurn("configure");
       const ev = (await h.waitFor(
         (e: Event): e is EventOf<"question.requested"> => e.type === "question.requested",
       )) as EventOf<"question.requested">;
-      const r = h.runtime.reply(
+      const r = h.runtime.questions.reply(
         thread.id,
         ev.request.request_id,
         { answers: { api_key: { selected: [], other: SECRET } } },

@@ -32,8 +32,8 @@ async function touchUnderUntrusted(decision: "Accept" | "Decline") {
     },
     ['approval_policy="untrusted"'],
   );
-  const thread = h.runtime.startThread({ cwd: h.cwd });
-  h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+  const thread = h.runtime.threads.start({ cwd: h.cwd });
+  h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
   const turn = thread.startTurn("go");
   const asked = await Promise.race([
     h.waitFor((e) => e.type === "question.requested") as Promise<EventOf<"question.requested">>,
@@ -42,7 +42,7 @@ async function touchUnderUntrusted(decision: "Accept" | "Decline") {
   if (!asked) throw new Error(`the turn ended without asking; the tool ran: ${existsSync(target)}`);
   // Asked before the server was called: nothing was written yet.
   expect(existsSync(target)).toBe(false);
-  h.runtime.reply(
+  h.runtime.questions.reply(
     thread.id,
     asked.request.request_id,
     { answers: { decision: { selected: [decision] } } },

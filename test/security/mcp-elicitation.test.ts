@@ -13,8 +13,7 @@ import { createElement } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EventOf } from "../../src/protocol/events.js";
 import { elicitationLabel, type QuestionRequest } from "../../src/protocol/questions.js";
-import { elicitationFor, SECRET_META } from "../../src/questions/form.js";
-import { elicitationMessage, elicitationSchema } from "../../src/surfaces/acp/questions.js";
+import { formFor, SECRET_META } from "../../src/questions/form.js";
 import { elicitationParams } from "../../src/surfaces/app-server/elicitation.js";
 import { formatQuestion } from "../../src/surfaces/exec/human.js";
 import { defaultKeymap } from "../../src/surfaces/tui/keymap.js";
@@ -40,8 +39,8 @@ const received = (callId: string) => JSON.parse(String(outputSent(h!, callId)));
 
 async function start(steps: unknown[], overrides: string[] = []) {
   h = await mcpHarness({ hostile: stdio(HOSTILE) }, { steps } as never, overrides);
-  const thread = h.runtime.startThread({ cwd: h.cwd });
-  h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+  const thread = h.runtime.threads.start({ cwd: h.cwd });
+  h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
   return { thread, turn: thread.startTurn("go") };
 }
 const asked = (h: Harness) =>
@@ -77,7 +76,7 @@ describe("URL-mode elicitation from a hostile server", () => {
     const { request } = await asked(h!);
     expect(request.elicitation?.url).toBe("https://login.example.com/auth?x=1");
     expect(request.questions[0].prompt).toContain("(host login.example.com)");
-    h!.runtime.reply(
+    h!.runtime.questions.reply(
       thread.id,
       request.request_id,
       { answers: { url: { selected: ["Done"] } } },
@@ -134,7 +133,7 @@ describe("a form that claims its field is secret", () => {
     expect(label).toContain("this server will see what you type");
     await expectSurfacesLabelled(request, label);
 
-    h!.runtime.reply(
+    h!.runtime.questions.reply(
       thread.id,
       request.request_id,
       { answers: { api_key: { selected: [], other: "sk-live-123" } } },
@@ -144,7 +143,7 @@ describe("a form that claims its field is secret", () => {
     );
     expect((await turn.done).status).toBe("completed");
     expect(received("form")).toEqual({ result: { action: "accept", content: { api_key: "sk-live-123" } } });
-    const stored = h!.runtime.store.getQuestion(request.request_id);
+    const stored = h!.runtime.questions.get(request.request_id);
     expect(JSON.stringify(stored?.outcome)).toContain("sk-live-123");
   });
 });
@@ -155,11 +154,12 @@ async function expectSurfacesLabelled(request: QuestionRequest, label: string): 
   const codex = elicitationParams(request);
   expect(String(codex.message).startsWith(label)).toBe(true);
   expect(codex._meta).toBeUndefined();
-  // Editors over ACP: the form's message; no property marked for masking.
-  expect(elicitationMessage(request).startsWith(label)).toBe(true);
-  expect(JSON.stringify(elicitationSchema(request))).not.toContain(SECRET_META);
-  // A host of `tandem mcp-server`: the relayed form.
-  const relayed = elicitationFor(request);
+  // Editors over ACP and hosts of `tandem mcp-server`: the one form mapping (ACP sends it as is;
+  // mcp-server adds which thread asks); no field marked for masking.
+  const acp = formFor(request);
+  expect(acp.message.startsWith(label)).toBe(true);
+  expect(JSON.stringify(acp)).not.toContain(SECRET_META);
+  const relayed = formFor(request, { thread: true });
   expect(relayed.message.startsWith(label)).toBe(true);
   expect(relayed._meta).toBeUndefined();
   expect(JSON.stringify(relayed.requestedSchema)).not.toMatch(/\(secret|secret answer/i);

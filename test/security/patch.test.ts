@@ -49,7 +49,7 @@ const approvals = (h: Harness) =>
 
 /** A responder that accepts every approval for the session: whatever is refused, no approval granted it. */
 function acceptEverything(h: Harness, threadId: string): void {
-  h.runtime.responders.attach({ threadId }, { kind: "test" });
+  h.runtime.questions.attach({ threadId }, { kind: "test" });
   h.runtime.subscribe((s) => {
     if (s.event.type === "question.requested") {
       const e = s.event;
@@ -67,7 +67,7 @@ async function attack(
   // (the harness would otherwise fall back to full access on a machine without it).
   const overrides = ['sandbox_mode="workspace-write"', ...(opts.overrides ?? [])];
   const h = await harness({ script: { steps: [...steps, done] }, ...opts, overrides });
-  const thread = h.runtime.startThread({ cwd: opts.cwd });
+  const thread = h.runtime.threads.start({ cwd: opts.cwd });
   acceptEverything(h, thread.id);
   expect((await thread.startTurn("go").done).status).toBe("completed");
   return h;
@@ -276,8 +276,8 @@ describe("apply_patch never writes .git: indirect git directories and races", ()
       cwd,
       overrides: ['sandbox_mode="workspace-write"'],
     });
-    const thread = h.runtime.startThread({ cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("go");
     const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
     expect(q.request.approval?.paths).toEqual([join(outside, "a.txt")]);
@@ -371,8 +371,8 @@ describe("read-only approvals list every path the patch touches", () => {
       cwd,
       overrides: ['sandbox_mode="read-only"'],
     });
-    const thread = h.runtime.startThread({ cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("go");
     const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
     expect(q.request.approval?.paths).toEqual([
@@ -410,8 +410,8 @@ describe("read-only approvals list every path the patch touches", () => {
       cwd,
       overrides: ['sandbox_mode="read-only"'],
     });
-    const thread = h.runtime.startThread({ cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("go");
     const q1 = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
     expect(q1.request.approval?.paths).toEqual([join(cwd, "a.txt")]);

@@ -63,7 +63,7 @@ describe.skipIf(!hasBwrap)("red team: the watch never follows a link out of the 
       } as any,
       overrides: ['sandbox_mode="workspace-write"'],
     });
-    const thread = h.runtime.startThread({ cwd });
+    const thread = h.runtime.threads.start({ cwd });
     expect((await thread.startTurn("go").done).status).toBe("completed");
     const diffs = h.events
       .map((s) => s.event)
@@ -111,7 +111,7 @@ describe("red team: a file name cannot forge the turn diff", () => {
       } as any,
       overrides: ['sandbox_mode="danger-full-access"'],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     expect((await thread.startTurn("go").done).status).toBe("completed");
     expect(existsSync(join(h.cwd, fake))).toBe(true); // the command made it
     const diff = h.events
@@ -151,7 +151,7 @@ describe("red team: writes that raise no event in the file's directory", () => {
     });
     mkdirSync(join(h.cwd, "src"));
     writeFileSync(join(h.cwd, "src", "app.js"), "ok();\n");
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     expect((await thread.startTurn("go").done).status).toBe("completed");
     return (
       h.events

@@ -59,7 +59,7 @@ describe.skipIf(!hasBwrap)("red team: host-side reads never follow a link the mo
       } as any,
       overrides: ['sandbox_mode="workspace-write"'],
     });
-    const thread = h.runtime.startThread({ cwd });
+    const thread = h.runtime.threads.start({ cwd });
     expect((await thread.startTurn("go").done).status).toBe("completed");
     const requests = JSON.stringify(h.model.requests);
     expect(requests).toContain("PLANTED");
@@ -68,8 +68,8 @@ describe.skipIf(!hasBwrap)("red team: host-side reads never follow a link the mo
     expect(requests.includes(TOKEN), "a model request holds the home's token").toBe(false);
     expect(JSON.stringify(h.events).includes(TOKEN), "an event holds the home's token").toBe(false);
     // A later thread in the workspace does not read it either.
-    const later = h.runtime.startThread({ cwd });
-    const context = JSON.stringify(later.takeUnsaved());
+    const later = h.runtime.threads.start({ cwd });
+    const context = JSON.stringify(later.items());
     expect(context).toContain("environment_context"); // its context items were recorded
     expect(context.includes(TOKEN), "a new thread's context holds the home's token").toBe(false);
   });

@@ -62,15 +62,15 @@ describe("red team: secrets never reach the checkpoint store", () => {
       } as any,
       overrides: ['sandbox_mode="danger-full-access"'],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("set up");
     const deadline = Date.now() + 15_000;
     while (!h.events.some((s) => requested(s.event)) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 10));
     const ev = h.events.map((s) => s.event).find(requested);
     expect(ev, "the secret question was asked").toBeDefined();
-    const r = h.runtime.reply(
+    const r = h.runtime.questions.reply(
       thread.id,
       ev!.request.request_id,
       { answers: { api_key: { other: SECRET } } } as any,
@@ -199,14 +199,14 @@ describe("red team: a patch next to a secret", () => {
       } as any,
       overrides: ['sandbox_mode="danger-full-access"'],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("set up");
     const deadline = Date.now() + 15_000;
     while (!h.events.some((s) => requested(s.event)) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 10));
     const ev = h.events.map((s) => s.event).find(requested);
-    const r = h.runtime.reply(
+    const r = h.runtime.questions.reply(
       thread.id,
       ev!.request.request_id,
       { answers: { api_key: { other: SECRET } } } as any,
@@ -266,14 +266,14 @@ describe("red team: a multi-line secret under a PTY", () => {
       } as any,
       overrides: ['sandbox_mode="danger-full-access"'],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("set up");
     const deadline = Date.now() + 15_000;
     while (!h.events.some((s) => requested(s.event)) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 10));
     const ev = h.events.map((s) => s.event).find(requested);
-    const r = h.runtime.reply(
+    const r = h.runtime.questions.reply(
       thread.id,
       ev!.request.request_id,
       { answers: { key: { other: value } } } as any,

@@ -68,7 +68,7 @@ describe.skipIf(missing("bwrap").length > 0)("sandbox (bubblewrap)", () => {
       },
       overrides: ['sandbox_mode="workspace-write"'],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     expect((await thread.startTurn("go").done).status).toBe("completed");
     expect(readFileSync(join(h.cwd, "in.txt"), "utf8")).toBe("inside\n");
     expect(outputOf(h, "w2")).toMatch(/Read-only file system/);
@@ -102,7 +102,7 @@ describe.skipIf(missing("bwrap").length > 0)("sandbox (bubblewrap)", () => {
           script: { steps: [{ output: [call("n1", probe)] }, done] },
           overrides: [`sandbox_workspace_write.network_access=${network}`],
         });
-        const thread = h.runtime.startThread({ cwd: h.cwd });
+        const thread = h.runtime.threads.start({ cwd: h.cwd });
         expect((await thread.startTurn("go").done).status).toBe("completed");
         expect(outputOf(h, "n1")).toContain(network ? "NET_OK" : "NET_BLOCKED");
         expect(await seen()).toBe(network ? 2 : 1);
@@ -117,7 +117,7 @@ describe.skipIf(missing("bwrap").length > 0)("sandbox (bubblewrap)", () => {
       script: { steps: [{ output: [call("r1", "echo x > f.txt; echo rc=$?")] }, done] },
       overrides: ['sandbox_mode="read-only"'],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     await thread.startTurn("go").done;
     // stderr and stdout are two pipes: their order in the merged output is not defined.
     expect(outputOf(h, "r1")).toMatch(/Read-only file system/);
@@ -163,8 +163,8 @@ describe.skipIf(missing("bwrap").length > 0)("sandbox (bubblewrap)", () => {
         ],
       },
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("go");
     const first = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
     expect(first.request.approval).toMatchObject({ kind: "exec", justification: "write the shared config" });
@@ -194,8 +194,8 @@ describe.skipIf(missing("bwrap").length > 0)("sandbox (bubblewrap)", () => {
         prefix_rule: ["touch"],
       });
     h = await harness({ home, cwd, script: { steps: [{ output: [esc("p1", "one")] }, done] } });
-    let thread = h.runtime.startThread({ cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    let thread = h.runtime.threads.start({ cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     let turn = thread.startTurn("go");
     const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
     decide(h, q, "Accept and remember");
@@ -205,8 +205,8 @@ describe.skipIf(missing("bwrap").length > 0)("sandbox (bubblewrap)", () => {
 
     // A new process (new runtime on the same home): the rule still applies, nobody is asked.
     h = await harness({ home, cwd, script: { steps: [{ output: [esc("p2", "two")] }, done] } });
-    thread = h.runtime.startThread({ cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    thread = h.runtime.threads.start({ cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     turn = thread.startTurn("go again");
     expect((await turn.done).status).toBe("completed");
     expect(existsSync(join(outside, "two"))).toBe(true);
@@ -228,13 +228,13 @@ describe.skipIf(missing("bwrap").length > 0)("sandbox (bubblewrap)", () => {
         ],
       },
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     const turn = thread.startTurn("go");
     const q = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
     decide(h, q, "Cancel");
     expect((await turn.done).status).toBe("interrupted");
-    const items = h.runtime.store.loadItems(thread.id).map((s) => s.item);
+    const items = h.runtime.threads.history(thread.id).map((s) => s.item);
     expect(items.filter((i) => i.type === "function_call_output")).toEqual([
       { type: "function_call_output", call_id: "c1", output: "aborted" },
     ]);
@@ -249,7 +249,7 @@ describe.skipIf(missing("bwrap").length > 0)("sandbox (bubblewrap)", () => {
       script: { steps: [{ output: [call("u1", "ls"), call("u2", "touch made-by-untrusted")] }, done] },
       overrides: ['approval_policy="untrusted"'],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     expect((await thread.startTurn("go").done).status).toBe("completed");
     expect(outputOf(h, "u1")).toContain("Process exited with code 0");
     expect(outputOf(h, "u2")).toMatch(/declined/);

@@ -91,7 +91,7 @@ describe.skipIf(!hasBwrap)("the sandbox hides Tandem's home and store", () => {
       script: { steps: [{ output: calls }, done] } as any,
       overrides: ['sandbox_mode="workspace-write"', ...(opts.overrides ?? [])],
     });
-    const thread = h.runtime.startThread({ cwd: opts.cwd });
+    const thread = h.runtime.threads.start({ cwd: opts.cwd });
     expect((await thread.startTurn(`go ${HISTORY}`).done).status).toBe("completed");
     return h;
   }

@@ -79,7 +79,7 @@ describe.skipIf(!hasBwrap)("sandbox escapes (bubblewrap, run as root)", () => {
       script: { steps: [{ output: calls }, done] },
       overrides: opts.overrides,
     });
-    const thread = h.runtime.startThread({ cwd, writableRoots: opts.writableRoots });
+    const thread = h.runtime.threads.start({ cwd, writableRoots: opts.writableRoots });
     expect((await thread.startTurn("go").done).status).toBe("completed");
     return h;
   }
@@ -237,7 +237,7 @@ describe.skipIf(!hasBwrap)("sandbox escapes (bubblewrap, run as root)", () => {
         ].join("; ");
         const overrides = [`sandbox_workspace_write.readable_home=${readable}`];
         const h = await attack(ws, [call("h1", cmd)], { home, overrides });
-        const threadId = h.runtime.store.listThreads()[0].id;
+        const threadId = h.runtime.threads.list()[0].id;
         expect(outputOf(h, "h1")).toMatch(/rc1=1[\s\S]*rc2=1[\s\S]*rc3=1[\s\S]*rc4=1[\s\S]*rc5=1/);
         await h.close();
         expect(existsSync(join(home, "new-file"))).toBe(false);

@@ -89,8 +89,8 @@ describe("secret masking (issue 9 item 13)", () => {
       script: { steps } as any,
       overrides: ['sandbox_mode="danger-full-access"'],
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd, mode: "plan" });
-    h.runtime.responders.attach({ threadId: thread.id }, { kind: "test" });
+    const thread = h.runtime.threads.start({ cwd: h.cwd, mode: "plan" });
+    h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
     return thread;
   }
 
@@ -100,7 +100,9 @@ describe("secret masking (issue 9 item 13)", () => {
     const deadline = Date.now() + 15_000;
     while (seen().length <= nth && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     const ev = seen()[nth].event as EventOf<"question.requested">;
-    const r = h!.runtime.reply(threadId, ev.request.request_id, { answers } as any, { kind: "test" });
+    const r = h!.runtime.questions.reply(threadId, ev.request.request_id, { answers } as any, {
+      kind: "test",
+    });
     expect(r.ok, JSON.stringify(r)).toBe(true);
   }
 

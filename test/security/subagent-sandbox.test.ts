@@ -57,8 +57,8 @@ describe.skipIf(missing("bwrap").length > 0)("sub-agent sandbox", () => {
       },
     });
     // The parent thread itself is read-only (a client chose it), whatever the config says.
-    const root = h.runtime.startThread({ cwd: h.cwd });
-    root.update({ settings: { ...root.record.settings, sandbox_mode: "read-only" } });
+    const root = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.threads.updateSettings(root.id, { sandbox_mode: "read-only" });
     const turn = root.startTurn("delegate the writing");
     await turn.done;
     expect(existsSync(join(h.cwd, "plain.txt"))).toBe(false);
@@ -96,7 +96,7 @@ describe.skipIf(missing("bwrap").length > 0)("sub-agent sandbox", () => {
         ],
       },
     });
-    const root = h.runtime.startThread({ cwd: h.cwd });
+    const root = h.runtime.threads.start({ cwd: h.cwd });
     const turn = root.startTurn("delegate", { options: { sandbox: "read-only" } });
     expect((await turn.done).status).toBe("completed");
     expect(existsSync(join(h.cwd, "turn.txt"))).toBe(false);

@@ -34,8 +34,8 @@ describe("TUI: sub-agent questions", () => {
         side_steps: askingChild("TASK-A", "qa"),
       },
     });
-    const root = hs.runtime.startThread({ cwd: hs.cwd, mode: "plan" });
-    hs.runtime.responders.attach({ threadId: root.id }, { kind: "tui" });
+    const root = hs.runtime.threads.start({ cwd: hs.cwd, mode: "plan" });
+    hs.runtime.questions.attach({ threadId: root.id }, { kind: "tui" });
     const view = new ViewStore({ id: root.id, model: "m", mode: "plan", cwd: hs.cwd }, { frameMs: 1 });
     hs.runtime.subscribe((s) => view.handle(s.event));
     const turn = root.startTurn("go");
@@ -52,7 +52,7 @@ describe("TUI: sub-agent questions", () => {
         request,
         keymap: defaultKeymap,
         onSubmit: (r, reply): ActionResult => {
-          const res = hs!.runtime.reply(r.thread_id, r.request_id, reply, { kind: "tui" });
+          const res = hs!.runtime.questions.reply(r.thread_id, r.request_id, reply, { kind: "tui" });
           return res.ok ? { ok: true } : { ok: false, message: res.message };
         },
         onDecline: (): ActionResult => ({ ok: true }),

@@ -10,6 +10,7 @@ import { createElement as h } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Script } from "../../src/mock-model/index.js";
 import { Scripts } from "../../src/mock-model/index.js";
+import { runtimeInternals } from "../../src/runtime/internals.testing.js";
 import { App } from "../../src/surfaces/tui/app.js";
 import { TuiController } from "../../src/surfaces/tui/controller.js";
 import { defaultKeymap } from "../../src/surfaces/tui/keymap.js";
@@ -155,8 +156,8 @@ describe("tui app on the real runtime", () => {
     const { h, thread } = await start(Scripts.questionDemo());
     await type("go", KEY.enter);
     await until(frameHas("Which stack"), "the overlay");
-    const [request] = h.runtime.broker.list({ threadId: thread.id });
-    const r = h.runtime.reply(
+    const [request] = h.runtime.questions.list({ threadId: thread.id });
+    const r = h.runtime.questions.reply(
       thread.id,
       request.request_id,
       { answers: { stack: { selected: ["Rust"] }, name: { selected: [], other: "web" } } },
@@ -224,7 +225,7 @@ describe("tui app on the real runtime", () => {
     await until(frameHas("unknown command /bogus"), "the error");
     await type("/help", KEY.enter);
     await until(frameHas("Keys are configurable"), "help");
-    expect(h.runtime.responders.has(thread.id)).toBe(true);
+    expect(runtimeInternals(h.runtime).responders.has(thread.id)).toBe(true);
   });
 
   it("resumes a thread whose question was pending when the last process ended (Q11)", async () => {

@@ -1,6 +1,6 @@
 /** Smoke test of the TUI bench helpers `npm run bench` calls (shape only; no timing assertions). */
 import { describe, expect, it } from "vitest";
-import { benchOpen, benchRender, syntheticHistory } from "../../src/surfaces/tui/bench.js";
+import { benchOpen, benchRender, syntheticHistory } from "../../bench/tui.js";
 
 describe("tui bench helpers", () => {
   it("benchRender streams tokens through the view store and Ink", async () => {

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Event, EventOf } from "../../src/protocol/events.js";
 import type { QuestionRequest } from "../../src/protocol/questions.js";
+import { threadInternals } from "../../src/runtime/internals.testing.js";
 import { defaultKeymap } from "../../src/surfaces/tui/keymap.js";
 import { type ActionResult, QuestionOverlay } from "../../src/surfaces/tui/overlay.js";
 import { elicitationRequest, outcomeToElicitResult } from "../../src/tools/mcp/elicitation.js";
@@ -65,8 +66,8 @@ describe("TUI overlay: a typed elicitation form", () => {
         ],
       },
     });
-    const thread = hs.runtime.startThread({ cwd: hs.cwd });
-    thread.registry.register(
+    const thread = hs.runtime.threads.start({ cwd: hs.cwd });
+    threadInternals(hs.runtime, thread.id).registry.register(
       defineTool({
         kind: "function",
         name: "mcp__demo__form",
@@ -91,7 +92,7 @@ describe("TUI overlay: a typed elicitation form", () => {
     )) as EventOf<"question.requested">;
     const runtime = hs.runtime;
     const onSubmit = (r: QuestionRequest, reply: unknown): ActionResult => {
-      const res = runtime.reply(r.thread_id, r.request_id, reply as never, { kind: "tui" });
+      const res = runtime.questions.reply(r.thread_id, r.request_id, reply as never, { kind: "tui" });
       return res.ok ? { ok: true } : { ok: false, message: res.message };
     };
     ink = render(

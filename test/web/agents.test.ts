@@ -70,8 +70,8 @@ describe.skipIf(noBrowser)("web app: sub-agents", () => {
     await shot(page, "web-agents-sheet.png");
     await page.locator("#q-later").click();
     await sheet.waitFor({ state: "hidden" });
-    const parentId = sv.h.runtime.store.listThreads().find((t) => t.parent_id === null)!.id;
-    const childId = sv.h.runtime.store.listThreads().find((t) => t.parent_id === parentId)!.id;
+    const parentId = sv.h.runtime.threads.list().find((t) => t.parent_id === null)!.id;
+    const childId = sv.h.runtime.threads.list().find((t) => t.parent_id === parentId)!.id;
     const block = page.locator(`#transcript > .entry.subagent[data-agent="${childId}"]`);
     await block.waitFor();
     const blockStatus = block.locator(":scope > details > summary > .status");
@@ -161,14 +161,14 @@ describe("sub-agent entries in the transcript model", () => {
         side_steps: quietChild("TASK-Q"),
       },
     });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     await thread.startTurn("go").done;
-    const child = h.runtime.store.listThreads().find((t) => t.parent_id === thread.id)!;
+    const child = h.runtime.threads.list().find((t) => t.parent_id === thread.id)!;
     const live = new Transcript();
     for (const s of h.events)
       if ("thread_id" in s.event && s.event.thread_id === thread.id) live.apply(s.event);
     const stored = new Transcript();
-    stored.load(thread.items());
+    stored.load([...thread.items()]);
     const agents = (t: Transcript) => t.entries.filter((e) => e.kind === "subagent");
     expect(agents(live)).toEqual(agents(stored));
     const [ok, failed] = agents(stored);

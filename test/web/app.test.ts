@@ -174,7 +174,7 @@ describe.skipIf(noBrowser)("web app", () => {
     await page.locator("#conn[data-state=live]").waitFor();
     await expectRendered(opened, false);
     const current = await page.locator("#threads li[aria-current=true]").getAttribute("data-id");
-    expect(current).toBe(sv.h.runtime.store.listThreads()[0].id);
+    expect(current).toBe(sv.h.runtime.threads.list()[0].id);
     await shot(page, "web-app-desktop-reloaded.png");
     expect(unexpected(opened.errors)).toEqual([]);
     await opened.context.close();
@@ -318,8 +318,8 @@ describe.skipIf(noBrowser)("web app", () => {
     const id = (await sv.call("POST", "/thread", { mode: "plan" })).json.id;
     await sv.call("POST", `/thread/${id}/turn`, { text: "go" });
     await page.locator("#sheet").waitFor({ state: "visible" });
-    const requestId = sv.h.runtime.broker.list()[0].request_id;
-    const r = sv.h.runtime.reply(
+    const requestId = sv.h.runtime.questions.list()[0].request_id;
+    const r = sv.h.runtime.questions.reply(
       id,
       requestId,
       { answers: { stack: { selected: ["Rust"] } } },

@@ -58,7 +58,7 @@ describe.skipIf(noBrowser)("web app composer", () => {
     await shot(page, "web-composer-new-thread.png");
     await form.getByRole("button", { name: "Create thread" }).tap();
     await form.waitFor({ state: "detached" });
-    const created = [...sv.h.runtime.unstoredThreads()].find((t) => t.id !== first)!;
+    const created = [...sv.h.runtime.threads.unstored()].find((t) => t.id !== first)!;
     expect(created).toMatchObject({ cwd: sv.h.cwd, mode: "default" });
 
     const box = page.locator("#composer-text");

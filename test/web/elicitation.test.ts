@@ -8,6 +8,7 @@ import { type Browser, chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { elicitationLabel } from "../../src/protocol/questions.js";
+import { runtimeInternals, threadInternals } from "../../src/runtime/internals.testing.js";
 import { elicitationRequest, outcomeToElicitResult } from "../../src/tools/mcp/elicitation.js";
 import { defineTool } from "../../src/tools/types.js";
 import { type Served, serve, TOKEN, until } from "../helpers/http.js";
@@ -74,10 +75,10 @@ describe.skipIf(noBrowser)("web page: a typed elicitation form", () => {
       page.on("pageerror", (e) => errors.push(e.message));
       await page.goto(`${sv.url}/#token=${TOKEN}`);
       await page.locator("#conn[data-state=live]").waitFor();
-      await until(() => h.runtime.responders.size > 0);
+      await until(() => runtimeInternals(h.runtime).responders.size > 0);
 
-      const thread = h.runtime.startThread({ cwd: h.cwd });
-      thread.registry.register(
+      const thread = h.runtime.threads.start({ cwd: h.cwd });
+      threadInternals(h.runtime, thread.id).registry.register(
         defineTool({
           kind: "function",
           name: "mcp__demo__form",

@@ -7,6 +7,7 @@
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Script } from "../../src/mock-model/index.js";
+import { runtimeInternals } from "../../src/runtime/internals.testing.js";
 import { type Served, serve, TOKEN, until } from "../helpers/http.js";
 import { missing } from "../helpers/system-tools.js";
 
@@ -43,7 +44,7 @@ describe.skipIf(noBrowser)("web page: a failed turn", () => {
       page.on("pageerror", (e) => errors.push(e.message));
       await page.goto(`${sv.url}/#token=${TOKEN}`);
       await page.locator("#conn[data-state=live]").waitFor();
-      await until(() => sv!.h.runtime.responders.size > 0);
+      await until(() => runtimeInternals(sv!.h.runtime).responders.size > 0);
       const id: string = (await sv.call("POST", "/thread", {})).json.id;
       await sv.call("POST", `/thread/${id}/turn`, { text: "hi" });
       await sv.h.waitFor((e) => e.type === "turn.completed");

@@ -142,13 +142,13 @@ describe("the transcript model", () => {
   // twice or as a tool call, a patch as raw text, a command without its output or exit status.
   it("draws the same cells from live events and from stored history", async () => {
     h = await harness({ script: TURN, overrides: ['sandbox_mode="danger-full-access"'] });
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     await thread.startTurn("write notes").done;
     const live = new Transcript();
     for (const s of h.events)
       if ("thread_id" in s.event && s.event.thread_id === thread.id) live.apply(s.event);
     const stored = new Transcript();
-    stored.load(thread.items());
+    stored.load([...thread.items()]);
 
     const cells = (t: Transcript) =>
       t.entries.filter((e) => e.kind !== "turn" && e.kind !== "diff").map(seen);

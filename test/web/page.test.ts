@@ -85,7 +85,7 @@ describe.skipIf(noBrowser)("web page", () => {
     await sv.call("POST", `/thread/${id}/turn`, { text: "Set up the demo project" });
 
     await page.locator("#sheet").waitFor({ state: "visible" });
-    const sheetBox = await page.locator("#q-form").boundingBox();
+    const sheetBox = await page.locator("#sheet [role=dialog]").boundingBox();
     expect(sheetBox!.width).toBeGreaterThanOrEqual(389);
     const option = page.locator("label.opt").first();
     expect((await option.boundingBox())!.height).toBeGreaterThanOrEqual(44);
@@ -124,6 +124,40 @@ describe.skipIf(noBrowser)("web page", () => {
     expect(await turnDone()).toMatchObject({ status: "completed" });
   });
 
+  // Fails if free text is offered beside the options without choosing "Other…" (a text field that
+  // is always there), if choosing it (digit 3) does not show its field and focus it, if Submit goes
+  // on with "Other…" chosen and nothing typed, or if the typed text does not replace the options.
+  it('"Other…" is an explicit choice: its text field appears when chosen, and the text is the answer', async () => {
+    sv = await serve({ script: demo(["Zig", "zig-app"]) });
+    const { page } = await openPage();
+    const id = (await sv.call("POST", "/thread", { mode: "plan" })).json.id;
+    await sv.call("POST", `/thread/${id}/turn`, { text: "go" });
+    await page.locator("#sheet").waitFor({ state: "visible" });
+    const stack = page.locator("fieldset.q").nth(0);
+    expect(await stack.locator("input.other").count()).toBe(0);
+    expect(await stack.locator("label.opt .label").allTextContents()).toEqual([
+      "TypeScript (Recommended)",
+      "Rust",
+      "Other…",
+    ]);
+    await page.keyboard.press("3");
+    await expect
+      .poll(() => page.evaluate(() => (globalThis as any).document.activeElement?.className))
+      .toBe("other");
+    await page.locator("fieldset.q").nth(1).locator("input.other").fill("zig-app");
+    await page.locator("#q-submit").click();
+    await page.locator("#q-error").waitFor({ state: "visible" });
+    expect(await page.locator("#q-error").textContent()).toContain("you chose Other…");
+    await stack.locator("input.other").fill("Zig");
+    await page.locator("#q-submit").click();
+    expect(await turnDone()).toMatchObject({ status: "completed" });
+    const answered = sv.h.events.find((s) => s.event.type === "question.answered")!.event as any;
+    expect(answered.outcome.answers).toEqual({
+      stack: { selected: [], other: "Zig" },
+      name: { selected: [], other: "zig-app" },
+    });
+  });
+
   it("keyboard: Esc declines and the model is told so", async () => {
     sv = await serve({ script: demo(['"status":"declined"']) });
     const { page } = await openPage();
@@ -143,7 +177,7 @@ describe.skipIf(noBrowser)("web page", () => {
     await sv.call("POST", `/thread/${id}/turn`, { text: "go" });
     await page.locator("#sheet").waitFor({ state: "visible" });
     await page.getByText("TypeScript (Recommended)", { exact: true }).click();
-    const requestId = sv.h.runtime.broker.list()[0].request_id;
+    const requestId = sv.h.runtime.questions.list()[0].request_id;
     const r = await sv.call("POST", `/question/${requestId}/reply`, {
       thread_id: id,
       text: { stack: "Rust" },

@@ -15,8 +15,8 @@
 import type { Event } from "../../src/protocol/events.js";
 import type { ThreadDetail } from "../../src/protocol/http.js";
 import { api, enc } from "./api.js";
+import { app, changed } from "./app-state.js";
 import { Transcript } from "./lib/transcript.js";
-import { app, changed } from "./state.js";
 
 export interface ChildView {
   transcript: Transcript;

@@ -2,9 +2,11 @@
  * The token and the HTTP API of `tandem serve`.
  *
  * Contract with the server:
- * - the token arrives in the URL fragment (`#token=…`, never sent to a server), is kept in
- *   sessionStorage and removed from the address bar at once; it goes out as
- *   `Authorization: Bearer`, and to EventSource (which cannot send headers) as `?token=`;
+ * - the token arrives in the URL fragment (`#token=…`, a deep link: src/util/deep-link.ts; never
+ *   sent to a server), is kept in localStorage (so the installed app, a notification's new
+ *   window and the next visit need no link) and the fragment leaves the address bar at once; it
+ *   goes out as `Authorization: Bearer`, and to EventSource (which cannot send headers) as
+ *   `?token=`;
  * - an error is `{ error: { code, message } }`; `api()` throws an ApiError with that message
  *   and the HTTP status; a 401 also calls the `onUnauthorized` hook (the page asks again).
  */
@@ -21,22 +23,26 @@ export class ApiError extends Error {
   }
 }
 
+import { type DeepLinkParts, parseDeepLink } from "../../src/util/deep-link.js";
+
 let token: string | null = null;
 let onUnauthorized: (message: string) => void = () => {};
 
-/** Reads the token from the fragment (then removes it from the address bar) or the session. */
-export function readToken(): string | null {
-  const m = /(?:^#|&)token=([^&]+)/.exec(location.hash);
-  if (m) {
-    sessionStorage.setItem(KEY, decodeURIComponent(m[1]));
-    history.replaceState(null, "", location.pathname + location.search);
-  }
-  token = sessionStorage.getItem(KEY);
-  return token;
+/**
+ * Reads a deep link from the fragment (then clears the address bar): a token given there is kept;
+ * `token` is then the one in force (given, or kept from before). Returns the link's parts.
+ */
+export function readLink(): DeepLinkParts {
+  const parts = parseDeepLink(location.hash);
+  if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+  if (parts.token) localStorage.setItem(KEY, parts.token);
+  // Pages of before kept it per tab.
+  token = localStorage.getItem(KEY) ?? sessionStorage.getItem(KEY);
+  return parts;
 }
 export function setToken(t: string): void {
   token = t;
-  sessionStorage.setItem(KEY, t);
+  localStorage.setItem(KEY, t);
 }
 export function getToken(): string | null {
   return token;

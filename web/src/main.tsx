@@ -2,16 +2,31 @@
  * The web app of `tandem serve` (SPEC S4, Q13, Q16, A3): asks for the token when it has none,
  * then lays out the side panel (inbox, threads), the thread pane and the question sheet. On a
  * phone (narrow screens) the side panel is a drawer, the transcript owns the screen and the
- * inbox is one tap away in the top bar. While the sheet is open the rest of the page is inert,
- * so keyboard and screen-reader focus stays in the dialog.
+ * inbox is one tap away in the top bar (Esc closes the drawer). While the sheet is open the rest
+ * of the page is inert, so keyboard and screen-reader focus stays in the dialog.
+ *
+ * Links: a deep link (`#token=…&thread=…&question=…`, src/util/deep-link.ts) is read at load and
+ * whenever the fragment changes (a new token pasted into the tab connects without a reload); a
+ * notification's click (notify.ts) opens its question the same way.
  */
 import { useEffect, useRef } from "react";
 import { createRoot } from "react-dom/client";
-import { readToken, setToken, whenUnauthorized } from "./api.js";
+import { getToken, readLink, setToken, whenUnauthorized } from "./api.js";
 import { Main } from "./components/Main.js";
 import { SheetHost } from "./components/Sheet.js";
 import { Inbox, Threads } from "./components/Side.js";
-import { app, changed, connect, disconnect, queue, setNotify, useApp } from "./state.js";
+import * as Notify from "./notify.js";
+import {
+  app,
+  changed,
+  connect,
+  disconnect,
+  openLink,
+  queue,
+  reconnectSoon,
+  setNotify,
+  useApp,
+} from "./state.js";
 import "./styles/base.css";
 import "./styles/layout.css";
 import "./styles/transcript.css";
@@ -55,25 +70,42 @@ function Auth() {
 }
 
 function NotifyToggle() {
-  if (typeof Notification === "undefined") return null;
   return (
     <button
       type="button"
       id="notify"
       className="small secondary"
       aria-pressed={app.notify}
-      title="Notify me when a question arrives while this tab is hidden"
+      aria-describedby={app.notifyError ? "notify-why" : undefined}
+      title="Notify me when a question arrives while this page is hidden"
       onClick={async () => {
         if (app.notify) return setNotify(false);
-        const p =
-          Notification.permission === "default"
-            ? await Notification.requestPermission()
-            : Notification.permission;
-        setNotify(p === "granted");
+        const why = await Notify.enable();
+        setNotify(why === null, why ?? "");
       }}
     >
       {app.notify ? "Notifications on" : "Notify me"}
     </button>
+  );
+}
+
+/** Why notifications are off or failed: the browser's reason, in words (notify.ts). */
+function NotifyWhy() {
+  if (!app.notifyError) return null;
+  return (
+    <p id="notify-why" className="notify-why" role="status">
+      {app.notifyError}{" "}
+      <button
+        type="button"
+        className="small secondary"
+        onClick={() => {
+          app.notifyError = "";
+          changed();
+        }}
+      >
+        OK
+      </button>
+    </p>
   );
 }
 
@@ -109,6 +141,7 @@ function App() {
           {app.connText}
         </span>
       </header>
+      <NotifyWhy />
       {!app.authed ? (
         <main>
           <Auth />
@@ -141,13 +174,43 @@ whenUnauthorized((message) => {
   app.authError = message;
   app.conn = "offline";
   app.connText = "not connected";
+  // Nothing may cover the token box: a question from before cannot be answered without one.
+  app.sheet = null;
+  app.drawer = null;
   changed();
 });
-if (readToken()) {
-  app.authed = true;
-  connect();
-} else {
-  app.conn = "offline";
-  app.connText = "not connected";
+
+/** Follows a deep link in the fragment: a new token (re)connects, a thread or question opens. */
+function followLink(): void {
+  const before = getToken();
+  const link = readLink();
+  if (!getToken()) {
+    app.conn = "offline";
+    app.connText = "not connected";
+    changed();
+    return;
+  }
+  if (!app.authed || (link.token && link.token !== before)) {
+    app.authed = true;
+    app.authError = "";
+    connect();
+  }
+  if (link.thread || link.question) openLink(link.thread, link.question);
+  changed();
 }
+followLink();
+window.addEventListener("hashchange", followLink);
+Notify.onOpen((thread, question) => openLink(thread, question));
+void Notify.registerWorker();
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") reconnectSoon();
+});
+window.addEventListener("online", reconnectSoon);
+document.addEventListener("keydown", (ev) => {
+  if (ev.key !== "Escape" || !app.drawer || app.sheet) return;
+  const opener = app.drawer === "inbox" ? "inbox-button" : "threads-button";
+  app.drawer = null;
+  changed();
+  document.getElementById(opener)?.focus();
+});
 createRoot(document.getElementById("root")!).render(<App />);

@@ -5,65 +5,28 @@
  *
  * Stream contract (SPEC S4):
  * - `GET /event?responder=web` makes this page a responder for every thread while it is open;
- * - the browser's own reconnects resume with Last-Event-ID and need nothing; a new EventSource
- *   (first load, after a failed one) and a `gap` refetch threads and questions;
+ * - the browser's own reconnects resume with Last-Event-ID; every `ready` after a dropped
+ *   connection (a restarted server too) and every `gap` refetch threads and questions, and a
+ *   sheet whose request is no longer pending then closes. A stream the browser gave up on is
+ *   opened again after 1, 2, 4 … 30 s (at once when the page comes back or the network does)
+ *   while the server answers or is unreachable; a refused token stops it and asks for one;
  * - events of the selected thread that arrive while its history loads are held and applied
  *   after it, so nothing is lost or drawn twice. Only the latest load of a thread counts: one
  *   started while another is in flight (a refetch during the selection's own load) takes over,
  *   holding everything from its start on, and the older answer is dropped whenever it comes.
  */
-import { useSyncExternalStore } from "react";
 import type { Event, Stamped } from "../../src/protocol/events.js";
 import type { ThreadDetail, ThreadSummary } from "../../src/protocol/http.js";
 import type { QuestionOutcome, QuestionRequest, Responder } from "../../src/protocol/questions.js";
+import { threadTitle } from "../../src/util/thread-title.js";
 import { childEvent, threadStarted } from "./agents.js";
 import { ApiError, api, enc, getToken } from "./api.js";
 import { Transcript } from "./lib/transcript.js";
+import * as Notify from "./notify.js";
 
-export type Conn = "connecting" | "live" | "offline";
-/** How the open request settled without this page: shown instead of the form's buttons. */
-export interface Settled {
-  type: string;
-  outcome?: QuestionOutcome;
-  by?: Responder;
-}
+export { app, type Conn, changed, type Settled, useApp } from "./app-state.js";
 
-export const app = {
-  clientId: `web-${Math.random().toString(36).slice(2, 10)}`,
-  authed: false,
-  authError: "",
-  conn: "connecting" as Conn,
-  connText: "connecting…",
-  threads: new Map<string, ThreadSummary>(),
-  current: sessionStorage.getItem("tandem.thread") as string | null,
-  questions: new Map<string, QuestionRequest>(),
-  settled: new Set<string>(),
-  skew: 0,
-  transcript: new Transcript(),
-  loadError: "",
-  /** The request shown in the sheet, and how it settled elsewhere (if it did). */
-  sheet: null as null | { req: QuestionRequest; elsewhere: Settled | null },
-  later: new Set<string>(),
-  drawer: null as null | "threads" | "inbox",
-  newThread: false,
-  notify: localStorage.getItem("tandem.notify") === "1",
-};
-
-let version = 0;
-const listeners = new Set<() => void>();
-export function changed(): void {
-  version++;
-  for (const l of listeners) l();
-}
-export function useApp(): number {
-  return useSyncExternalStore(
-    (l) => {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-    () => version,
-  );
-}
+import { app, type Conn, changed, type Settled } from "./app-state.js";
 
 export const serverNow = () => Date.now() + app.skew;
 export const responder = () => ({ kind: "web" as const, id: app.clientId });
@@ -100,20 +63,29 @@ function setConn(state: Conn, text: string) {
   changed();
 }
 
+/** Whether a refetch ever answered: the first one's questions are not news. */
+let connectedOnce = false;
+/** Delay before opening a stream the browser gave up on; doubles per failure up to 30 s. */
+let backoff = 1000;
+let retry: ReturnType<typeof setTimeout> | undefined;
+
 export function connect(): void {
   es?.close();
+  clearTimeout(retry);
   setConn("connecting", "connecting…");
   let url = `/event?responder=web&token=${enc(getToken() ?? "")}`;
   if (lastSeq !== null) url += `&since=${lastSeq}`;
   const source = new EventSource(url);
   es = source;
-  let fresh = true;
+  // A fresh stream, or one back after an error, refetches: the server may have restarted.
+  let stale = true;
   source.addEventListener("ready", (m) => {
     const d = JSON.parse((m as MessageEvent).data);
     app.skew = d.server_time - Date.now();
+    backoff = 1000;
     setConn("live", "live");
-    if (fresh) {
-      fresh = false;
+    if (stale) {
+      stale = false;
       void refetch();
     }
   });
@@ -129,19 +101,33 @@ export function connect(): void {
     onEvent(s.event);
   };
   source.onerror = () => {
-    if (source.readyState !== EventSource.CLOSED) return setConn("connecting", "reconnecting…");
-    setConn("offline", "disconnected");
     if (es !== source) return;
+    stale = true;
+    if (source.readyState !== EventSource.CLOSED) return setConn("connecting", "reconnecting…");
     es = null;
-    api("GET", "/thread?limit=1").then(
-      () => setTimeout(connect, 1000),
-      (e) => {
-        if (!(e instanceof ApiError && e.status === 401)) setTimeout(connect, 3000);
-      },
-    );
+    setConn("offline", "disconnected; retrying…");
+    // A 401 (a new token on the server) stops here: api() asks for the token.
+    api("GET", "/thread?limit=1").then(later, (e) => {
+      if (!(e instanceof ApiError && e.status === 401)) later();
+    });
   };
 }
+
+function later(): void {
+  clearTimeout(retry);
+  retry = setTimeout(connect, backoff);
+  backoff = Math.min(backoff * 2, 30_000);
+}
+
+/** Back at once when the page is shown again or the network returns. */
+export function reconnectSoon(): void {
+  if (es || !app.authed) return;
+  backoff = 1000;
+  connect();
+}
+
 export function disconnect(): void {
+  clearTimeout(retry);
   es?.close();
   es = null;
 }
@@ -149,16 +135,24 @@ export function disconnect(): void {
 export async function refetch(): Promise<void> {
   try {
     const [t, q] = await Promise.all([
-      api<{ threads: ThreadSummary[] }>("GET", "/thread"),
+      api<{ threads: ThreadSummary[]; default_cwd?: string }>("GET", "/thread"),
       api<{ questions: QuestionRequest[]; server_time: number }>("GET", "/question"),
     ]);
     app.skew = q.server_time - Date.now();
+    app.defaultCwd = t.default_cwd ?? app.defaultCwd;
     app.threads = new Map(t.threads.map((x) => [x.id, x]));
+    const known = app.questions;
     app.questions = new Map();
     for (const r of q.questions) if (!app.settled.has(r.request_id)) app.questions.set(r.request_id, r);
+    // Asked while the stream was down (a phone that slept): notify as if it had just arrived.
+    if (connectedOnce) for (const r of app.questions.values()) if (!known.has(r.request_id)) maybeNotify(r);
+    connectedOnce = true;
+    // A sheet left open across a restart or a dropped stream: its request may be gone.
+    if (app.sheet && !app.sheet.elsewhere && !app.questions.has(app.sheet.req.request_id)) app.sheet = null;
     if (app.current && !app.threads.has(app.current)) selectThread(null);
     else if (app.current) void loadThread(app.current);
     changed();
+    if (app.wanted) openQuestion(app.wanted);
     autoOpen();
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 401))
@@ -222,6 +216,9 @@ function onEvent(e: Event): void {
       });
       break;
   }
+  // The runtime titles a thread by its first message (src/util/thread-title.ts): so does the list.
+  if (e.type === "item.completed" && e.item.type === "user_message" && !app.threads.get(e.thread_id)?.title)
+    patchThread(e.thread_id, { title: threadTitle(e.item.text) });
   childEvent(e);
   if ("thread_id" in e && e.thread_id && e.thread_id === app.current) {
     if (loading?.id === e.thread_id) loading.held.push(e);
@@ -240,7 +237,8 @@ function onEvent(e: Event): void {
 }
 
 // ---- threads ---------------------------------------------------------------------------------
-export function selectThread(id: string | null): void {
+/** Shows thread `id`; `fresh`: just created here, so it has no history to load. */
+export function selectThread(id: string | null, fresh = false): void {
   app.current = id;
   if (id) sessionStorage.setItem("tandem.thread", id);
   else sessionStorage.removeItem("tandem.thread");
@@ -248,8 +246,10 @@ export function selectThread(id: string | null): void {
   app.loadError = "";
   app.drawer = null;
   app.newThread = false;
+  app.files = false;
+  app.settings = false;
   changed();
-  if (id) void loadThread(id);
+  if (id && !fresh) void loadThread(id);
 }
 
 async function loadThread(id: string): Promise<void> {
@@ -286,7 +286,8 @@ export async function send(text: string, mode: "plan" | "default", images: strin
   if (!id) {
     const t = await api<ThreadSummary>("POST", "/thread", { mode });
     app.threads.set(t.id, t);
-    selectThread(t.id);
+    // Loading its (empty) history now would race the turn below and draw its first message twice.
+    selectThread(t.id, true);
     id = t.id;
   }
   const t = app.threads.get(id);
@@ -305,7 +306,17 @@ export async function send(text: string, mode: "plan" | "default", images: strin
 export async function createThread(body: { cwd?: string; model?: string; mode: string }): Promise<void> {
   const t = await api<ThreadSummary>("POST", "/thread", body);
   app.threads.set(t.id, t);
-  selectThread(t.id);
+  selectThread(t.id, true);
+}
+
+/** Model, effort and mode of the thread's later turns (PATCH /thread/:id/settings). */
+export async function saveSettings(
+  id: string,
+  body: { model?: string; effort?: string | null; mode?: string },
+): Promise<void> {
+  const t = await api<ThreadSummary>("PATCH", `/thread/${enc(id)}/settings`, body);
+  app.threads.set(t.id, t);
+  changed();
 }
 
 export const interrupt = (id: string) => api("POST", `/thread/${enc(id)}/interrupt`);
@@ -314,30 +325,28 @@ export const interrupt = (id: string) => api("POST", `/thread/${enc(id)}/interru
 function addQuestion(r: QuestionRequest): void {
   if (app.settled.has(r.request_id)) return;
   app.questions.set(r.request_id, r);
-  if (
-    app.notify &&
-    document.hidden &&
-    typeof Notification !== "undefined" &&
-    Notification.permission === "granted"
-  )
-    try {
-      const n = new Notification(r.approval ? "Tandem: approval needed" : "Tandem: a question is waiting", {
-        body: `${threadName(r.thread_id)}: ${r.questions[0].prompt}`,
-        tag: r.request_id,
-      });
-      n.onclick = () => {
-        window.focus();
-        openQuestion(r.request_id);
-      };
-    } catch {
-      /* notifications unavailable here */
-    }
+  maybeNotify(r);
   autoOpen();
+}
+
+/** A notification for a request that arrived while the page is hidden, if the user asked. */
+function maybeNotify(r: QuestionRequest): void {
+  if (app.notify && document.visibilityState !== "visible")
+    void Notify.show(
+      r.approval ? "Tandem: approval needed" : "Tandem: a question is waiting",
+      `${threadName(r.agent?.root_thread_id ?? r.thread_id)}: ${r.questions[0].prompt}`,
+      r.thread_id,
+      r.request_id,
+    ).then((why) => {
+      app.notifyError = why ?? "";
+      changed();
+    });
 }
 
 function questionSettled(id: string, how: Settled): void {
   app.settled.add(id);
   app.questions.delete(id);
+  Notify.clear(id);
   if (app.sheet?.req.request_id !== id) return;
   if (how.by && how.by.id === app.clientId) {
     closeQuestion();
@@ -357,6 +366,7 @@ export function autoOpen(): void {
 export function openQuestion(id: string): void {
   const r = app.questions.get(id);
   if (!r) return;
+  if (app.wanted === id) app.wanted = null;
   app.later.delete(id);
   app.sheet = { req: r, elsewhere: null };
   app.drawer = null;
@@ -400,8 +410,22 @@ export async function settle(action: "reply" | "reject", body: Record<string, un
   }
 }
 
-export function setNotify(on: boolean): void {
+export function setNotify(on: boolean, why = ""): void {
   app.notify = on;
+  app.notifyError = why;
   localStorage.setItem("tandem.notify", on ? "1" : "0");
   changed();
+}
+
+/**
+ * Opens what a deep link or a notification names: its thread, and its question as soon as it
+ * is pending here (now, or after the next refetch).
+ */
+export function openLink(thread: string | undefined, question: string | undefined): void {
+  const r = question ? app.questions.get(question) : undefined;
+  const id = r?.agent?.root_thread_id ?? r?.thread_id ?? thread;
+  if (id && id !== app.current) selectThread(id);
+  if (!question) return;
+  app.wanted = question;
+  if (r) openQuestion(question);
 }

@@ -22,6 +22,7 @@ import type { AgentsConfig } from "../../config/agents.js";
 import type { CollaborationMode, Event } from "../../protocol/events.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
 import type { AgentInfo } from "../../protocol/questions.js";
+import type { AgentSettings } from "../../protocol/threads.js";
 import type { ThreadRecord } from "../../store/types.js";
 import {
   type AgentOps,
@@ -34,8 +35,8 @@ import {
 import type { FunctionTool, ToolContext } from "../../tools/types.js";
 import { AbortError } from "../../util/abort.js";
 import type { Bus } from "../../util/bus.js";
-import type { StartThreadOptions } from "../core.js";
 import type { Thread } from "../thread.js";
+import type { StartThreadOptions } from "../types.js";
 import { DEFAULT_ROLE, describeRoles, loadRoles } from "./roles.js";
 
 /** What the registry needs from the runtime. */
@@ -54,14 +55,7 @@ export interface AgentHost {
   openThread(id: string): Thread;
 }
 
-/** Stored in a child's `settings.agent`. */
-export interface AgentSettings {
-  nickname: string;
-  role: string;
-  depth: number;
-  task: string;
-  root_id: string;
-}
+export type { AgentSettings } from "../../protocol/threads.js";
 
 export type AgentStatus =
   | "running"
@@ -122,7 +116,7 @@ export class Agents {
   /** Attribution of a sub-agent thread (undefined for a root thread or an unknown one). */
   info(threadId: string): AgentInfo | undefined {
     const record = this.record(threadId);
-    const a = record?.settings.agent as AgentSettings | undefined;
+    const a = record?.settings.agent;
     if (!record?.parent_id || !a) return undefined;
     return {
       thread_id: threadId,
@@ -207,7 +201,7 @@ export class Agents {
 
   spawn(parent: Thread, args: SpawnAgentArgs): { agent_id: string; nickname: string } {
     const limits = this.host.settings.agents;
-    const parentAgent = parent.record.settings.agent as AgentSettings | undefined;
+    const parentAgent = parent.record.settings.agent;
     const depth = (parentAgent?.depth ?? 0) + 1;
     if (depth > limits.max_depth)
       throw new AgentError(
@@ -230,25 +224,24 @@ export class Agents {
       throw new AgentError(`unknown agent_type "${roleName}"; known roles: ${[...roles.keys()].join(", ")}`);
     const nickname = this.nickname(rootId);
     const sandbox = parent.sandbox(turn);
-    const st = parent.record.settings as Record<string, unknown>;
+    const st = parent.record.settings;
     const agent: AgentSettings = { nickname, role: role.name, depth, task: args.message, root_id: rootId };
     const child = this.host.startThread({
       cwd,
       parentId: parent.id,
       sessionId: parent.record.session_id,
       model: args.model ?? role.model ?? turn?.options.model ?? parent.record.model,
-      effort:
-        args.reasoning_effort ?? role.effort ?? turn?.options.effort ?? (st.effort as string | undefined),
+      effort: args.reasoning_effort ?? role.effort ?? turn?.options.effort ?? st.effort,
       mode: (turn?.mode ?? parent.record.mode) as CollaborationMode,
       questionPolicy: parent.questionPolicy(turn),
       offerQuestions: st.offer_questions !== false,
-      headlessQuestions: st.headless_questions as "defer" | "stdin" | undefined,
-      disabledTools: st.disabled_tools as string[] | undefined,
+      headlessQuestions: st.headless_questions,
+      disabledTools: st.disabled_tools,
       extraSettings: {
         agent,
         // Never looser than the parent: its sandbox in force, its approval policy.
         sandbox_mode: sandbox.mode,
-        writable_roots: (st.writable_roots as string[] | undefined) ?? [],
+        writable_roots: st.writable_roots ?? [],
         network_access: sandbox.network,
         approval_policy: turn?.options.approval_policy ?? parent.approvalPolicy(),
         ...(role.tools ? { allowed_tools: role.tools } : {}),
@@ -277,9 +270,11 @@ export class Agents {
   private nickname(rootId: string): string {
     const used = new Set<string>();
     for (const r of this.host.store.listThreads())
-      if ((r.settings.agent as AgentSettings | undefined)?.root_id === rootId)
-        used.add((r.settings.agent as AgentSettings).nickname);
-    for (const t of this.tree(rootId)) used.add((t.record.settings.agent as AgentSettings).nickname);
+      if (r.settings.agent?.root_id === rootId) used.add(r.settings.agent.nickname);
+    for (const t of this.tree(rootId)) {
+      const a = t.record.settings.agent;
+      if (a) used.add(a.nickname);
+    }
     const free = NICKNAMES.find((n) => !used.has(n));
     if (free) return free;
     let i = NICKNAMES.length + 1;
@@ -292,7 +287,7 @@ export class Agents {
     const ids = [...(this.kids.get(parent.id) ?? [])];
     const hit =
       ids.find((id) => id === ref) ??
-      ids.find((id) => (this.record(id)?.settings.agent as AgentSettings | undefined)?.nickname === ref) ??
+      ids.find((id) => this.record(id)?.settings.agent?.nickname === ref) ??
       (ids.filter((id) => id.startsWith(ref)).length === 1
         ? ids.find((id) => id.startsWith(ref))
         : undefined);
@@ -304,7 +299,7 @@ export class Agents {
   }
 
   private nicknameOf(id: string): string {
-    return (this.record(id)?.settings.agent as AgentSettings | undefined)?.nickname ?? "?";
+    return this.record(id)?.settings.agent?.nickname ?? "?";
   }
 
   status(t: Thread): AgentStatus {
@@ -314,13 +309,13 @@ export class Agents {
   }
 
   private summary(t: Thread) {
-    const a = t.record.settings.agent as AgentSettings;
+    const a = t.record.settings.agent;
     const status = this.status(t);
     const final = finalMessage(t);
     return {
       agent_id: t.id,
-      nickname: a.nickname,
-      role: a.role,
+      nickname: a?.nickname,
+      role: a?.role,
       status,
       ...(final !== undefined && status !== "running" ? { final_message: final } : {}),
       ...(t.lastOutcome?.error && status === "failed" ? { error: t.lastOutcome.error.message } : {}),
@@ -376,9 +371,9 @@ export class Agents {
     return {
       agents: [...(this.kids.get(parent.id) ?? [])].map((id) => {
         const t = this.host.thread(id);
-        if (t) return { ...this.summary(t), task: (t.record.settings.agent as AgentSettings).task };
+        if (t) return { ...this.summary(t), task: t.record.settings.agent?.task };
         const r = this.record(id);
-        const a = r?.settings.agent as AgentSettings | undefined;
+        const a = r?.settings.agent;
         return {
           agent_id: id,
           nickname: a?.nickname,

@@ -97,6 +97,26 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
       );
       return rows.map((r) => r.id);
     },
+    async searchThreads(query: string, limit: number, scan: number) {
+      // `query` is a tsquery of letter-and-digit prefixes (store.ts builds it). As in SQLite: the
+      // newest `scan` matching messages and titles, one row per thread with its newest
+      // matching message's text (../search.ts).
+      const rows = await q(
+        // Sorting the ords alone, then fetching those rows, keeps a common word's sort small.
+        "WITH o AS (SELECT ord FROM thread_text WHERE words @@ to_tsquery('simple', $1) " +
+          "ORDER BY ord DESC LIMIT $3), " +
+          "m AS (SELECT x.thread_id, x.seq, x.body FROM o JOIN thread_text x ON x.ord = o.ord), " +
+          "hits AS (SELECT DISTINCT ON (thread_id) thread_id, body FROM m ORDER BY thread_id, seq DESC), " +
+          "titled AS (SELECT id FROM threads WHERE tandem_search_words(title) @@ to_tsquery('simple', $1) " +
+          "ORDER BY created_at DESC LIMIT $3), " +
+          "found AS (SELECT thread_id AS id FROM hits UNION SELECT id FROM titled) " +
+          `SELECT ${threadCols.replace(/(\w+)/g, "t.$1")}, t.usage, h.body AS hit FROM found ` +
+          "JOIN threads t ON t.id = found.id LEFT JOIN hits h ON h.thread_id = t.id " +
+          "ORDER BY t.updated_at DESC, t.id DESC LIMIT $2",
+        [query, limit, scan],
+      );
+      return rows.map((r) => ({ thread: toThread(r), hit: r.hit ?? null }));
+    },
     async appendItem(
       threadId: string,
       turnId: string | null,
@@ -140,6 +160,8 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
           throw fencedError("truncateHistory", threadId);
         }
         await q("DELETE FROM items WHERE thread_id = $1 AND seq > $2", [threadId, keep]);
+        // The search index of the cut messages goes with them (schema.ts migration 5).
+        await q("DELETE FROM thread_text WHERE thread_id = $1 AND seq > $2", [threadId, keep]);
         await q("UPDATE threads SET item_count = LEAST(item_count, $2) WHERE id = $1", [threadId, keep]);
         if (dropTurns.length)
           await q("DELETE FROM turns WHERE thread_id = $1 AND id = ANY($2::text[])", [threadId, dropTurns]);

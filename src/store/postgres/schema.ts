@@ -106,6 +106,50 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX events_by_thread ON events (thread_id, seq);
   CREATE INDEX events_by_time ON events (at);
   `,
+  // 5: full-text search (../search.ts), as SQLite's migration 5: titles through an expression
+  // index, user/assistant message text in thread_text (kept by a trigger in the appending
+  // statement, filled from what is stored). Words are letters and digits: the rest is blanked
+  // before parsing, so both stores split text the same way.
+  `
+  CREATE FUNCTION tandem_search_words(t TEXT) RETURNS tsvector LANGUAGE sql IMMUTABLE AS
+    $$ SELECT to_tsvector('simple', regexp_replace(t, '[^[:alnum:]]+', ' ', 'g')) $$;
+  CREATE INDEX threads_title_search ON threads USING GIN (tandem_search_words(title));
+
+  CREATE TABLE thread_text (
+    ord BIGSERIAL,
+    thread_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    words tsvector NOT NULL,
+    PRIMARY KEY (thread_id, seq)
+  );
+  CREATE INDEX thread_text_search ON thread_text USING GIN (words);
+  CREATE INDEX thread_text_recent ON thread_text (ord);
+  CREATE FUNCTION tandem_message_text(j TEXT) RETURNS TEXT LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN m.body IS NULL OR m.body LIKE '<environment_context>%'
+      OR m.body LIKE '# AGENTS.md instructions%' THEN NULL ELSE m.body END
+    FROM (SELECT string_agg(c ->> 'text', ' ') AS body
+      FROM jsonb_array_elements(CASE WHEN j::jsonb ->> 'role' IN ('user', 'assistant')
+        THEN j::jsonb -> 'content' ELSE '[]'::jsonb END) c
+      WHERE c ->> 'type' IN ('input_text', 'output_text')) m
+  $$;
+  INSERT INTO thread_text (thread_id, seq, body, words)
+    SELECT thread_id, seq, b, tandem_search_words(b)
+    FROM (SELECT thread_id, seq, created_at, tandem_message_text(json) AS b FROM items WHERE type = 'message') x
+    WHERE b IS NOT NULL ORDER BY created_at, thread_id, seq;
+  CREATE FUNCTION tandem_index_message() RETURNS trigger LANGUAGE plpgsql AS $$
+    DECLARE b TEXT := tandem_message_text(NEW.json);
+    BEGIN
+      IF b IS NOT NULL THEN
+        INSERT INTO thread_text (thread_id, seq, body, words)
+          VALUES (NEW.thread_id, NEW.seq, b, tandem_search_words(b));
+      END IF;
+      RETURN NULL;
+    END
+  $$;
+  CREATE TRIGGER items_search AFTER INSERT ON items FOR EACH ROW WHEN (NEW.type = 'message')
+    EXECUTE FUNCTION tandem_index_message();
+  `,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -14,10 +14,19 @@ import { hostname } from "node:os";
 import type { Usage } from "../../protocol/events.js";
 import type { ResponseItem } from "../../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
+import { parseThreadSettings } from "../../protocol/threads.js";
 import { cachedJson } from "../../util/json-cache.js";
 import { StoreError } from "../errors.js";
 import { type Lease, type LeaseResult, leaseIsStale } from "../lease.js";
-import type { Store, StoredItem, StoredQuestion, ThreadRecord, TurnRecord } from "../types.js";
+import { SEARCH_LIMITS, searchLimit, searchTerms, snippetOf } from "../search.js";
+import type {
+  Store,
+  StoredItem,
+  StoredQuestion,
+  ThreadRecord,
+  ThreadSearchHit,
+  TurnRecord,
+} from "../types.js";
 import { SyncBridge } from "./bridge.js";
 import { PG_MIGRATIONS } from "./schema.js";
 
@@ -89,13 +98,31 @@ export class PostgresStore implements Store {
     this.bridge.call("updateThread", id, patch);
   }
   getThread(id: string): ThreadRecord | undefined {
-    return this.bridge.call("getThread", id);
+    const record: ThreadRecord | undefined = this.bridge.call("getThread", id);
+    return record && withSettings(record);
   }
   listThreads(opts: { limit?: number } = {}): ThreadRecord[] {
-    return this.bridge.call("listThreads", opts.limit === undefined || opts.limit < 0 ? null : opts.limit);
+    const records: ThreadRecord[] = this.bridge.call(
+      "listThreads",
+      opts.limit === undefined || opts.limit < 0 ? null : opts.limit,
+    );
+    return records.map(withSettings);
   }
   matchThreadIds(prefix: string, opts: { suffix?: boolean; limit?: number } = {}): string[] {
     return this.bridge.call("matchThreadIds", prefix, opts.suffix === true, opts.limit ?? 20);
+  }
+  searchThreads(query: string, opts: { limit?: number } = {}): ThreadSearchHit[] {
+    const terms = searchTerms(query);
+    if (!terms.length) return [];
+    // Terms are letters and digits only: safe as quoted prefix lexemes.
+    const tsquery = terms.map((t) => `'${t}':*`).join(" & ");
+    const rows = this.bridge.call<Array<{ thread: ThreadRecord; hit: string | null }>>(
+      "searchThreads",
+      tsquery,
+      searchLimit(opts.limit),
+      SEARCH_LIMITS.scanHits,
+    );
+    return rows.map((r) => ({ thread: r.thread, snippet: r.hit === null ? null : snippetOf(r.hit, terms) }));
   }
   appendItem(threadId: string, turnId: string | null, item: ResponseItem): number {
     const callId = "call_id" in item ? item.call_id : null;
@@ -203,4 +230,9 @@ export class PostgresStore implements Store {
 /** The PostgreSQL store behind `store`, if it is one. */
 export function asPostgresStore(store: Store): PostgresStore | undefined {
   return store instanceof PostgresStore ? store : undefined;
+}
+
+/** The worker passes the stored settings unparsed; they are read as the protocol says (parseThreadSettings). */
+function withSettings(record: ThreadRecord): ThreadRecord {
+  return { ...record, settings: parseThreadSettings(record.settings) };
 }

@@ -85,7 +85,18 @@ describe("openStore", () => {
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         .pluck()
         .all();
-      expect(tables).toEqual(["items", "meta", "questions", "thread_leases", "threads", "turns"]);
+      // The search indexes (migration 5) are FTS5 tables, each with its shadow tables.
+      const fts = (t: string, ...own: string[]) => [t, ...own.map((o) => `${t}_${o}`)];
+      expect(tables).toEqual([
+        "items",
+        "meta",
+        "questions",
+        "thread_leases",
+        ...fts("thread_text", "config", "content", "data", "docsize", "idx"),
+        ...fts("thread_titles", "config", "data", "docsize", "idx"),
+        "threads",
+        "turns",
+      ]);
     } finally {
       db.close();
     }
@@ -106,7 +117,8 @@ describe("openStore", () => {
     expect(String(caught)).toMatch(/upgrade Tandem/);
   });
 
-  // Fails if migration 4 (turns.diff) is missing or loses a v3 file's rows, or if user_version
+  // Fails if migration 4 (turns.diff) is missing or loses a v3 file's rows, if migration 5 does
+  // not index the rows already stored, or if user_version
   // is not moved on: a store written by the previous Tandem opens with everything in it.
   it("migrates a schema-3 file: every row kept, turns gain an empty diff column", () => {
     mkdirSync(dirname(dbPath), { recursive: true });
@@ -123,6 +135,9 @@ describe("openStore", () => {
       ["turn_a", "completed", null, 15, undefined],
       ["turn_b", "failed", "model said no", undefined, undefined],
     ]);
+    // Migration 5 indexes what was stored before it: the title and the user's message.
+    expect(s.searchThreads("hello").map((h) => [h.thread.id, h.snippet])).toEqual([["thr_v3", "hello"]]);
+    expect(s.searchThreads("v3 thread").map((h) => h.thread.id)).toEqual(["thr_v3"]);
     s.updateTurn("turn_b", { diff: "+x\n" });
     expect(s.listTurns("thr_v3")[1].diff).toBe("+x\n");
     s.close();

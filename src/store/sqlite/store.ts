@@ -21,100 +21,20 @@ import Database from "better-sqlite3";
 import { addUsage, emptyUsage, type Usage } from "../../protocol/events.js";
 import type { ResponseItem } from "../../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
+import { parseThreadSettings } from "../../protocol/threads.js";
 import { cachedJson } from "../../util/json-cache.js";
 import { StoreError } from "../errors.js";
 import { type Lease, type LeaseResult, leaseIsStale } from "../lease.js";
-import type { Store, StoredItem, StoredQuestion, ThreadRecord, TurnRecord } from "../types.js";
-
-/**
- * Schema migrations; `PRAGMA user_version` = number applied. Append only: never edit a
- * shipped entry, add a new one.
- */
-const MIGRATIONS: readonly string[] = [
-  `
-  CREATE TABLE threads (
-    id TEXT PRIMARY KEY,
-    session_id TEXT NOT NULL,
-    parent_id TEXT,
-    created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
-    cwd TEXT NOT NULL,
-    model TEXT NOT NULL,
-    mode TEXT NOT NULL,
-    title TEXT NOT NULL,
-    status TEXT NOT NULL,
-    settings TEXT NOT NULL
-  );
-  CREATE INDEX threads_by_updated ON threads (updated_at DESC);
-
-  CREATE TABLE items (
-    thread_id TEXT NOT NULL REFERENCES threads (id),
-    seq INTEGER NOT NULL,
-    turn_id TEXT,
-    type TEXT NOT NULL,
-    call_id TEXT,
-    json TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    PRIMARY KEY (thread_id, seq)
-  );
-  CREATE TRIGGER items_touch_thread AFTER INSERT ON items BEGIN
-    UPDATE threads SET updated_at = MAX(updated_at, NEW.created_at) WHERE id = NEW.thread_id;
-  END;
-
-  CREATE TABLE turns (
-    id TEXT PRIMARY KEY,
-    thread_id TEXT NOT NULL REFERENCES threads (id),
-    started_at INTEGER NOT NULL,
-    ended_at INTEGER,
-    status TEXT NOT NULL,
-    usage TEXT,
-    error TEXT
-  );
-  CREATE INDEX turns_by_thread ON turns (thread_id, started_at);
-
-  CREATE TABLE questions (
-    request_id TEXT PRIMARY KEY,
-    thread_id TEXT NOT NULL REFERENCES threads (id),
-    turn_id TEXT NOT NULL,
-    call_id TEXT NOT NULL,
-    request TEXT NOT NULL,
-    outcome TEXT,
-    created_at INTEGER NOT NULL,
-    settled_at INTEGER
-  );
-  CREATE INDEX questions_pending ON questions (thread_id, created_at) WHERE outcome IS NULL;
-  CREATE INDEX questions_pending_all ON questions (created_at) WHERE outcome IS NULL;
-
-  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-  `,
-  // 2: one driving process per thread (./lease.ts).
-  `
-  CREATE TABLE thread_leases (
-    thread_id TEXT PRIMARY KEY REFERENCES threads (id),
-    token TEXT NOT NULL,
-    pid INTEGER NOT NULL,
-    host TEXT NOT NULL,
-    since INTEGER NOT NULL
-  );
-  `,
-  // 3: a thread's token totals (turns.usage already holds each turn's), backfilled from its turns.
-  `
-  ALTER TABLE threads ADD COLUMN usage TEXT;
-  UPDATE threads SET usage = (
-    SELECT json_object(
-      'input_tokens', SUM(json_extract(t.usage, '$.input_tokens')),
-      'cached_input_tokens', SUM(json_extract(t.usage, '$.cached_input_tokens')),
-      'output_tokens', SUM(json_extract(t.usage, '$.output_tokens')),
-      'reasoning_output_tokens', SUM(json_extract(t.usage, '$.reasoning_output_tokens')),
-      'total_tokens', SUM(json_extract(t.usage, '$.total_tokens')))
-    FROM turns t WHERE t.thread_id = threads.id AND t.usage IS NOT NULL)
-  WHERE EXISTS (SELECT 1 FROM turns t WHERE t.thread_id = threads.id AND t.usage IS NOT NULL);
-  `,
-  // 4: each turn's final diff (TurnRecord.diff), so a reader after a reload shows it.
-  `
-  ALTER TABLE turns ADD COLUMN diff TEXT;
-  `,
-];
+import { SEARCH_LIMITS, searchLimit, searchTerms, snippetOf } from "../search.js";
+import type {
+  Store,
+  StoredItem,
+  StoredQuestion,
+  ThreadRecord,
+  ThreadSearchHit,
+  TurnRecord,
+} from "../types.js";
+import { MIGRATIONS } from "./schema.js";
 
 /** The schema version this build writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -236,7 +156,7 @@ const rowToThread = ({ usage, ...r }: ThreadRow): ThreadRecord => ({
   ...r,
   mode: r.mode as ThreadRecord["mode"],
   status: r.status as ThreadRecord["status"],
-  settings: JSON.parse(r.settings),
+  settings: parseThreadSettings(JSON.parse(r.settings)),
   ...(usage ? { usage: JSON.parse(usage) as Usage } : {}),
 });
 const turnToRow = (t: TurnRecord): TurnRow => ({
@@ -302,6 +222,20 @@ class SqliteStore implements Store {
       ),
       getThread: p(`SELECT ${threadCols}, usage FROM threads WHERE id = ?`),
       listThreads: p(`SELECT ${threadCols}, usage FROM threads ORDER BY updated_at DESC, id DESC LIMIT ?`),
+      // Hits of one query (../search.ts): the newest `scan` matching messages and titles (FTS5
+      // walks its rowids backwards, so the cost is bounded whatever matches), one row per thread;
+      // the bare `body` beside max(seq) is that newest message's (SQLite's min/max rule).
+      search: p(
+        "WITH m AS (SELECT thread_id, seq, body FROM thread_text WHERE thread_text MATCH @q " +
+          "ORDER BY rowid DESC LIMIT @scan), " +
+          "hits AS (SELECT thread_id, max(seq) AS seq, body FROM m GROUP BY thread_id), " +
+          "titled AS (SELECT t.id FROM thread_titles f JOIN threads t ON t.rowid = f.rowid " +
+          "WHERE thread_titles MATCH @q ORDER BY f.rowid DESC LIMIT @scan), " +
+          "found AS (SELECT thread_id AS id FROM hits UNION SELECT id FROM titled) " +
+          `SELECT ${threadCols.replace(/(\w+)/g, "t.$1")}, t.usage, h.body AS hit FROM found ` +
+          "JOIN threads t ON t.id = found.id LEFT JOIN hits h ON h.thread_id = t.id " +
+          "ORDER BY t.updated_at DESC, t.id DESC LIMIT @n",
+      ),
       setThreadUsage: p("UPDATE threads SET usage = ? WHERE id = ?"),
       setTurnUsage: p("UPDATE turns SET usage = ? WHERE id = ? AND thread_id = ?"),
       // One statement: seq = max + 1 is read under the write lock the INSERT already holds.
@@ -317,6 +251,8 @@ class SqliteStore implements Store {
       // Items are append-only and contiguous from 1, so the last seq is the count (O(log n)).
       countItems: p("SELECT COALESCE(MAX(seq), 0) AS n FROM items WHERE thread_id = ?"),
       truncateItems: p("DELETE FROM items WHERE thread_id = ? AND seq > ?"),
+      // The search index of the cut messages goes with them (schema.ts migration 5).
+      truncateText: p("DELETE FROM thread_text WHERE thread_id = ? AND seq > ?"),
       dropTurn: p("DELETE FROM turns WHERE id = ? AND thread_id = ?"),
       putTurn: p(
         "INSERT INTO turns (id, thread_id, started_at, ended_at, status, usage, error, diff) " +
@@ -423,6 +359,20 @@ class SqliteStore implements Store {
     return rows.map(rowToThread);
   }
 
+  searchThreads(query: string, opts: { limit?: number } = {}): ThreadSearchHit[] {
+    const terms = searchTerms(query);
+    if (!terms.length) return [];
+    // Terms are letters and digits only, so quoting each as a prefix query is safe.
+    const q = terms.map((t) => `"${t}"*`).join(" ");
+    const rows = this.#s.search.all({ q, n: searchLimit(opts.limit), scan: SEARCH_LIMITS.scanHits }) as Array<
+      ThreadRow & { hit: string | null }
+    >;
+    return rows.map(({ hit, ...row }) => ({
+      thread: rowToThread(row),
+      snippet: hit === null ? null : snippetOf(hit, terms),
+    }));
+  }
+
   appendItem(threadId: string, turnId: string | null, item: ResponseItem): number {
     try {
       const row = this.#s.appendItem.get({
@@ -460,6 +410,7 @@ class SqliteStore implements Store {
         if (!this.#s.getThread.get(threadId))
           throw new StoreError("not_found", `truncateHistory: thread ${threadId} does not exist`);
         this.#s.truncateItems.run(threadId, keepItems);
+        this.#s.truncateText.run(threadId, keepItems);
         for (const id of dropTurns) this.#s.dropTurn.run(id, threadId);
       })
       .immediate();

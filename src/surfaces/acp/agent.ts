@@ -33,11 +33,13 @@ import {
   RequestError,
 } from "@agentclientprotocol/sdk";
 import type { McpServerConfig } from "../../config/schema.js";
-import type { Event, Stamped } from "../../protocol/events.js";
+import type { Stamped } from "../../protocol/events.js";
 import type { Responder } from "../../protocol/questions.js";
+import { SETTLED_EVENTS } from "../../questions/asker.js";
 import { unavailableModelResult } from "../../questions/model.js";
-import { type Runtime, ThreadInUseError } from "../../runtime/core.js";
-import { Asker } from "./asker.js";
+import type { Runtime } from "../../runtime/core.js";
+import { ThreadInUseError } from "../../runtime/errors.js";
+import { type AcpAsker, acpAsker } from "./asker.js";
 import { historyUpdates } from "./history.js";
 import { clientMcpServers } from "./mcp.js";
 import { isMode, MODE_CONFIG_ID, modeError } from "./modes.js";
@@ -51,27 +53,20 @@ export interface AcpAgentOptions {
   log: (line: string) => void;
 }
 
-const SETTLED = new Set<Event["type"]>([
-  "question.answered",
-  "question.declined",
-  "question.timed_out",
-  "question.cancelled",
-]);
-
 export class AcpAgent {
   readonly app: AgentApp;
   private connection: AgentConnection | undefined;
   private capabilities: ClientCapabilities = {};
   private clientName = "acp";
   private readonly sessions = new Map<string, AcpSession>();
-  private readonly asker: Asker;
+  private readonly asker: AcpAsker;
   private readonly responder: Responder = { kind: "acp" };
   private readonly unsubscribe: () => void;
   private readonly removeHook: () => void;
 
   constructor(private readonly opts: AcpAgentOptions) {
     const { runtime } = opts;
-    this.asker = new Asker({
+    this.asker = acpAsker({
       runtime,
       client: () => this.client(),
       formElicitation: () => this.formElicitation(),
@@ -122,7 +117,7 @@ export class AcpAgent {
       .onRequest(methods.agent.session.new, ({ params }) => {
         checkCwd(params.cwd);
         const mcpServers = clientMcpServers(params.mcpServers);
-        const thread = this.opts.runtime.startThread({ cwd: params.cwd, mcpServers });
+        const thread = this.opts.runtime.threads.start({ cwd: params.cwd, mcpServers });
         const session = this.open(thread);
         setImmediate(() => session.advertiseCommands()); // once the client has the session id
         return { sessionId: session.id, ...session.state() };
@@ -182,22 +177,23 @@ export class AcpAgent {
   private async load(ref: string, mcpServers: Record<string, McpServerConfig>) {
     const { runtime } = this.opts;
     // Exact ids only: the client goes on naming the session by the id it sent.
-    if (!runtime.thread(ref) && !runtime.store.getThread(ref)) throw RequestError.sessionNotFound(ref);
+    if (!runtime.threads.record(ref)) throw RequestError.sessionNotFound(ref);
     let thread: AcpSession["thread"];
     try {
-      thread = runtime.thread(ref) ?? runtime.openThread(ref, { mcpServers });
+      thread = runtime.threads.open(ref, { mcpServers });
     } catch (err) {
       if (err instanceof ThreadInUseError)
         throw new RequestError(-32000, (err as Error).message, { sessionId: ref });
       throw err;
     }
     const session = this.open(thread);
-    const items = runtime.store.loadItems(thread.id);
+    const items = runtime.threads.history(thread.id);
     for (const update of historyUpdates(items, thread.record.cwd, thread.active?.id)) session.send(update);
     // Questions pending since an earlier process are asked again once the client has the history.
     setImmediate(() => {
       session.advertiseCommands();
-      for (const request of runtime.broker.list({ threadId: thread.id })) this.asker.ask(request);
+      for (const request of runtime.questions.list({ threadId: thread.id }))
+        this.asker.ask(request, undefined);
     });
     return session.state();
   }
@@ -236,8 +232,8 @@ export class AcpAgent {
     const session = this.sessions.get(event.thread_id) ?? (root ? this.sessions.get(root) : undefined);
     if (!session || !this.connection) return;
     try {
-      if (event.type === "question.requested") this.asker.ask(event.request);
-      else if (SETTLED.has(event.type) && "request_id" in event) this.asker.settled(event.request_id);
+      if (event.type === "question.requested" || SETTLED_EVENTS.has(event.type))
+        this.asker.follow(event, undefined);
       else session.onEvent(event);
     } catch (err) {
       this.opts.log(`cannot deliver ${event.type}: ${(err as Error)?.stack ?? err}`);
@@ -247,7 +243,7 @@ export class AcpAgent {
   close(): void {
     this.unsubscribe();
     this.removeHook();
-    this.asker.dispose();
+    this.asker.close();
     for (const s of this.sessions.values()) s.close();
     this.sessions.clear();
   }

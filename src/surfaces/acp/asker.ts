@@ -1,52 +1,44 @@
 /**
- * The bridge between the broker's pending requests and the ACP client (one per connection).
+ * How `tandem acp` shows a pending request to the editor (one per connection), under the one
+ * asking policy (questions/asker.ts: re-asks with the reason, cancel, unavailable, a disconnect
+ * settles nothing).
  *
- * Contract:
- * - `ask(request)` sends a pending request to the client at most once at a time: an approval as
- *   `session/request_permission`; questions as `elicitation/create` when the client declared form
- *   elicitation, else as permission requests when every question is single choice (questions.ts);
- *   anything else is declined at once with the reason ("no responder" for this form: model
- *   questions never get here, the session's pre-tool hook answers them `unavailable`, SPEC Q3).
- * - The client's result becomes a typed reply through `runtime.reply` (the broker validates it) or
- *   a decline; a JSON-RPC error from the client is a decline. An answer the broker refuses as
- *   invalid is logged and asked again (the form's message says why), at most MAX_ATTEMPTS times;
- *   after that the request stays pending (an interrupt or another answer settles it), never lost.
- * - `settled(requestId)` (the request settled anywhere: answered, timed out, cancelled by an
- *   interrupt) cancels the outstanding client request (`$/cancel_request`); a late result for it
- *   is ignored.
+ * Contract of `acpAsker(deps)`:
+ * - An approval goes out as `session/request_permission` (questions.ts). An MCP server's URL
+ *   request goes out in URL mode when the editor declared `elicitation.url`. Questions go out as
+ *   `elicitation/create` forms (sessionId + toolCallId of the asking call) by the one
+ *   question↔form mapping (questions/form.ts: the "Other…" choice and its text form, secrets under
+ *   `_meta["tandem/secret"]`) when the editor declared `elicitation.form`; else as one permission
+ *   request per question when every question is single choice. Anything else the editor cannot
+ *   show (`unseen`): model questions never get here (the session's pre-tool hook answers them
+ *   `unavailable`, SPEC Q3), so this is an internal request, e.g. an MCP server's form.
+ * - A JSON-RPC error from the editor means it could not show the request (`unseen`; ACP has its
+ *   own decline and cancel); a closed connection changes nothing (the request stays stored and is
+ *   asked again when the session is loaded).
+ * - A sub-agent's request is asked in its root thread's session (Q14).
  * - Secret answers are never logged.
  */
 import {
   type AgentContext,
   type CreateElicitationResponse,
   methods,
-  RequestError,
   type RequestPermissionOutcome,
   type ToolCallUpdate,
 } from "@agentclientprotocol/sdk";
-import {
-  elicitationLabel,
-  type QuestionAnswer,
-  type QuestionRequest,
-  type Responder,
-} from "../../protocol/questions.js";
-import type { ReplyResult } from "../../questions/broker.js";
+import type { QuestionAnswer, QuestionRequest, Responder } from "../../protocol/questions.js";
+import { Asker, type ClientError } from "../../questions/asker.js";
+import { askByForm, type FormAnswer, urlMessage } from "../../questions/form.js";
 import type { Runtime } from "../../runtime/core.js";
+import { askHost } from "../shared/ask-host.js";
 import {
   approvalOptions,
   approvalReply,
-  choiceAnswer,
   choiceOptions,
-  elicitationMessage,
-  elicitationReply,
-  elicitationSchema,
-  type Mapped,
+  permissionAnswer,
   permissionAnswerable,
   urlReply,
 } from "./questions.js";
 import { text } from "./updates.js";
-
-export const MAX_ATTEMPTS = 3;
 
 export interface AskerDeps {
   runtime: Runtime;
@@ -61,147 +53,97 @@ export interface AskerDeps {
   log: (line: string) => void;
 }
 
-export class Asker {
-  private live = new Map<string, AbortController>();
+/** The editor has no way to show this request. */
+class CannotShow extends Error {}
 
-  constructor(private readonly deps: AskerDeps) {}
+export type AcpAsker = Asker<undefined>;
 
-  ask(request: QuestionRequest): void {
-    if (this.live.has(request.request_id)) return;
-    const ctrl = new AbortController();
-    this.live.set(request.request_id, ctrl);
-    void this.run(request, ctrl).finally(() => {
-      if (this.live.get(request.request_id) === ctrl) this.live.delete(request.request_id);
-    });
-  }
+export function acpAsker(deps: AskerDeps): AcpAsker {
+  const classify = (err: unknown): ClientError => {
+    if (deps.closed()) return { kind: "gone" };
+    return { kind: "unseen", reason: err instanceof Error ? err.message : String(err) };
+  };
+  return new Asker(askHost(deps.runtime), {
+    responder: deps.responder,
+    log: deps.log,
+    classify,
+    exchange: (request, { signal, problem }) => exchange(deps, request, signal, problem),
+  });
+}
 
-  settled(requestId: string): void {
-    this.live.get(requestId)?.abort();
-    this.live.delete(requestId);
-  }
-
-  /** Cancels every outstanding client request (connection closing). */
-  dispose(): void {
-    for (const c of this.live.values()) c.abort();
-    this.live.clear();
-  }
-
-  private async run(request: QuestionRequest, ctrl: AbortController): Promise<void> {
-    let error: string | undefined;
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      let mapped: Mapped;
-      try {
-        mapped = await this.exchange(request, ctrl.signal, error);
-      } catch (err) {
-        // Settled meanwhile, or the connection closed: nobody answered, the request stays pending.
-        if (ctrl.signal.aborted || this.deps.closed()) return;
-        const reason = err instanceof RequestError ? err.message : String(err);
-        this.deps.log(`${request.request_id}: the client answered with an error (${reason}); declined`);
-        mapped = { kind: "decline", reason: `the client could not show the request: ${reason}` };
-      }
-      if (ctrl.signal.aborted) return;
-      const r = this.settle(request, mapped);
-      if (r.ok) return;
-      this.deps.log(`${request.request_id}: answer refused (${r.code}): ${r.message}`);
-      if (r.code !== "invalid_reply") return;
-      error = r.message;
-    }
-    this.deps.log(`${request.request_id}: ${MAX_ATTEMPTS} invalid answers; the request stays pending`);
-  }
-
-  private settle(request: QuestionRequest, mapped: Mapped): ReplyResult {
-    const { thread_id, request_id } = request;
-    const { runtime, responder } = this.deps;
-    switch (mapped.kind) {
-      case "invalid":
-        return { ok: false, code: "invalid_reply", message: mapped.message };
-      case "reply":
-        return runtime.reply(thread_id, request_id, mapped.reply, responder);
-      case "decline":
-        return runtime.broker.decline(thread_id, request_id, responder, mapped.reason);
-    }
-  }
-
-  private async exchange(request: QuestionRequest, signal: AbortSignal, error?: string): Promise<Mapped> {
-    if (request.approval) {
-      const outcome = await this.permission(
-        request,
-        approvalToolCall(request),
-        approvalOptions(request),
-        signal,
-      );
-      return approvalReply(request, outcome);
-    }
-    const e = request.elicitation;
-    if (e?.mode === "url" && e.url && this.deps.urlElicitation()) {
-      const response = (await this.deps.client().request(
-        methods.client.elicitation.create,
-        {
-          mode: "url",
-          sessionId: sessionOf(request),
-          toolCallId: request.call_id,
-          elicitationId: e.elicitation_id ?? request.request_id,
-          url: e.url,
-          message: `${elicitationLabel(e)}\n${e.message}`,
-        },
-        { cancellationSignal: signal },
-      )) as CreateElicitationResponse;
-      return urlReply(request, response);
-    }
-    if (this.deps.formElicitation()) {
-      const response = (await this.deps.client().request(
-        methods.client.elicitation.create,
-        {
-          mode: "form",
-          sessionId: sessionOf(request),
-          toolCallId: request.call_id,
-          message: elicitationMessage(request, error),
-          requestedSchema: elicitationSchema(request),
-        },
-        { cancellationSignal: signal },
-      )) as CreateElicitationResponse;
-      return elicitationReply(request, response);
-    }
-    if (!permissionAnswerable(request.questions))
-      return {
-        kind: "decline",
-        reason:
-          "no responder: the editor cannot show this form (it has no form elicitation; only single-choice questions can be asked)",
-      };
-    const answers: Record<string, QuestionAnswer> = {};
-    for (const q of request.questions) {
-      const toolCall: ToolCallUpdate = {
-        toolCallId: request.call_id,
-        title: q.header ? `${q.header}: ${q.prompt}` : q.prompt,
-        kind: "other",
-        status: "pending",
-        content: [text(q.prompt)],
-      };
-      const outcome = await this.permission(request, toolCall, choiceOptions(q), signal);
-      const got = choiceAnswer(q, outcome);
-      if (!got.ok) return { kind: "invalid", message: got.message };
-      if (got.answer) answers[q.id] = got.answer;
-    }
-    if (Object.keys(answers).length === 0)
-      return { kind: "decline", reason: "the user skipped every question" };
-    return { kind: "reply", reply: { answers } };
-  }
-
-  private async permission(
-    request: QuestionRequest,
-    toolCall: ToolCallUpdate,
-    options: ReturnType<typeof approvalOptions>,
-    signal: AbortSignal,
-  ): Promise<RequestPermissionOutcome> {
-    const response = await this.deps
-      .client()
-      .request(
+async function exchange(
+  deps: AskerDeps,
+  request: QuestionRequest,
+  signal: AbortSignal,
+  problem?: string,
+): Promise<FormAnswer> {
+  const client = deps.client();
+  const permission = async (toolCall: ToolCallUpdate, options: ReturnType<typeof approvalOptions>) =>
+    (
+      await client.request(
         methods.client.session.requestPermission,
         { sessionId: sessionOf(request), toolCall, options },
         { cancellationSignal: signal },
-      );
-    return response.outcome;
+      )
+    ).outcome as RequestPermissionOutcome;
+  if (request.approval)
+    return approvalReply(request, await permission(approvalToolCall(request), approvalOptions(request)));
+  const e = request.elicitation;
+  if (e?.mode === "url" && e.url && deps.urlElicitation()) {
+    const response = (await client.request(
+      methods.client.elicitation.create,
+      {
+        mode: "url",
+        sessionId: sessionOf(request),
+        toolCallId: request.call_id,
+        elicitationId: e.elicitation_id ?? request.request_id,
+        url: e.url,
+        message: urlMessage(e),
+      },
+      { cancellationSignal: signal },
+    )) as CreateElicitationResponse;
+    return urlReply(request, response);
   }
+  if (deps.formElicitation())
+    return askByForm(
+      request,
+      async (form) =>
+        (await client.request(
+          methods.client.elicitation.create,
+          {
+            mode: "form",
+            sessionId: sessionOf(request),
+            toolCallId: request.call_id,
+            message: form.message,
+            // The mapping's fields are ACP's restricted schema (checked with the SDK's guard in tests).
+            requestedSchema: form.requestedSchema as never,
+            ...(form._meta ? { _meta: form._meta } : {}),
+          },
+          { cancellationSignal: signal },
+        )) as CreateElicitationResponse,
+      { problem },
+    );
+  if (!permissionAnswerable(request.questions))
+    throw new CannotShow(
+      "the editor has no form elicitation, and only single-choice questions can be asked without it",
+    );
+  const answers: Record<string, QuestionAnswer> = {};
+  for (const q of request.questions) {
+    const toolCall: ToolCallUpdate = {
+      toolCallId: request.call_id,
+      title: q.header ? `${q.header}: ${q.prompt}` : q.prompt,
+      kind: "other",
+      status: "pending",
+      content: [text(q.prompt)],
+    };
+    const got = permissionAnswer(q, await permission(toolCall, choiceOptions(q)));
+    if ("kind" in got) return got;
+    if (!got.ok) return { kind: "invalid", message: got.message };
+    if (got.answer) answers[q.id] = got.answer;
+  }
+  if (Object.keys(answers).length === 0)
+    return { kind: "decline", reason: "the user skipped every question" };
+  return { kind: "reply", reply: { answers } };
 }
 
 /** The tool call an approval is about, as the permission request shows it. */

@@ -16,7 +16,7 @@
 import type { ContentBlock, SessionUpdate, ToolCallStatus } from "@agentclientprotocol/sdk";
 import { isSummaryItem } from "../../agent/compaction.js";
 import type { MessageItem, ResponseItem, ToolCallItem } from "../../protocol/items.js";
-import type { StoredItem } from "../../store/types.js";
+import type { StoredItem } from "../../protocol/threads.js";
 import { outputContent, PATCH_TOOL, text, toolCallStart } from "./updates.js";
 
 const ABORTED = "aborted";

@@ -1,14 +1,30 @@
 /**
- * The ACP mapping of typed questions (MCP elicitation relayed through Tandem, SPEC S6 → S5): the
- * form must be valid on the wire (the SDK's own validating guard) and the client's typed content
- * must come back as a reply the broker accepts, with the values the asker expects.
+ * The forms an ACP editor gets (the one question↔form mapping, questions/form.ts; MCP elicitation
+ * relayed through Tandem, SPEC S6 → S5): the form must be valid on the wire (the SDK's own
+ * validating guard) and the client's typed content must come back as a reply the broker accepts,
+ * with the values the asker expects. Also ACP's own permission-request mapping.
  */
 import { CreateElicitationRequest } from "@agentclientprotocol/sdk";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { describe, expect, it } from "vitest";
+import { askFormCases } from "../../../test/helpers/form-cases.js";
 import type { Question, QuestionRequest } from "../../protocol/questions.js";
 import { BOOLEAN_OPTIONS } from "../../protocol/questions.js";
+import { type Form, type FormResult, formAnswer, formFor } from "../../questions/form.js";
 import { validateReply } from "../../questions/reply.js";
-import { approvalReply, elicitationReply, elicitationSchema, permissionAnswerable } from "./questions.js";
+import { approvalReply, permissionAnswerable } from "./questions.js";
+
+const elicitationSchema = (r: QuestionRequest) => formFor(r).requestedSchema;
+const elicitationReply = (r: QuestionRequest, result: FormResult) => formAnswer(r, result);
+/** The form as `elicitation/create` params (asker.ts). */
+const asParams = (form: Form) => ({
+  mode: "form" as const,
+  sessionId: "t1",
+  toolCallId: "c1",
+  message: form.message,
+  requestedSchema: form.requestedSchema,
+  ...(form._meta ? { _meta: form._meta } : {}),
+});
 
 const q = (over: Partial<Question> & Pick<Question, "id" | "kind">): Question => ({
   header: over.id,
@@ -78,7 +94,9 @@ describe("ACP form mapping of typed questions", () => {
       color: {
         type: "string",
         default: "blue",
-        oneOf: [{ const: "red", title: "red", description: "warm" }, {}],
+        // Option descriptions go in the field's description (one rule for MCP and ACP forms).
+        description: "color?\n- red: warm",
+        oneOf: [{ const: "red", title: "red" }, {}],
       },
     });
     expect(schema.required).toEqual(["agree"]);
@@ -130,15 +148,19 @@ describe("ACP form mapping of typed questions", () => {
     expect(!checked.ok && checked.message).toContain("count");
   });
 
-  // fails if decline/cancel become answers, if an empty optional form is refused, or an unknown
-  // option without "Other" is passed on as free text.
-  it("declines, empty optional forms and unknown options", () => {
+  // fails if decline/cancel become answers or merge, if an empty optional form is refused, or an
+  // unknown option is passed on as free text (it goes on as a label, which the broker refuses).
+  it("declines, cancels, empty optional forms and unknown options", () => {
     const r = request([q({ id: "x", kind: "single", options: [{ label: "a", description: "" }] })]);
     expect(elicitationReply(r, { action: "decline" }).kind).toBe("decline");
-    expect(elicitationReply(r, { action: "cancel" }).kind).toBe("decline");
+    expect(elicitationReply(r, { action: "cancel" }).kind).toBe("cancel");
     expect(elicitationReply(r, { action: "accept", content: {} }).kind).toBe("decline");
-    expect(elicitationReply(r, { action: "accept", content: { x: "zzz" } })).toMatchObject({
-      kind: "invalid",
+    const unknown = elicitationReply(r, { action: "accept", content: { x: "zzz" } });
+    expect(unknown).toEqual({ kind: "reply", reply: { answers: { x: { selected: ["zzz"] } } } });
+    if (unknown.kind !== "reply") throw new Error("unreachable");
+    expect(validateReply(r.questions, unknown.reply)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('"zzz" is not an option'),
     });
     const optional = request([q({ id: "y", kind: "text", required: false })]);
     expect(elicitationReply(optional, { action: "accept", content: {} })).toEqual({
@@ -176,7 +198,14 @@ describe("ACP form mapping of typed questions", () => {
     expect(pick("allow_always").reply.answers.decision.selected).toEqual(["Accept for session"]);
     expect(pick("reject_once").reply.answers.decision.selected).toEqual(["Decline"]);
     expect(pick("reject_always").reply.answers.decision.selected).toEqual(["Cancel"]);
-    expect(approvalReply(approval, { outcome: "cancelled" }).kind).toBe("decline");
+    // The client cancelled the prompt: a cancel (an approval's Cancel, questions/asker.ts).
+    expect(approvalReply(approval, { outcome: "cancelled" }).kind).toBe("cancel");
     expect(approvalReply(approval, { outcome: "selected", optionId: "maybe" }).kind).toBe("invalid");
   });
+});
+
+const validator = new AjvJsonSchemaValidator();
+askFormCases("ACP", (form, content) => {
+  expect(CreateElicitationRequest.isForm(asParams(form))).toBe(true);
+  return content === undefined || validator.getValidator(form.requestedSchema as any)(content).valid;
 });

@@ -31,7 +31,7 @@ import {
 import type { CollaborationMode, Event } from "../../protocol/events.js";
 import type { Responder } from "../../protocol/questions.js";
 import type { Runtime } from "../../runtime/core.js";
-import type { Thread } from "../../runtime/thread.js";
+import type { ThreadHandle as Thread } from "../../runtime/types.js";
 import { configOptions, modeState, promptInput } from "./modes.js";
 import { SessionUpdates } from "./updates.js";
 
@@ -54,7 +54,7 @@ export class AcpSession {
     private readonly deps: SessionDeps,
   ) {
     this.updates = new SessionUpdates(() => thread.active?.options.cwd ?? thread.record.cwd);
-    this.detach = deps.runtime.responders.attach({ threadId: thread.id }, deps.responder);
+    this.detach = deps.runtime.questions.attach({ threadId: thread.id }, deps.responder);
   }
 
   get id(): string {
@@ -112,7 +112,7 @@ export class AcpSession {
 
   setMode(mode: CollaborationMode): void {
     if (mode === this.mode) return;
-    this.thread.update({ mode });
+    this.deps.runtime.threads.updateSettings(this.id, { mode });
     this.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
     this.send({ sessionUpdate: "config_option_update", configOptions: configOptions(mode) });
   }

@@ -16,6 +16,7 @@
  * `thread/rollback` is not in the Codex protocol this server speaks (0.171.0) and stays unknown.
  */
 import { z } from "zod";
+import type { ThreadHandle } from "../../runtime/types.js";
 import { type Ctx, type Method, method } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
 import { requireThread, settingsOf, threadObject } from "./threads.js";
@@ -53,14 +54,14 @@ const fork = method(ThreadForkParams, ({ server, session }: Ctx, p) => {
       ErrorCode.InvalidParams,
       "invalid params for thread/fork: Tandem's forks are stored threads; ephemeral forks are not supported",
     );
-  let thread: ReturnType<typeof server.runtime.openThread>;
+  let thread: ThreadHandle;
   try {
     const record = server.runtime.branches.fork(p.threadId, {
       ...(p.beforeTurnId ? { beforeTurnId: p.beforeTurnId } : {}),
       ...(p.lastTurnId ? { throughTurnId: p.lastTurnId } : {}),
     });
     session.attach(record.id);
-    thread = server.runtime.openThread(record.id);
+    thread = server.runtime.threads.open(record.id);
   } catch (err) {
     throw refusal(err, p.threadId);
   }

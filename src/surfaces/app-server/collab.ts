@@ -12,7 +12,7 @@
  * fields, never a throw.
  */
 import type { CodexThreadItem } from "../../protocol/app-server.js";
-import type { ThreadRecord } from "../../store/types.js";
+import type { ThreadRecord } from "../../protocol/threads.js";
 
 const TOOLS: Record<string, string> = {
   spawn_agent: "spawnAgent",
@@ -101,18 +101,18 @@ export function collabItem(
 
 /** Codex thread fields of a sub-agent thread (`settings.agent`, set by runtime/agents). */
 export function subAgentFields(record: ThreadRecord) {
-  const agent = record.settings.agent as { nickname?: string; role?: string; depth?: number } | undefined;
+  const agent = record.settings.agent;
   if (!agent || !record.parent_id) return {};
   return {
-    agentNickname: agent.nickname ?? null,
-    agentRole: agent.role ?? null,
+    agentNickname: agent.nickname,
+    agentRole: agent.role,
     source: {
       subAgent: {
         thread_spawn: {
           parent_thread_id: record.parent_id,
-          depth: agent.depth ?? 1,
-          agent_nickname: agent.nickname ?? null,
-          agent_role: agent.role ?? null,
+          depth: agent.depth,
+          agent_nickname: agent.nickname,
+          agent_role: agent.role,
         },
       },
     },

@@ -6,7 +6,7 @@
  * a question. Like `turn/start`, it attaches the connection and opens a stored thread.
  */
 import { z } from "zod";
-import { ThreadInUseError } from "../../runtime/core.js";
+import { ThreadInUseError } from "../../runtime/errors.js";
 import { type Ctx, type Method, method } from "./method.js";
 import { ErrorCode } from "./rpc.js";
 import { inUseOr, requireThread } from "./threads.js";
@@ -17,11 +17,10 @@ const compactStart = method(ThreadCompactStartParams, ({ server, session }: Ctx,
   requireThread(server, p.threadId);
   const attached = session.attach(p.threadId);
   try {
-    const thread = server.runtime.thread(p.threadId) ?? server.runtime.openThread(p.threadId);
-    thread.compact();
+    server.runtime.turns.compact(p.threadId);
     return {};
   } catch (err) {
-    if (attached && !server.runtime.thread(p.threadId)) session.detach(p.threadId);
+    if (attached && !server.runtime.threads.get(p.threadId)) session.detach(p.threadId);
     throw err instanceof ThreadInUseError ? inUseOr(err, ErrorCode.ThreadInUse, p.threadId) : err;
   }
 });

@@ -21,12 +21,12 @@ import {
 } from "../../protocol/app-server.js";
 import { BRANCH_METHODS } from "./branches.js";
 import { COMPACT_METHODS } from "./compact.js";
+import type { ServerContext } from "./context.js";
 import { INFO_METHODS } from "./info.js";
 import { INVENTORY_METHODS } from "./inventory.js";
 import { MANAGE_METHODS } from "./manage.js";
 import { brokerError, type Method, method, parseParams } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
-import type { AppServer } from "./server.js";
 import type { ClientSession } from "./session.js";
 import { SETTINGS_METHODS } from "./settings.js";
 import { inUseOr, THREAD_METHODS } from "./threads.js";
@@ -74,18 +74,18 @@ function wantsTandem(extensions: Record<string, unknown> | null | undefined): bo
 
 const QUESTION_METHODS: Record<string, Method<any>> = {
   "tandem/question/list": method(QuestionListParams, ({ server }, p) => ({
-    requests: server.runtime.broker.list(p.threadId ? { threadId: p.threadId } : {}),
+    requests: server.runtime.questions.list(p.threadId ? { threadId: p.threadId } : {}),
   })),
   "tandem/question/reply": method(QuestionReplyParams, ({ server, session }, p) => {
     const answers = Object.fromEntries(
       Object.entries(p.answers).map(([id, a]) => [id, { ...a, selected: a.selected ?? [] }]),
     );
-    const r = server.runtime.reply(p.threadId, p.requestId, { answers }, session.responder);
+    const r = server.runtime.questions.reply(p.threadId, p.requestId, { answers }, session.responder);
     if (!r.ok) throw brokerError(r);
     return { outcome: r.outcome, duplicate: r.duplicate ?? false };
   }),
   "tandem/question/decline": method(QuestionDeclineParams, ({ server, session }, p) => {
-    const r = server.runtime.broker.decline(
+    const r = server.runtime.questions.decline(
       p.threadId,
       p.requestId,
       session.responder,
@@ -95,7 +95,7 @@ const QUESTION_METHODS: Record<string, Method<any>> = {
     return { outcome: r.outcome, duplicate: r.duplicate ?? false };
   }),
   "tandem/question/touch": method(QuestionTouchParams, ({ server, session }, p) => {
-    const r = server.runtime.broker.touch(p.requestId, session.responder);
+    const r = server.runtime.questions.touch(p.requestId, session.responder);
     if (!r.ok) throw brokerError(r);
     return { deadline: r.deadline };
   }),
@@ -139,7 +139,7 @@ const UNSUPPORTED: Record<string, string> = {
 };
 
 export function handleRequest(
-  server: AppServer,
+  server: ServerContext,
   session: ClientSession,
   name: string,
   params: unknown,
@@ -155,9 +155,9 @@ export function handleRequest(
   if (!session.initialized && name !== "initialize")
     throw new RpcError(ErrorCode.NotInitialized, `not initialized: send initialize before ${name}`);
   const parsed = parseParams(name, m.params, params);
-  // In a cluster a thread another node runs moves here first (Runtime.ownership.claim, issue 16).
+  // In a cluster a thread another node runs moves here first (runtime.threads.claim).
   const threadId = OPENS_THREAD.has(name) ? (parsed as { threadId?: unknown }).threadId : undefined;
-  const claim = typeof threadId === "string" ? server.runtime.ownership.claim(threadId) : undefined;
+  const claim = typeof threadId === "string" ? server.runtime.threads.claim(threadId) : undefined;
   if (!claim) return m.run({ server, session }, parsed);
   return claim.then(
     () => m.run({ server, session }, parsed),

@@ -17,7 +17,7 @@
 import { SUMMARY_MARKER } from "../../agent/compaction-prompt.js";
 import type { CodexThreadItem, CodexTurn } from "../../protocol/app-server.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
-import type { StoredItem, TurnRecord } from "../../store/types.js";
+import type { StoredItem, TurnRecord } from "../../protocol/threads.js";
 import { codexCommand, commandActions } from "./codex-command.js";
 import { collabItem } from "./collab.js";
 import { PATCH_TOOL, patchCallItem } from "./file-change.js";

@@ -11,14 +11,13 @@
  *   before the listening line as `app-server token: <token>` (the only place a token is printed).
  *   A non-loopback listener without an explicit token is a usage error. An upgrade whose Host is
  *   not one of the listener's names (ws.ts; `--allow-host NAME[:PORT]` adds names) gets 421.
- * - SIGINT/SIGTERM (util/signals.ts; or `io.signal`, for in-process use) end the server:
- *   connections close, the runtime shuts down (pending questions stay stored for the next
- *   process, Q11); exit code 130/143 (0 for `io.signal` and stdin EOF).
- * - Exit codes: 0 after a clean stop, 1 when the runtime cannot start (no API key, store error),
- *   2 for usage or configuration errors.
+ * - SIGINT/SIGTERM (or `io.signal`, for in-process use) end the server: connections close, then
+ *   the shared shutdown (surfaces/shared/startup.ts: pending questions stay stored for the next
+ *   process, Q11; a cluster node leaves); exit code 130/143 (0 for `io.signal` and stdin EOF).
+ * - Exit codes: 0 after a clean stop, 1 when it cannot serve, 2 for usage errors; a runtime (or a
+ *   `--bus` cluster) that cannot start exits as startup.ts says (1 without an API key, 2 for
+ *   configuration).
  */
-import { createRequire } from "node:module";
-import type { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import {
   BUS_FLAGS,
@@ -30,11 +29,16 @@ import {
 } from "../../cluster/bus-connect.js";
 import { tandemHome } from "../../config/load.js";
 import type { Runtime } from "../../runtime/core.js";
-import { runtimeFromFlags } from "../../runtime/create.js";
 import { parseAllowHost } from "../../util/allowed-hosts.js";
 import { argError } from "../../util/cli-args.js";
-import { startLog } from "../../util/log-file.js";
-import { aborted, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
+import {
+  type JoinCluster,
+  RUNTIME_FLAGS,
+  runSurface,
+  STORE_FLAGS,
+  type StdioSurfaceIO,
+  tandemVersion,
+} from "../shared/startup.js";
 import { AppServer } from "./server.js";
 import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport } from "./transport.js";
 import { listenWebSocket, parseListenUrl, type WsListener } from "./ws.js";
@@ -66,41 +70,13 @@ ${busUsage(24)}
   --node-id ID          this node's name on the threads it runs (default: the host name)
   --log-file FILE       write the debug log to FILE (level: $TANDEM_LOG, else debug; README "Debugging")`;
 
-export interface AppServerIO {
-  stdin: Readable;
-  stdout: Writable;
-  stderr: Writable;
-  env: NodeJS.ProcessEnv;
-  /** Stops the server when aborted. Without it, SIGINT/SIGTERM of this process do. */
-  signal?: AbortSignal;
+export interface AppServerIO extends StdioSurfaceIO {
   maxMessageBytes?: number;
   /**
-   * Joins a cluster for `--bus` (the CLI passes ../../cluster-join.ts: surfaces do not import
-   * each other, and a cluster node serves forwarded requests through the HTTP surface's app).
+   * Joins a cluster for `--bus` (surfaces/shared/startup.ts JoinCluster; the CLI passes
+   * src/main/cluster-join.ts: surfaces do not import each other).
    */
-  joinCluster?: (
-    runtime: Runtime,
-    opts: {
-      bus: BusSettings;
-      clusterToken?: string;
-      node?: string;
-      version: string;
-      log: (line: string) => void;
-    },
-  ) => Promise<{ close(): Promise<void> }>;
-}
-
-function version(): string {
-  const require = createRequire(import.meta.url);
-  for (const candidate of ["../package.json", "../../../package.json"]) {
-    try {
-      const pkg = require(candidate) as { name?: string; version?: string };
-      if (pkg.name === "tandem" && pkg.version) return pkg.version;
-    } catch {
-      /* try the next layout: bundled dist/ or sources */
-    }
-  }
-  return "0.0.0";
+  joinCluster?: JoinCluster;
 }
 
 export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}): Promise<number> {
@@ -108,7 +84,6 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
   const env = io.env ?? process.env;
-  const log = (line: string) => stderr.write(`tandem app-server: ${line}\n`);
 
   let args: BusFlagValues & {
     listen?: string;
@@ -134,12 +109,9 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
         "ws-token": { type: "string" },
         "ws-token-file": { type: "string" },
         "allow-host": { type: "string", multiple: true },
-        config: { type: "string", short: "c", multiple: true },
-        model: { type: "string", short: "m" },
-        store: { type: "string" },
+        ...RUNTIME_FLAGS,
+        ...STORE_FLAGS,
         ...BUS_FLAGS,
-        "node-id": { type: "string" },
-        "log-file": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     }).values;
@@ -161,58 +133,52 @@ export async function runAppServer(argv: string[], io: Partial<AppServerIO> = {}
     stdout.write(`${APP_SERVER_USAGE}\n`);
     return 0;
   }
-  startLog({ surface: "app-server", file: args["log-file"], env, warn: log });
 
   const home = env.TANDEM_HOME || undefined;
-  const runtime = runtimeFromFlags(args, env, log);
-  if (typeof runtime === "number") return runtime;
-
-  let cluster: { close(): Promise<void> } | undefined;
-  if (bus) {
-    try {
-      if (!io.joinCluster) throw new Error("--bus: this entry point cannot join a cluster");
-      cluster = await io.joinCluster(runtime, {
+  const version = tandemVersion();
+  const joinCluster = io.joinCluster;
+  const cluster =
+    bus &&
+    (async (runtime: Runtime, log: (line: string) => void) => {
+      if (!joinCluster) throw new Error("--bus: this entry point cannot join a cluster");
+      return joinCluster(runtime, {
         bus,
         clusterToken: env.TANDEM_SERVE_TOKEN || undefined,
         node: args["node-id"],
-        version: version(),
+        version,
         log,
       });
-    } catch (err) {
-      log((err as Error).message);
-      await runtime.shutdown();
-      return err instanceof BusConfigError ? 2 : 1;
-    }
-  }
-
-  const server = new AppServer({ runtime, version: version(), home: home ?? tandemHome(), log });
-  // In-process use stops through io.signal; a process through SIGINT/SIGTERM (util/signals.ts).
-  const signals = io.signal ? undefined : stopOnSignals("app-server", { detail: STOP_DETAIL });
-  const stopped = aborted(io.signal ?? signals!.signal);
-
-  let listener: WsListener | undefined;
-  let code = 0;
-  try {
-    const maxBytes = io.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    if (where && wsToken) {
-      listener = await listenWebSocket(server, where, { token: wsToken.token, maxBytes, log, allowedHosts });
-      // The one deliberate print of a token: a generated one nobody else could know.
-      if (wsToken.generated) stderr.write(`app-server token: ${wsToken.token}\n`);
-      stderr.write(`app-server listening on ${listener.url}\n`);
-      await stopped;
-    } else {
-      const session = await server.connect(new StdioTransport(stdin, stdout, maxBytes));
-      await Promise.race([stopped, session.rpc.closed]);
-    }
-  } catch (err) {
-    log(`cannot serve: ${(err as Error).message}`);
-    code = 1;
-  } finally {
-    await listener?.close();
-    await server.close();
-    await runtime.shutdown();
-    await cluster?.close();
-    signals?.dispose();
-  }
-  return signals?.exitCode ?? code;
+    });
+  return runSurface(
+    { name: "app-server", flags: args, io: { ...io, stderr }, ...(cluster ? { cluster } : {}) },
+    async ({ runtime, stopped, log }) => {
+      const server = new AppServer({ runtime, version, home: home ?? tandemHome(), log });
+      let listener: WsListener | undefined;
+      try {
+        const maxBytes = io.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+        if (where && wsToken) {
+          listener = await listenWebSocket(server, where, {
+            token: wsToken.token,
+            maxBytes,
+            log,
+            allowedHosts,
+          });
+          // The one deliberate print of a token: a generated one nobody else could know.
+          if (wsToken.generated) stderr.write(`app-server token: ${wsToken.token}\n`);
+          stderr.write(`app-server listening on ${listener.url}\n`);
+          await stopped;
+        } else {
+          const session = await server.connect(new StdioTransport(stdin, stdout, maxBytes));
+          await Promise.race([stopped, session.rpc.closed]);
+        }
+        return 0;
+      } catch (err) {
+        log(`cannot serve: ${(err as Error).message}`);
+        return 1;
+      } finally {
+        await listener?.close();
+        await server.close();
+      }
+    },
+  );
 }

@@ -59,7 +59,7 @@ const backgroundTerminals = method(ThreadIdOnly.extend(PageParams.shape), ({ ser
  */
 const mcpServers = method(PageParams.passthrough(), ({ server }: Ctx, p) => {
   const configured = Object.entries(server.runtime.settings.mcp_servers ?? {});
-  const wire = server.runtime.loadedThreads().flatMap((t) => t.registry.wire());
+  const wire = server.runtime.threads.loaded().flatMap((t) => server.runtime.threads.tools(t.id));
   const data = configured.map(([name, config]) => {
     const seen = server.mcpStatus.get(name);
     const prefix = `mcp__${sanitizeName(name)}__`;
@@ -94,12 +94,10 @@ const mcpServers = method(PageParams.passthrough(), ({ server }: Ctx, p) => {
 const turnsList = method(ThreadTurnsListParams, ({ server }: Ctx, p) => {
   const record = requireThread(server, p.threadId);
   const full = p.itemsView === "full";
-  const { store } = server.runtime;
-  const turns = codexTurns(
-    store.listTurns(record.id),
-    full ? store.loadItems(record.id) : [],
-    record.cwd,
-  ).map((t) => (full ? { ...t, itemsView: "full" } : { ...t, items: [], itemsView: "notLoaded" }));
+  const { threads } = server.runtime;
+  const turns = codexTurns(threads.turns(record.id), full ? threads.history(record.id) : [], record.cwd).map(
+    (t) => (full ? { ...t, itemsView: "full" } : { ...t, items: [], itemsView: "notLoaded" }),
+  );
   if (p.sortDirection !== "asc") turns.reverse();
   return { ...pageOf("thread/turns/list", turns, p), backwardsCursor: null };
 });

@@ -12,40 +12,21 @@
  *   attached here) or `notLoaded`.
  * - `thread/name/set` stores the trimmed name as the thread's title (live record and store), then
  *   every connection gets `thread/name/updated`. An empty name is invalid params.
- * - `thread/archive` / `thread/unarchive` persist the `archived` thread setting (threads.ts) without
+ * - `thread/archive` / `thread/unarchive` persist the `archived` thread setting (runtime.threads.archive) without
  *   touching `updated_at`; thread/list hides archived threads unless asked for them. A thread with a
  *   turn running or waiting on the user cannot be archived (-32003). Every connection gets
  *   `thread/archived` / `thread/unarchived` when the flag changes; repeating a call is a no-op.
  * - Unknown thread ids are -32001, like thread/read.
  */
 import { ThreadIdParams, ThreadLoadedListParams, ThreadSetNameParams } from "../../protocol/app-server.js";
-import type { ThreadRecord } from "../../store/types.js";
 import { type Ctx, type Method, method, pageOf } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
-import type { AppServer } from "./server.js";
-import { ARCHIVED, isArchived, requireThread, threadObject } from "./threads.js";
-
-/** Applies a patch to the thread's live record (when loaded) and to the store. */
-function updateRecord(server: AppServer, record: ThreadRecord, patch: Partial<ThreadRecord>): void {
-  const live = server.runtime.thread(record.id);
-  // A live thread without input yet is stored later with its live record (Thread.update).
-  if (live) live.update(patch);
-  else server.runtime.store.updateThread(record.id, patch);
-}
-
-function setArchived(server: AppServer, record: ThreadRecord, archived: boolean): boolean {
-  if (isArchived(server, record) === archived) return false;
-  const current = server.runtime.thread(record.id)?.record ?? record;
-  const { [ARCHIVED]: _, ...rest } = current.settings;
-  const settings = archived ? { ...rest, [ARCHIVED]: true } : rest;
-  updateRecord(server, record, { settings, updated_at: current.updated_at });
-  return true;
-}
+import { requireThread, threadObject } from "./threads.js";
 
 const loadedList = method(ThreadLoadedListParams, ({ server }: Ctx, p) =>
   pageOf(
     "thread/loaded/list",
-    server.runtime.loadedThreads().map((t) => t.id),
+    server.runtime.threads.loaded().map((t) => t.id),
     p,
   ),
 );
@@ -53,38 +34,41 @@ const loadedList = method(ThreadLoadedListParams, ({ server }: Ctx, p) =>
 const unsubscribe = method(ThreadIdParams, ({ server, session }: Ctx, p) => {
   requireThread(server, p.threadId);
   if (session.unsubscribe(p.threadId)) return { status: "unsubscribed" };
-  return { status: server.runtime.thread(p.threadId) ? "notSubscribed" : "notLoaded" };
+  return { status: server.runtime.threads.get(p.threadId) ? "notSubscribed" : "notLoaded" };
 });
 
 const setName = method(ThreadSetNameParams, ({ server }: Ctx, p) => {
-  const record = requireThread(server, p.threadId);
+  requireThread(server, p.threadId);
   const name = p.name.trim();
   if (!name)
     throw new RpcError(
       ErrorCode.InvalidParams,
       "invalid params for thread/name/set: name: must not be empty",
     );
-  updateRecord(server, record, { title: name });
+  // A live thread without input yet is stored later with its live record.
+  server.runtime.threads.rename(p.threadId, name);
   server.broadcast("thread/name/updated", { threadId: p.threadId, threadName: name });
   return {};
 });
 
 const archive = method(ThreadIdParams, ({ server }: Ctx, p) => {
-  const record = requireThread(server, p.threadId);
-  const status = server.runtime.thread(p.threadId)?.status;
+  requireThread(server, p.threadId);
+  const status = server.runtime.threads.get(p.threadId)?.status;
   if (status === "running" || status === "waiting_on_user")
     throw new RpcError(
       ErrorCode.TurnConflict,
       `thread ${p.threadId} has a turn in progress; interrupt it (turn/interrupt) before archiving`,
       { threadId: p.threadId },
     );
-  if (setArchived(server, record, true)) server.broadcast("thread/archived", { threadId: p.threadId });
+  if (server.runtime.threads.archive(p.threadId, true))
+    server.broadcast("thread/archived", { threadId: p.threadId });
   return {};
 });
 
 const unarchive = method(ThreadIdParams, ({ server }: Ctx, p) => {
-  const record = requireThread(server, p.threadId);
-  if (setArchived(server, record, false)) server.broadcast("thread/unarchived", { threadId: p.threadId });
+  requireThread(server, p.threadId);
+  if (server.runtime.threads.archive(p.threadId, false))
+    server.broadcast("thread/unarchived", { threadId: p.threadId });
   return { thread: threadObject(server, requireThread(server, p.threadId), false) };
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { codexValidator } from "../../../test/helpers/codex-schema.js";
 import type { Event, TurnItem } from "../../protocol/events.js";
 import { emptyUsage } from "../../protocol/events.js";
-import type { StoredItem, TurnRecord } from "../../store/types.js";
+import type { StoredItem, TurnRecord } from "../../protocol/threads.js";
 import { codexTurns, threadPreview } from "./history.js";
 import { codexItem, EventMapper } from "./mapping.js";
 

@@ -29,7 +29,7 @@ import type {
   TokenUsageBreakdown,
 } from "../../protocol/app-server.js";
 import type { ErrorInfo, Event, ThreadStatus, TurnItem, Usage } from "../../protocol/events.js";
-import type { ThreadRecord, TurnRecord } from "../../store/types.js";
+import type { ThreadRecord, TurnRecord } from "../../protocol/threads.js";
 import { codexCommand, commandActions } from "./codex-command.js";
 import { collabItem, subAgentFields } from "./collab.js";
 import { fileChangeItem, PATCH_TOOL, patchCallItem } from "./file-change.js";

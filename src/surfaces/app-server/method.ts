@@ -1,17 +1,13 @@
 /**
- * What a method handler is: a params schema and a synchronous `run`. Shared by handlers.ts,
- * threads.ts and turns.ts.
+ * What a method handler is: a params schema and a synchronous `run` over a `Ctx` (context.ts).
+ * Shared by handlers.ts, threads.ts and turns.ts.
  */
 import type { z } from "zod";
-import type { ReplyErrorCode, ReplyFailure } from "../../questions/broker.js";
+import type { ReplyErrorCode, ReplyFailure } from "../../protocol/questions.js";
+import type { Ctx } from "./context.js";
 import { ErrorCode, RpcError } from "./rpc.js";
-import type { AppServer } from "./server.js";
-import type { ClientSession } from "./session.js";
 
-export interface Ctx {
-  server: AppServer;
-  session: ClientSession;
-}
+export type { Ctx } from "./context.js";
 
 export interface Method<T> {
   params: z.ZodType<T>;

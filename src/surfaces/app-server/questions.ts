@@ -21,7 +21,8 @@ import {
   ToolRequestUserInputResponse,
 } from "../../protocol/app-server.js";
 import type { CollaborationMode } from "../../protocol/events.js";
-import type { Question, QuestionAnswer, QuestionReply, QuestionRequest } from "../../protocol/questions.js";
+import type { Question, QuestionAnswer, QuestionRequest } from "../../protocol/questions.js";
+import type { FormAnswer } from "../../questions/form.js";
 
 export const NOTE_PREFIX = "user_note: ";
 /** The option the Codex TUI adds to every question that allows free text. */
@@ -60,15 +61,11 @@ export function requestUserInputParams(
 }
 
 /**
- * What a client's result to a server request means: a reply for the broker, a decline, or an
- * invalid result (the client is told why and asked again, see session.ts).
+ * What a client's result to a server request means: the one answer vocabulary of every form
+ * (questions/form.ts): a reply for the broker, a decline, a cancel (only an MCP server's form has
+ * one here), or an invalid result (asked again, questions/asker.ts).
  */
-export type CodexAnswerResult =
-  | { kind: "reply"; reply: QuestionReply }
-  | { kind: "decline"; reason: string }
-  /** Only for an MCP elicitation: the user dismissed it (the server hears `cancel`). */
-  | { kind: "cancel"; reason: string }
-  | { kind: "invalid"; message: string };
+export type CodexAnswerResult = FormAnswer;
 
 /** Parses the client's `item/tool/requestUserInput` result and maps it (see replyFromCodex). */
 export function userInputReply(request: QuestionRequest, result: unknown): CodexAnswerResult {

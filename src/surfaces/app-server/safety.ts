@@ -4,9 +4,10 @@
  * next ones", as Codex documents them), and the settings reported by thread/start and thread/resume.
  *
  * Contract:
- * - Settings are stored with the thread (the keys the runtime reads: `sandbox_mode`,
- *   `approval_policy`, `writable_roots`, `network_access`), so they also hold after a resume.
- *   Absent (or null) params leave the thread's settings, and so the configuration, in force.
+ * - Settings are stored with the thread through the runtime (`runtime.threads.updateSettings`:
+ *   `sandbox_mode`, `approval_policy`, `writable_roots`, `network_access`, `permission_profile`), so
+ *   they also hold after a resume. Absent (or null) params leave the thread's settings, and so the
+ *   configuration, in force.
  * - `externalSandbox` (the client already sandboxes the process) runs commands without Tandem's
  *   sandbox, as `danger-full-access`. Granular approval policies reduce to `sandbox_approval`
  *   (true → on-request, false → never).
@@ -15,13 +16,17 @@
 import { resolve } from "node:path";
 import type { AskForApproval, SandboxMode, SandboxPolicy } from "../../protocol/app-server.js";
 import { PERMISSION_PROFILES, type PermissionProfileId } from "../../protocol/app-server-settings.js";
+import type { ApprovalPolicy, ThreadSettingsPatch } from "../../protocol/threads.js";
 import type { Runtime } from "../../runtime/core.js";
-import type { Thread } from "../../runtime/thread.js";
+import type { ThreadHandle as Thread } from "../../runtime/types.js";
 import { ErrorCode, RpcError } from "./rpc.js";
 
-export type SafetyPatch = Record<string, unknown>;
+export type SafetyPatch = Pick<
+  ThreadSettingsPatch,
+  "sandbox_mode" | "network_access" | "writable_roots" | "approval_policy" | "permission_profile"
+>;
 
-function approvalPolicy(p: AskForApproval): string {
+function approvalPolicy(p: AskForApproval): ApprovalPolicy {
   return typeof p === "string" ? p : p.granular.sandbox_approval ? "on-request" : "never";
 }
 
@@ -40,9 +45,6 @@ function sandboxPolicy(p: SandboxPolicy): SafetyPatch {
       };
   }
 }
-
-/** The settings key naming the permission profile a thread runs with (reported back to clients). */
-export const PROFILE_KEY = "permission_profile";
 
 /**
  * The thread settings a request's Codex params ask for (empty when it asks for none).
@@ -66,7 +68,7 @@ export function safetyPatch(
     );
   return {
     ...(p.permissions ? profilePatch(p.permissions, method) : {}),
-    ...(explicit ? { [PROFILE_KEY]: undefined } : {}),
+    ...(explicit ? { permission_profile: null } : {}),
     ...(p.sandbox ? { sandbox_mode: p.sandbox } : {}),
     ...(p.sandboxPolicy ? sandboxPolicy(p.sandboxPolicy) : {}),
     ...(p.approvalPolicy ? { approval_policy: approvalPolicy(p.approvalPolicy) } : {}),
@@ -80,22 +82,20 @@ function profilePatch(id: string, method: string): SafetyPatch {
       `invalid params for ${method}: permissions: no permission profile "${id}"; Tandem has ${Object.keys(PERMISSION_PROFILES).join(", ")}`,
       { permissions: id },
     );
-  return { sandbox_mode: PERMISSION_PROFILES[id as PermissionProfileId].sandbox, [PROFILE_KEY]: id };
+  return { sandbox_mode: PERMISSION_PROFILES[id as PermissionProfileId].sandbox, permission_profile: id };
 }
 
 /** The permission profile the thread runs with, when one was selected and still applies. */
 export function activeProfile(thread: Thread): { id: string; extends: null } | null {
-  const id = thread.record.settings[PROFILE_KEY];
-  return typeof id === "string" ? { id, extends: null } : null;
+  const id = thread.record.settings.permission_profile;
+  return id !== undefined ? { id, extends: null } : null;
 }
 
 /** Stores the patch with the thread (live record and store). Call it while no turn runs. */
-export function applySafety(_runtime: Runtime, thread: Thread, patch: SafetyPatch): void {
+export function applySafety(runtime: Runtime, thread: Thread, patch: SafetyPatch): void {
   if (Object.keys(patch).length === 0) return;
-  const settings: Record<string, unknown> = { ...thread.record.settings, ...patch };
-  for (const [k, v] of Object.entries(settings)) if (v === undefined) delete settings[k];
-  // thread.update: a thread without input yet is stored later with its live record.
-  thread.update({ settings });
+  // A thread without input yet is stored later with its live record.
+  runtime.threads.updateSettings(thread.id, patch);
 }
 
 /** The Codex `approvalPolicy` and `sandbox` (SandboxPolicy) in force for the thread. */

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { questionScript } from "../../../test/helpers/app-server.js";
 import { TestClient } from "../../../test/helpers/app-server-client.js";
 import { type Harness, harness } from "../../../test/helpers/index.js";
+import { runtimeInternals } from "../../runtime/internals.testing.js";
 import { AppServer } from "./server.js";
 import { StdioTransport } from "./transport.js";
 
@@ -43,7 +44,9 @@ describe("AppServer", () => {
     const a = await client(server, "a");
     const started = await a.client.request("thread/start", { cwd: h.cwd });
     const threadId = started.thread.id;
-    expect(h.runtime.responders.list(threadId)).toEqual([{ kind: "app-server", id: "conn_1" }]);
+    expect(runtimeInternals(h.runtime).responders.list(threadId)).toEqual([
+      { kind: "app-server", id: "conn_1" },
+    ]);
     await a.client.request("turn/start", {
       threadId,
       input: [{ type: "text", text: "go" }],
@@ -54,8 +57,8 @@ describe("AppServer", () => {
     a.disconnect();
     for (let i = 0; i < 100 && server.sessionCount > 0; i++) await new Promise((r) => setTimeout(r, 5));
     expect(server.sessionCount).toBe(0);
-    expect(h.runtime.responders.has(threadId)).toBe(false);
-    expect(h.runtime.broker.list({ threadId }).map((q) => q.request_id)).toEqual([question.id]);
+    expect(runtimeInternals(h.runtime).responders.has(threadId)).toBe(false);
+    expect(h.runtime.questions.list({ threadId }).map((q) => q.request_id)).toEqual([question.id]);
     expect(a.client.violations).toEqual([]);
   });
 
@@ -63,7 +66,7 @@ describe("AppServer", () => {
     h = await harness({ script: questionScript() });
     server = new AppServer({ runtime: h.runtime, version: "0.0.0-test", home: h.home, log: () => {} });
     const watcher = await client(server, "watcher");
-    const thread = h.runtime.startThread({ cwd: h.cwd });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
     const turn = thread.startTurn("go", { options: { mode: "plan" } });
     // The scripted model's next step expects the answer; with no responder it gets `unavailable`.
     await turn.done;

@@ -17,7 +17,9 @@
 
 import { contextWindow } from "../../model/context-window.js";
 import type { Event, Stamped } from "../../protocol/events.js";
+import { SETTLED_EVENTS } from "../../questions/asker.js";
 import type { Runtime } from "../../runtime/core.js";
+import type { ServerContext } from "./context.js";
 import { handleRequest } from "./handlers.js";
 import { EventMapper, type Waiting } from "./mapping.js";
 import { ClientSession } from "./session.js";
@@ -33,14 +35,7 @@ export interface AppServerOptions {
   log: (line: string) => void;
 }
 
-const SETTLED = new Set<Event["type"]>([
-  "question.answered",
-  "question.declined",
-  "question.timed_out",
-  "question.cancelled",
-]);
-
-export class AppServer {
+export class AppServer implements ServerContext {
   readonly runtime: Runtime;
   readonly mapper: EventMapper;
   private readonly sessions = new Set<ClientSession>();
@@ -51,7 +46,7 @@ export class AppServer {
     this.runtime = opts.runtime;
     this.mapper = new EventMapper(
       (threadId) => {
-        const t = this.runtime.thread(threadId);
+        const t = this.runtime.threads.get(threadId);
         return t?.active?.options.cwd ?? t?.record.cwd ?? process.cwd();
       },
       (threadId) => this.waiting(threadId),
@@ -62,14 +57,14 @@ export class AppServer {
 
   /** The context window of the thread's model (config, else the built-in table), when known. */
   contextWindow(threadId: string): number | undefined {
-    const t = this.runtime.thread(threadId);
+    const t = this.runtime.threads.get(threadId);
     const model = t?.active?.options.model ?? t?.record.model ?? this.runtime.settings.model;
     return contextWindow(model, this.runtime.settings.model_context_window);
   }
 
   /** What the thread's pending requests wait for (thread status flags). */
   waiting(threadId: string): Waiting {
-    const pending = this.runtime.broker.list({ threadId });
+    const pending = this.runtime.questions.list({ threadId });
     return { approval: pending.some((r) => r.approval), question: pending.some((r) => !r.approval) };
   }
 
@@ -149,7 +144,7 @@ export class AppServer {
     const owners = this.runtime.agents.lineage(threadId);
     for (const s of this.sessions) {
       try {
-        if (SETTLED.has(event.type) && "request_id" in event) s.onSettled(threadId, event.request_id);
+        if (SETTLED_EVENTS.has(event.type) && "request_id" in event) s.onSettled(threadId, event.request_id);
         if (!owners.some((id) => s.isAttached(id))) continue;
         if (owners.length > 1 && !s.isAttached(threadId) && s.announce(threadId))
           this.announceChild(s, threadId);
@@ -163,7 +158,7 @@ export class AppServer {
 
   /** `thread/started` for a sub-agent thread, the first time a session hears of it. */
   private announceChild(s: ClientSession, threadId: string): void {
-    const record = this.runtime.thread(threadId)?.record ?? this.runtime.store.getThread(threadId);
+    const record = this.runtime.threads.record(threadId);
     if (record) s.notify("thread/started", { thread: threadObject(this, record, false) });
   }
 

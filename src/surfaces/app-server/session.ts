@@ -10,13 +10,15 @@
  *   `thread/unsubscribe` method) removes one registration and `dispose()` (on disconnect) all of
  *   them. Neither settles a question: its server requests are dropped and the question stays
  *   pending in the broker for the next client (Q11).
- * - Each pending request is sent at most once per connection (JSON-RPC id = the broker's request
- *   id), whichever way it arrives (live event, resume, attach); approvals go first (broker order).
- *   If the client's result is invalid (malformed, or refused by the broker as invalid), the request
- *   is sent again with a new id (`<request id>.<attempt>`).
- * - A client result becomes a typed reply (questions.ts) or a decision label (approvals.ts); a
- *   JSON-RPC error becomes a decline — for an approval, the command or patch does not run. The
- *   broker decides; a refusal is logged and reported as `tandem/question/replyRefused` and `warning`.
+ * - Pending requests are asked under the one asking policy (questions/asker.ts): one at a time per
+ *   request, whichever way it arrives (live event, resume, attach; approvals first, broker order),
+ *   JSON-RPC id = the broker's request id. An invalid result (malformed, or refused by the broker
+ *   as invalid) is asked again with a new id (`<request id>.<attempt>`), up to the policy's limit.
+ * - A client result becomes a typed reply (questions.ts), a decision label (approvals.ts) or an MCP
+ *   server's form answer (elicitation.ts); a JSON-RPC error reply is the client's decline (how
+ *   Codex clients refuse a server request) — for an approval, the command or patch does not run.
+ *   The broker decides; a refusal is logged and reported as `tandem/question/replyRefused` and
+ *   `warning`.
  * - When the question settles (here or anywhere), every connection that got it receives
  *   `serverRequest/resolved` with the id it was sent under. A late result for it is passed to the
  *   broker, which acknowledges an identical duplicate and refuses anything else; it never revives it.
@@ -24,26 +26,21 @@
 
 import type { CollaborationMode } from "../../protocol/events.js";
 import type { QuestionRequest, Responder } from "../../protocol/questions.js";
-import type { ReplyResult } from "../../questions/broker.js";
+import { Asker, type ClientError } from "../../questions/asker.js";
 import type { Runtime } from "../../runtime/core.js";
+import { askHost } from "../shared/ask-host.js";
 import { approvalReply, approvalRequest } from "./approvals.js";
 import { ELICITATION_REQUEST, elicitationAnswer, elicitationParams } from "./elicitation.js";
-import {
-  type CodexAnswerResult,
-  REQUEST_USER_INPUT,
-  requestUserInputParams,
-  userInputReply,
-} from "./questions.js";
+import { REQUEST_USER_INPUT, requestUserInputParams, userInputReply } from "./questions.js";
 import { ConnectionClosedError, RemoteError, RequestCancelledError, RpcConnection } from "./rpc.js";
 import type { Transport } from "./transport.js";
 
 export type SessionRequestHandler = (session: ClientSession, method: string, params: unknown) => unknown;
 
-interface Asked {
+/** A server request this connection sent for a broker request (its latest attempt). */
+interface Sent {
   rpcId: string;
-  method: string;
   request: QuestionRequest;
-  attempt: number;
 }
 
 /** How many settled questions a connection remembers for late results. */
@@ -58,7 +55,9 @@ export class ClientSession {
   tandemNotifications = false;
   private optOut = new Set<string>();
   private attachments = new Map<string, () => void>();
-  private asked = new Map<string, Asked>();
+  private readonly asker: Asker<undefined>;
+  /** broker request id → the server request it was last sent as, until it settles. */
+  private sent = new Map<string, Sent>();
   private announced = new Set<string>();
   /** rpc id → settled question, for late results. */
   private late = new Map<string, QuestionRequest>();
@@ -78,6 +77,13 @@ export class ClientSession {
       },
       onStrayResponse: (rpcId, response) => this.onStrayResponse(rpcId, response),
       log: (line) => this.log(`${id}: ${line}`),
+    });
+    this.asker = new Asker(askHost(runtime), {
+      responder: this.responder,
+      log: (line) => this.log(`${id}: ${line}`),
+      classify: (err) => this.classify(err),
+      refused: (request, code, message) => this.tellRefused(request, code, message),
+      exchange: (request, { signal, attempt }) => this.exchange(request, signal, attempt),
     });
   }
 
@@ -105,7 +111,7 @@ export class ClientSession {
   /** Attaches as a responder for the thread. Returns false when already attached. */
   attach(threadId: string): boolean {
     if (this.attachments.has(threadId)) return false;
-    this.attachments.set(threadId, this.runtime.responders.attach({ threadId }, this.responder));
+    this.attachments.set(threadId, this.runtime.questions.attach({ threadId }, this.responder));
     return true;
   }
 
@@ -122,11 +128,9 @@ export class ClientSession {
   unsubscribe(threadId: string): boolean {
     if (!this.attachments.has(threadId)) return false;
     this.detach(threadId);
-    for (const [requestId, entry] of this.asked) {
-      if (entry.request.thread_id !== threadId) continue;
-      this.asked.delete(requestId);
-      this.rpc.forget(entry.rpcId, "the client unsubscribed from the thread");
-    }
+    for (const [requestId, entry] of this.sent)
+      if (entry.request.thread_id === threadId) this.sent.delete(requestId);
+    this.asker.withdraw((r) => r.thread_id === threadId, "the client unsubscribed from the thread");
     return true;
   }
 
@@ -135,22 +139,22 @@ export class ClientSession {
    * connection already has it.
    */
   ask(request: QuestionRequest): void {
-    if (this.asked.has(request.request_id) || !this.rpc.isOpen) return;
+    if (this.sent.has(request.request_id) || this.asker.has(request.request_id) || !this.rpc.isOpen) return;
     this.notify("tandem/question/requested", { request });
-    this.send(request, 1);
+    this.asker.ask(request, undefined);
   }
 
   /** Every pending request of the thread that this connection has not been sent yet, approvals first. */
   askPending(threadId: string): void {
-    for (const request of this.runtime.broker.list({ threadId })) this.ask(request);
+    for (const request of this.runtime.questions.list({ threadId })) this.ask(request);
   }
 
   /** The question settled (anywhere): drop our request and tell the client. */
   onSettled(threadId: string, requestId: string): void {
-    const entry = this.asked.get(requestId);
+    const entry = this.sent.get(requestId);
+    this.asker.settled(requestId);
     if (!entry) return;
-    this.asked.delete(requestId);
-    this.rpc.forget(entry.rpcId, "the question was settled");
+    this.sent.delete(requestId);
     this.late.set(entry.rpcId, entry.request);
     if (this.late.size > LATE_CAPACITY) this.late.delete(this.late.keys().next().value!);
     this.notify("serverRequest/resolved", { threadId, requestId: entry.rpcId });
@@ -159,7 +163,8 @@ export class ClientSession {
   dispose(): void {
     for (const detach of this.attachments.values()) detach();
     this.attachments.clear();
-    this.asked.clear();
+    this.asker.close();
+    this.sent.clear();
     this.late.clear();
   }
 
@@ -172,79 +177,51 @@ export class ClientSession {
     return { method: REQUEST_USER_INPUT, params: requestUserInputParams(request, this.modeOf(request)) };
   }
 
-  private send(request: QuestionRequest, attempt: number): void {
+  /** One attempt: the server request, under a fresh id after the first; withdrawn when `signal` aborts. */
+  private async exchange(request: QuestionRequest, signal: AbortSignal, attempt: number) {
     const rpcId = attempt === 1 ? request.request_id : `${request.request_id}.${attempt}`;
     const { method, params } = this.serverRequest(request);
-    const entry: Asked = { rpcId, method, request, attempt };
-    this.asked.set(request.request_id, entry);
-    this.rpc.request(method, params, { id: rpcId }).result.then(
-      (result) => this.onResult(entry, result),
-      (err) => this.onError(entry, err),
-    );
-  }
-
-  private modeOf(request: QuestionRequest): CollaborationMode {
-    const thread = this.runtime.thread(request.thread_id);
-    if (thread?.active?.id === request.turn_id) return thread.active.mode;
-    return thread?.record.mode ?? "default";
-  }
-
-  private current(entry: Asked): boolean {
-    return this.asked.get(entry.request.request_id) === entry;
-  }
-
-  private onResult(entry: Asked, result: unknown): void {
-    if (!this.current(entry)) return;
-    const r = this.answer(entry.request, result);
-    if (r.ok) return;
-    this.refused(entry.request, r.code, r.message);
-    if (r.code === "invalid_reply" && this.current(entry)) this.retry(entry);
-  }
-
-  private onError(entry: Asked, err: unknown): void {
-    if (err instanceof ConnectionClosedError || err instanceof RequestCancelledError) return;
-    if (!(err instanceof RemoteError)) {
-      this.log(`${this.id}: ${entry.method} request ${entry.rpcId} failed: ${String(err)}`);
-      return;
+    this.sent.set(request.request_id, { rpcId, request });
+    const { result } = this.rpc.request(method, params, { id: rpcId });
+    const withdraw = () => this.rpc.forget(rpcId, (signal.reason as Error)?.message);
+    signal.addEventListener("abort", withdraw, { once: true });
+    try {
+      return this.mapped(request, await result);
+    } finally {
+      signal.removeEventListener("abort", withdraw);
     }
-    if (!this.current(entry)) return;
-    const { request } = entry;
-    const r = this.runtime.broker.decline(request.thread_id, request.request_id, this.responder, err.message);
-    if (!r.ok) this.refused(request, r.code, r.message);
   }
 
-  /** Maps a client result to a reply (or a decline) and hands it to the broker. */
-  private answer(request: QuestionRequest, result: unknown): ReplyResult {
-    const mapped: CodexAnswerResult = request.approval
+  /** A client result → the answer it gives (questions.ts, approvals.ts, elicitation.ts). */
+  private mapped(request: QuestionRequest, result: unknown) {
+    return request.approval
       ? approvalReply(request, request.approval, result)
       : request.elicitation
         ? elicitationAnswer(request, result)
         : userInputReply(request, result);
-    const { thread_id, request_id } = request;
-    switch (mapped.kind) {
-      case "invalid":
-        return { ok: false, code: "invalid_reply", message: mapped.message };
-      case "reply":
-        return this.runtime.reply(thread_id, request_id, mapped.reply, this.responder);
-      case "decline":
-        return this.runtime.broker.decline(thread_id, request_id, this.responder, mapped.reason);
-      case "cancel":
-        if (!request.elicitation)
-          return this.runtime.broker.decline(thread_id, request_id, this.responder, mapped.reason);
-        return { ok: true, outcome: this.runtime.broker.expire(request, mapped.reason) };
-    }
   }
 
-  /** Asks again after an invalid answer, if the question is still pending. */
-  private retry(entry: Asked): void {
-    const { thread_id, request_id } = entry.request;
-    const fresh = this.runtime.broker.list({ threadId: thread_id }).find((q) => q.request_id === request_id);
-    if (!fresh) return;
-    this.send(fresh, entry.attempt + 1);
+  private modeOf(request: QuestionRequest): CollaborationMode {
+    const thread = this.runtime.threads.get(request.thread_id);
+    if (thread?.active?.id === request.turn_id) return thread.active.mode;
+    return thread?.record.mode ?? "default";
+  }
+
+  /** A JSON-RPC error reply is the client's decline; a closed connection or withdrawal, nothing. */
+  private classify(err: unknown): ClientError {
+    if (err instanceof RemoteError) return { kind: "declined", reason: err.message };
+    if (!(err instanceof ConnectionClosedError || err instanceof RequestCancelledError))
+      this.log(`${this.id}: a server request failed: ${String(err)}`);
+    return { kind: "gone" };
   }
 
   private refused(request: QuestionRequest, code: string, message: string): void {
     this.log(`${this.id}: answer to ${request.request_id} refused (${code}): ${message}`);
+    this.tellRefused(request, code, message);
+  }
+
+  /** Tells the client its answer was not used (the asker has logged it). */
+  private tellRefused(request: QuestionRequest, code: string, message: string): void {
     const params = { threadId: request.thread_id, requestId: request.request_id, code, message };
     this.notify("tandem/question/replyRefused", params);
     this.notify("warning", { threadId: request.thread_id, message: `answer not used: ${message}` });
@@ -263,13 +240,13 @@ export class ClientSession {
     }
     const r =
       "error" in response
-        ? this.runtime.broker.decline(
+        ? this.runtime.questions.decline(
             request.thread_id,
             request.request_id,
             this.responder,
             "late error reply",
           )
-        : this.answer(request, response.result);
+        : this.asker.settle(request, this.mapped(request, response.result));
     if (!r.ok) this.refused(request, r.code, r.message);
     else if (r.duplicate) this.log(`${this.id}: duplicate answer to ${request.request_id} acknowledged`);
   }

@@ -24,12 +24,12 @@ import {
   ThreadSettingsUpdateParams,
 } from "../../protocol/app-server-settings.js";
 import { TurnOptions } from "../../protocol/ops.js";
-import type { Thread } from "../../runtime/thread.js";
-import type { ThreadRecord } from "../../store/types.js";
+import type { ThreadSettingsPatch } from "../../protocol/threads.js";
+import type { ThreadHandle as Thread } from "../../runtime/types.js";
+import type { ServerContext } from "./context.js";
 import { type Ctx, type Method, method, pageOf } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
-import { activeProfile, applySafety, safetyOf, safetyPatch } from "./safety.js";
-import type { AppServer } from "./server.js";
+import { activeProfile, safetyOf, safetyPatch } from "./safety.js";
 import { effortOf } from "./thread-config.js";
 import { requireThread } from "./threads.js";
 
@@ -37,7 +37,7 @@ import { requireThread } from "./threads.js";
 const PLAN_EFFORT = "medium";
 
 /** The Codex `ThreadSettings` in force for a thread. */
-export function threadSettings(server: AppServer, thread: Thread) {
+export function threadSettings(server: ServerContext, thread: Thread) {
   const { record } = thread;
   const safety = safetyOf(thread);
   const effort = effortOf(server, thread);
@@ -66,7 +66,7 @@ export function threadSettings(server: AppServer, thread: Thread) {
 function loadThread(ctx: Ctx, threadId: string): Thread {
   requireThread(ctx.server, threadId);
   ctx.session.attach(threadId);
-  return ctx.server.runtime.thread(threadId) ?? ctx.server.runtime.openThread(threadId);
+  return ctx.server.runtime.threads.open(threadId);
 }
 
 const settingsUpdate = method(ThreadSettingsUpdateParams, (ctx: Ctx, p) => {
@@ -83,8 +83,8 @@ const settingsUpdate = method(ThreadSettingsUpdateParams, (ctx: Ctx, p) => {
       );
   }
   const thread = loadThread(ctx, p.threadId);
-  const patch: Partial<ThreadRecord> = {};
-  const settings: Record<string, unknown> = { ...thread.record.settings };
+  // The safety settings and the rest are one change of the thread (runtime.threads.updateSettings).
+  const patch: ThreadSettingsPatch = { ...safety };
   const mode = p.collaborationMode;
   const model = mode?.settings.model ?? p.model;
   if (model) patch.model = model;
@@ -92,18 +92,17 @@ const settingsUpdate = method(ThreadSettingsUpdateParams, (ctx: Ctx, p) => {
   if (cwd) patch.cwd = cwd;
   // The mode's effort wins; a mode without one means "no effort of the thread's own".
   const effortText = mode ? (mode.settings.reasoning_effort ?? null) : p.effort;
-  if (effortText === null) delete settings.effort;
+  if (effortText === null) patch.effort = null;
   else if (effortText !== undefined) {
     const effort = TurnOptions.shape.effort.safeParse(effortText);
-    if (effort.success && effort.data) settings.effort = effort.data;
+    if (effort.success && effort.data) patch.effort = effort.data;
     else
       session.notify("warning", {
         threadId: p.threadId,
         message: `reasoning effort "${effortText}" is not supported by Tandem (minimal, low, medium, high, xhigh); the thread keeps its effort`,
       });
   }
-  thread.update({ ...patch, settings });
-  applySafety(server.runtime, thread, safety);
+  server.runtime.threads.updateSettings(thread.id, patch);
   const params = { threadId: thread.id, threadSettings: threadSettings(server, thread) };
   // After the response (rpc.ts holds notifications made while a handler runs).
   server.notifyThread(thread.id, "thread/settings/updated", params, session);

@@ -11,9 +11,9 @@
  *   clients send dozens of feature flags for features Tandem does not have.
  */
 import { QuestionPolicy } from "../../protocol/questions.js";
-import type { Thread } from "../../runtime/thread.js";
+import type { ThreadHandle as Thread } from "../../runtime/types.js";
+import type { ServerContext } from "./context.js";
 import { parseParams } from "./method.js";
-import type { AppServer } from "./server.js";
 
 /** Codex config switch → the Tandem tools it turns off when `false`. */
 const TOOL_SWITCHES: Record<string, string[]> = {
@@ -55,7 +55,6 @@ export function threadConfig(config: Record<string, unknown>): ThreadConfigOptio
 }
 
 /** The thread's configured reasoning effort: its own, else the config's, else null. */
-export function effortOf(server: AppServer, thread: Thread): string | null {
-  const own = thread.record.settings.effort;
-  return typeof own === "string" ? own : (server.runtime.settings.model_reasoning_effort ?? null);
+export function effortOf(server: ServerContext, thread: Thread): string | null {
+  return thread.record.settings.effort ?? server.runtime.settings.model_reasoning_effort ?? null;
 }

@@ -9,7 +9,7 @@
  * - Thread objects report what Tandem has: `ephemeral` (thread/start `ephemeral: true`: never
  *   stored, never listed, gone with the process — the Codex TUI's title writer), `source` is
  *   `appServer`, the status says whether the thread waits on an approval or a question.
- * - A thread is stored by its first turn (Runtime.persistThread); until then thread/read answers
+ * - A thread is stored by its first turn (Thread.persist); until then thread/read answers
  *   from the live record and thread/list does not show it (as Codex: no user message, no entry).
  * - `thread/start` `config` may switch tools off (thread-config.ts) and set the question policy.
  * - `thread/list` lists archived threads (thread settings `archived`, see manage.ts) only when asked
@@ -27,16 +27,16 @@ import {
   ThreadResumeParams,
   ThreadStartParams,
 } from "../../protocol/app-server.js";
+import type { ThreadRecord } from "../../protocol/threads.js";
 import { agentsMdFiles } from "../../runtime/context.js";
-import { ThreadInUseError } from "../../runtime/core.js";
-import type { Thread } from "../../runtime/thread.js";
-import type { ThreadRecord } from "../../store/types.js";
+import { ThreadInUseError } from "../../runtime/errors.js";
+import type { ThreadHandle as Thread } from "../../runtime/types.js";
+import type { ServerContext } from "./context.js";
 import { codexTurns, threadPreview } from "./history.js";
 import { codexThread, tokenUsage } from "./mapping.js";
 import { type Ctx, type Method, method } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
 import { activeProfile, applySafety, safetyOf, safetyPatch } from "./safety.js";
-import type { AppServer } from "./server.js";
 import { effortOf, threadConfig } from "./thread-config.js";
 
 const DEFAULT_PAGE = 50;
@@ -44,10 +44,10 @@ const SUB_AGENT_KINDS = ["subAgent", "subAgentThreadSpawn"];
 const MAX_PAGE = 200;
 
 /** The Codex Thread for a stored or loaded thread; `turns` only when asked. */
-export function threadObject(server: AppServer, record: ThreadRecord, withTurns: boolean): CodexThread {
+export function threadObject(server: ServerContext, record: ThreadRecord, withTurns: boolean): CodexThread {
   const { runtime } = server;
-  const live = runtime.thread(record.id);
-  const items = runtime.store.loadItems(record.id);
+  const live = runtime.threads.get(record.id);
+  const items = runtime.threads.history(record.id);
   const current = live?.record ?? record;
   return codexThread(
     {
@@ -55,7 +55,7 @@ export function threadObject(server: AppServer, record: ThreadRecord, withTurns:
       status: live?.status,
       ...(live ? { waiting: server.waiting(record.id) } : {}),
       preview: threadPreview(items),
-      turns: withTurns ? codexTurns(runtime.store.listTurns(record.id), items, current.cwd) : [],
+      turns: withTurns ? codexTurns(runtime.threads.turns(record.id), items, current.cwd) : [],
     },
     {
       version: server.opts.version,
@@ -66,7 +66,7 @@ export function threadObject(server: AppServer, record: ThreadRecord, withTurns:
 }
 
 /** The settings part shared by thread/start, thread/resume and thread/fork responses. */
-export function settingsOf(server: AppServer, thread: Thread) {
+export function settingsOf(server: ServerContext, thread: Thread) {
   const { record } = thread;
   return {
     model: record.model,
@@ -82,17 +82,14 @@ export function settingsOf(server: AppServer, thread: Thread) {
   };
 }
 
-/** The thread-settings key `thread/archive` sets: archived threads leave the default thread/list. */
-export const ARCHIVED = "archived";
-
-/** Whether the thread is archived (the live record wins over the stored one). */
-export function isArchived(server: AppServer, record: ThreadRecord): boolean {
-  const current = server.runtime.thread(record.id)?.record ?? record;
-  return current.settings[ARCHIVED] === true;
+/** Whether the thread is archived (`runtime.threads.archive`; the live record wins over the stored one). */
+export function isArchived(server: ServerContext, record: ThreadRecord): boolean {
+  const current = server.runtime.threads.get(record.id)?.record ?? record;
+  return current.settings.archived === true;
 }
 
-export function requireThread(server: AppServer, threadId: string): ThreadRecord {
-  const record = server.runtime.thread(threadId)?.record ?? server.runtime.store.getThread(threadId);
+export function requireThread(server: ServerContext, threadId: string): Readonly<ThreadRecord> {
+  const record = server.runtime.threads.record(threadId);
   if (!record)
     throw new RpcError(
       ErrorCode.ThreadNotFound,
@@ -111,7 +108,7 @@ const start = method(ThreadStartParams, ({ server, session }: Ctx, p) => {
     );
   const config = threadConfig(p.config ?? {});
   const safety = safetyPatch(p, "thread/start");
-  const thread = server.runtime.startThread({
+  const thread = server.runtime.threads.start({
     cwd,
     model: p.model ?? undefined,
     questionPolicy: config.questionPolicy,
@@ -128,9 +125,9 @@ const start = method(ThreadStartParams, ({ server, session }: Ctx, p) => {
 const resume = method(ThreadResumeParams, ({ server, session }: Ctx, p) => {
   requireThread(server, p.threadId);
   const attached = session.attach(p.threadId);
-  let thread: ReturnType<AppServer["runtime"]["openThread"]>;
+  let thread: Thread;
   try {
-    thread = server.runtime.openThread(p.threadId, p.model ? { model: p.model } : {});
+    thread = server.runtime.threads.open(p.threadId, p.model ? { model: p.model } : {});
   } catch (err) {
     if (attached) session.detach(p.threadId);
     throw inUseOr(err, ErrorCode.ThreadNotFound, p.threadId);
@@ -144,10 +141,10 @@ const resume = method(ThreadResumeParams, ({ server, session }: Ctx, p) => {
  * The thread's stored token totals, as Codex reports them after a resume (sent after the
  * response): `total` is the whole thread's, `last` its last turn's. Nothing before any usage.
  */
-function notifyStoredUsage(server: AppServer, session: Ctx["session"], thread: Thread): void {
+function notifyStoredUsage(server: ServerContext, session: Ctx["session"], thread: Thread): void {
   if (!thread.record.usage) return;
-  const last = server.runtime.store
-    .listTurns(thread.id)
+  const last = server.runtime.threads
+    .turns(thread.id)
     .filter((t) => t.usage)
     .at(-1);
   if (!last?.usage) return;
@@ -184,8 +181,8 @@ const list = method(ThreadListParams, ({ server }: Ctx, p) => {
   const descends = (r: ThreadRecord) =>
     !p.ancestorThreadId ||
     (r.id !== p.ancestorThreadId && server.runtime.agents.lineage(r.id).includes(p.ancestorThreadId));
-  const records = server.runtime.store
-    .listThreads()
+  const records = server.runtime.threads
+    .list()
     .filter(
       (r) =>
         isArchived(server, r) === archived &&

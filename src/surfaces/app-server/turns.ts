@@ -23,12 +23,12 @@ import {
   type UserInput,
 } from "../../protocol/app-server.js";
 import { TurnOptions } from "../../protocol/ops.js";
-import { ThreadInUseError } from "../../runtime/core.js";
-import type { Thread } from "../../runtime/thread.js";
+import { ThreadInUseError } from "../../runtime/errors.js";
+import type { ThreadHandle as Thread } from "../../runtime/types.js";
+import type { ServerContext } from "./context.js";
 import { type Ctx, type Method, method } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
 import { applySafety, safetyPatch } from "./safety.js";
-import type { AppServer } from "./server.js";
 import { inUseOr, requireThread } from "./threads.js";
 
 const IMAGE_TYPES: Record<string, string> = {
@@ -65,9 +65,9 @@ export function userInput(name: string, input: UserInput[]): { text: string; ima
   return { text, images };
 }
 
-function loadedThread(server: AppServer, threadId: string): Thread {
+function loadedThread(server: ServerContext, threadId: string): Thread {
   requireThread(server, threadId);
-  const thread = server.runtime.thread(threadId);
+  const thread = server.runtime.threads.get(threadId);
   if (!thread?.active)
     throw new RpcError(
       ErrorCode.TurnConflict,
@@ -110,7 +110,7 @@ const start = method(TurnStartParams, ({ server, session }: Ctx, p) => {
   const safety = safetyPatch(p, "turn/start");
   const attached = session.attach(p.threadId);
   try {
-    const thread = server.runtime.thread(p.threadId) ?? server.runtime.openThread(p.threadId);
+    const thread = server.runtime.threads.open(p.threadId);
     if (thread.active)
       throw new RpcError(
         ErrorCode.TurnConflict,
@@ -121,7 +121,7 @@ const start = method(TurnStartParams, ({ server, session }: Ctx, p) => {
     const turn = thread.startTurn(text, { images, options });
     return { turn: server.mapper.liveTurn(turn.id) };
   } catch (err) {
-    if (attached && !server.runtime.thread(p.threadId)) session.detach(p.threadId);
+    if (attached && !server.runtime.threads.get(p.threadId)) session.detach(p.threadId);
     throw err instanceof ThreadInUseError ? inUseOr(err, ErrorCode.ThreadInUse, p.threadId) : err;
   }
 });
@@ -131,17 +131,17 @@ const start = method(TurnStartParams, ({ server, session }: Ctx, p) => {
  * back as this method's. The turn id is checked against the store's running turn first.
  */
 function remote(
-  server: AppServer,
+  server: ServerContext,
   name: string,
   threadId: string,
   turnId: string,
   op: "steer" | "interrupt",
   body: Record<string, unknown>,
 ): Promise<{ status: number; body: any }> | undefined {
-  if (server.runtime.thread(threadId)) return undefined;
-  const running = server.runtime.store.listTurns(threadId).findLast((t) => t.status === "running");
+  if (server.runtime.threads.get(threadId)) return undefined;
+  const running = server.runtime.threads.turns(threadId).findLast((t) => t.status === "running");
   if (!running) return undefined;
-  const pending = server.runtime.ownership.remoteOp?.(threadId, op, body);
+  const pending = server.runtime.turns.remote(threadId, op, body);
   if (!pending) return undefined;
   if (running.id !== turnId)
     throw new RpcError(
@@ -174,9 +174,9 @@ const steer = method(TurnSteerParams, ({ server }: Ctx, p) => {
 });
 
 /** Whether `turnId` is a turn of the thread that already ended (stored, not running). */
-function endedTurn(server: AppServer, threadId: string, turnId: string): boolean {
-  if (server.runtime.thread(threadId)?.active?.id === turnId) return false;
-  return server.runtime.store.listTurns(threadId).some((t) => t.id === turnId && t.status !== "running");
+function endedTurn(server: ServerContext, threadId: string, turnId: string): boolean {
+  if (server.runtime.threads.get(threadId)?.active?.id === turnId) return false;
+  return server.runtime.threads.turns(threadId).some((t) => t.id === turnId && t.status !== "running");
 }
 
 const interrupt = method(TurnInterruptParams, ({ server }: Ctx, p) => {

@@ -11,12 +11,12 @@
  *   to be printed and carried to another machine, so it is refused instead (`WsAuthError`).
  * - `checkUpgrade` accepts an upgrade only with `Authorization: Bearer <token>` (scheme
  *   case-insensitive, what Codex's `--remote … --remote-auth-token-env` client sends), compared in
- *   constant time. Its refusal message never contains the token or what the client sent.
+ *   constant time. Its refusal message never contains the token or what the client sent. The token
+ *   rules are `tandem serve`'s too (wire/bearer.ts).
  */
-import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import { isLoopbackHost } from "../../util/loopback.js";
-import { generateToken, tokensEqual } from "../http/auth.js";
+import { checkBearer, generateToken, readTokenFile, TokenFileError } from "../../wire/bearer.js";
 
 /** A usage or configuration error about the token options (exit 2). */
 export class WsAuthError extends Error {}
@@ -49,15 +49,11 @@ export function resolveWsToken(
     throw new WsAuthError("give --ws-token-file or --ws-token, not both");
   let token: string;
   if (opts.tokenFile !== undefined) {
-    let text: string;
     try {
-      text = readFileSync(opts.tokenFile, "utf8");
+      token = readTokenFile(opts.tokenFile, "--ws-token-file");
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      throw new WsAuthError(`--ws-token-file: cannot read ${opts.tokenFile} (${code})`);
+      throw err instanceof TokenFileError ? new WsAuthError(err.message) : err;
     }
-    token = text.trim();
-    if (!token) throw new WsAuthError(`--ws-token-file: ${opts.tokenFile} is empty`);
   } else if (opts.token !== undefined) {
     token = opts.token;
   } else {
@@ -80,10 +76,5 @@ export function checkUpgrade(
   headers: IncomingHttpHeaders,
   token: string,
 ): { ok: true } | { ok: false; reason: string } {
-  const header = headers.authorization;
-  if (!header) return { ok: false, reason: "missing bearer token" };
-  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-  if (!m) return { ok: false, reason: "malformed authorization header (expected Bearer)" };
-  if (!tokensEqual(m[1], token)) return { ok: false, reason: "wrong bearer token" };
-  return { ok: true };
+  return checkBearer(headers.authorization, token);
 }

@@ -11,16 +11,13 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { Writable } from "node:stream";
-import { ConfigError } from "../../config/load.js";
 import type { Event } from "../../protocol/events.js";
 import type { QuestionAnswer, QuestionReply, QuestionRequest } from "../../protocol/questions.js";
 import { parseTextReply } from "../../questions/text-reply.js";
 import type { Runtime } from "../../runtime/core.js";
-import { createRuntime, MissingKeyError } from "../../runtime/create.js";
-import { startLog } from "../../util/log-file.js";
 import { printable } from "../../util/printable.js";
-import { aborted, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
 import { terminalText } from "../../util/terminal-text.js";
+import { runSurface } from "../shared/startup.js";
 import {
   collectAnswers,
   type GivenAnswers,
@@ -106,7 +103,6 @@ export async function runExec(argv: string[]): Promise<number> {
     }
     throw err;
   }
-  startLog({ surface: "exec", file: args.logFile });
   let prompt = args.prompt;
   const answering = args.answers.length > 0 || !!args.answerJson || args.answerFile !== undefined;
   let given: GivenAnswers = { texts: [], typed: [] };
@@ -139,27 +135,34 @@ export async function runExec(argv: string[]): Promise<number> {
     if (text) prompt = text;
   }
 
-  const overrides = [...args.config];
-  if (args.model) overrides.push(`model=${JSON.stringify(args.model)}`);
-  let runtime: Runtime;
-  try {
-    const created = createRuntime({ overrides });
-    runtime = created.runtime;
-    for (const w of created.warnings) process.stderr.write(`tandem: warning: ${w}\n`);
-  } catch (err) {
-    if (err instanceof MissingKeyError || err instanceof ConfigError) {
-      process.stderr.write(`tandem exec: ${err.message}\n`);
-      return err instanceof MissingKeyError ? EXIT.failed : EXIT.usage;
-    }
-    throw err;
-  }
+  // The shared start-up (surfaces/shared/startup.ts): the runtime from -c/-m, SIGINT/SIGTERM (the
+  // runtime shuts down — running commands killed, pending questions left stored for
+  // `exec resume` — exit 130/143), and the shutdown whatever the run's end.
+  return runSurface(
+    { name: "exec", flags: { ...args, "log-file": args.logFile } },
+    ({ runtime, signal, stopped }) => run(runtime, args, { prompt, given, answering, signal, stopped }),
+  );
+}
+
+/** The run itself, once the runtime exists; resolves with the exit code (EXIT). */
+async function run(
+  runtime: Runtime,
+  args: ExecArgs,
+  o: {
+    prompt?: string;
+    given: GivenAnswers;
+    answering: boolean;
+    signal: AbortSignal;
+    stopped: Promise<void>;
+  },
+): Promise<number> {
+  const { prompt, given, answering, stopped } = o;
   if (args.resumeId) {
     // A unique prefix (or the web page's short id) names the thread.
-    const ref = runtime.resolveThreadId(args.resumeId);
+    const ref = runtime.threads.resolve(args.resumeId);
     if (!ref.ok) {
       const hint = ref.reason === "not_found" ? "; run `tandem threads` to list threads" : "";
       process.stderr.write(`tandem exec: ${ref.message}${hint}\n`);
-      await runtime.shutdown();
       return ref.reason === "not_found" ? EXIT.failed : EXIT.usage;
     }
     args.resumeId = ref.id;
@@ -172,7 +175,6 @@ export async function runExec(argv: string[]): Promise<number> {
     process.stderr.write(
       `tandem exec: cannot read --output-schema ${args.outputSchema}: ${(err as Error).message}\n`,
     );
-    await runtime.shutdown();
     return EXIT.usage;
   }
 
@@ -185,10 +187,9 @@ export async function runExec(argv: string[]): Promise<number> {
   );
   // The --questions choice is stored with the thread: a resume without the flag keeps it.
   const stored = args.resumeId
-    ? runtime.store.getThread(args.resumeId)?.settings.headless_questions
+    ? runtime.threads.stored(args.resumeId)?.settings.headless_questions
     : undefined;
-  const questions =
-    args.questions ?? (stored === "defer" || stored === "stdin" ? (stored as "defer" | "stdin") : undefined);
+  const questions = args.questions ?? stored;
   const interactive = questions === "stdin" && Boolean(process.stdin.isTTY);
   const offerQuestions = questions !== undefined;
 
@@ -231,8 +232,8 @@ export async function runExec(argv: string[]): Promise<number> {
     if (event.type === "question.requested" && interactive) {
       void askInline(event.request).then((reply) => {
         const r = reply
-          ? runtime.reply(event.thread_id, event.request.request_id, reply, { kind: "exec" })
-          : runtime.broker.decline(
+          ? runtime.questions.reply(event.thread_id, event.request.request_id, reply, { kind: "exec" })
+          : runtime.questions.decline(
               event.thread_id,
               event.request.request_id,
               { kind: "exec" },
@@ -248,23 +249,19 @@ export async function runExec(argv: string[]): Promise<number> {
 
   const cwd = resolve(args.cd ?? process.cwd());
   let code: number = EXIT.ok;
-  // SIGINT/SIGTERM end the run (util/signals.ts): the runtime shuts down below — running
-  // commands killed, pending questions left stored for `exec resume` — exit 130/143.
-  const stop = stopOnSignals("exec", { detail: STOP_DETAIL });
-  const stopped = aborted(stop.signal);
   try {
     // A run that can answer (defer, a TTY, or --answer on resume) is a responder; attached
     // before a resumed thread opens, so re-asked approvals see it.
     const responds = questions === "defer" || interactive || answering;
-    if (args.resumeId && responds) runtime.responders.attach({ threadId: args.resumeId }, { kind: "exec" });
+    if (args.resumeId && responds) runtime.questions.attach({ threadId: args.resumeId }, { kind: "exec" });
     const thread = args.resumeId
-      ? runtime.openThread(args.resumeId, {
+      ? runtime.threads.open(args.resumeId, {
           offerQuestions,
           headlessQuestions: questions,
           mode: args.mode,
           model: args.model,
         })
-      : runtime.startThread({
+      : runtime.threads.start({
           cwd,
           mode: args.mode,
           offerQuestions,
@@ -282,38 +279,33 @@ export async function runExec(argv: string[]): Promise<number> {
         approvals: thread.approvalPolicy(),
         threadId: thread.id,
       });
-    if (!args.resumeId && responds) runtime.responders.attach({ threadId: thread.id }, { kind: "exec" });
+    if (!args.resumeId && responds) runtime.questions.attach({ threadId: thread.id }, { kind: "exec" });
 
     if (args.resumeId) {
       announce(thread.id);
-      await Promise.race([runtime.reasked(thread.id), stopped]);
-      const pending = runtime.broker.list({ threadId: thread.id });
+      await Promise.race([runtime.questions.reasked(thread.id), stopped]);
+      const pending = runtime.questions.list({ threadId: thread.id });
       // Every answer is checked before any is sent: a refused one leaves all questions pending.
       const replies = pending.map((request) => ({ request, ...replyFromAnswers(request, given) }));
       // An answer id that matches no pending question is a typo: refused, nothing sent.
       const unknown = pending.length ? unknownAnswerIds(pending, given) : [];
       const errors = [...unknown, ...replies.flatMap((r) => r.errors)];
       for (const e of errors) process.stderr.write(`tandem exec: ${terminalText(e)}\n`);
-      if (errors.length) {
-        await runtime.shutdown();
-        return EXIT.usage;
-      }
+      if (errors.length) return EXIT.usage;
       for (const { request, reply } of replies) {
         if (!reply) continue;
-        const r = runtime.reply(thread.id, request.request_id, reply, { kind: "exec" });
+        const r = runtime.questions.reply(thread.id, request.request_id, reply, { kind: "exec" });
         if (!r.ok) {
           process.stderr.write(`tandem exec: ${terminalText(r.message)}\n`);
-          await runtime.shutdown();
           return EXIT.usage;
         }
       }
       ready = true;
-      const still = runtime.broker.list({ threadId: thread.id });
+      const still = runtime.questions.list({ threadId: thread.id });
       if (still.length && !interactive) {
         deferred = still[0];
       } else if (answering && !pending.length) {
         process.stderr.write(`tandem exec: thread ${thread.id} has no pending question to answer\n`);
-        await runtime.shutdown();
         return EXIT.usage;
       }
     }
@@ -322,7 +314,7 @@ export async function runExec(argv: string[]): Promise<number> {
       await Promise.race([turnDone, deferredSignal, stopped]);
     };
     if (!deferred && thread.active) await runTurnAndWait(thread.active.done);
-    if (!deferred && prompt && !stop.signal.aborted) {
+    if (!deferred && prompt && !o.signal.aborted) {
       const images = args.images.map(imageUrl);
       const turn = thread.startTurn(prompt, {
         images,
@@ -330,8 +322,9 @@ export async function runExec(argv: string[]): Promise<number> {
       });
       await runTurnAndWait(turn.done);
     }
-    if (stop.exitCode !== undefined) {
-      code = stop.exitCode;
+    // Stopped by a signal: the shared start-up exits 130/143 whatever this says.
+    if (o.signal.aborted) {
+      code = EXIT.failed;
     } else if (deferred) {
       const hint = resumeHint(thread.id, deferred);
       if (args.json) {
@@ -349,8 +342,6 @@ export async function runExec(argv: string[]): Promise<number> {
     code = EXIT.failed;
   } finally {
     sub.unsubscribe();
-    await runtime.shutdown();
-    stop.dispose();
   }
-  return stop.exitCode ?? code;
+  return code;
 }

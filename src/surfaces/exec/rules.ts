@@ -4,11 +4,10 @@
  * numbered rules; `remove N` or `remove WORDS…` (the rule exactly as listed) deletes one.
  * Usage errors exit 2; removing a rule that is not there exits 1.
  */
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { loadConfig } from "../../config/load.js";
-import { rulesProject, setStoredRules, storedRules } from "../../runtime/approvals.js";
-import { openStore } from "../../store/index.js";
+import { rulesProject } from "../../runtime/approvals.js";
+import { openCatalog } from "../../runtime/catalog.js";
 import { argError } from "../../util/cli-args.js";
 import { directoryProblem } from "../../util/dirs.js";
 
@@ -72,10 +71,9 @@ export async function runRulesCommand(argv: string[]): Promise<number> {
   }
   const cwd = resolve(v.cd ?? process.cwd());
   const project = rulesProject(cwd);
-  const { home, settings } = loadConfig({ overrides: v.config ?? [] });
-  const store = openStore(settings.store?.url ?? join(home, "state.db"));
+  const store = openCatalog({ overrides: v.config ?? [], warn: (w) => err(`warning: ${w}`) });
   try {
-    const rules = storedRules(store, cwd);
+    const rules = store.rules(cwd);
     if (action === "list") {
       if (v.json) process.stdout.write(`${JSON.stringify({ project, rules })}\n`);
       else if (!rules.length)
@@ -98,7 +96,7 @@ export async function runRulesCommand(argv: string[]): Promise<number> {
       return 1;
     }
     const [removed] = rules.splice(index, 1);
-    setStoredRules(store, cwd, rules);
+    store.setRules(cwd, rules);
     process.stdout.write(`Removed rule ${index + 1} \`${shown(removed)}\` for ${project}.\n`);
     return 0;
   } finally {

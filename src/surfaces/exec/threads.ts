@@ -2,12 +2,9 @@
  * `tandem threads` (list) and `tandem export <id>` (JSONL of the stored history; the id may be a
  * unique prefix). Usage errors exit 2, an unknown thread 1.
  */
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { loadConfig } from "../../config/load.js";
-import { resolveThreadRef } from "../../runtime/thread-ref.js";
-import { lastTurnStatus, settledStatus } from "../../runtime/thread-status.js";
-import { openStore } from "../../store/index.js";
+import { openCatalog } from "../../runtime/catalog.js";
+import { settledStatus } from "../../runtime/thread-status.js";
 import { argError } from "../../util/cli-args.js";
 import { terminalText } from "../../util/terminal-text.js";
 
@@ -56,14 +53,16 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
     process.stderr.write(`tandem ${cmd}: --limit must be a positive integer, got "${limitText}"\n`);
     return 2;
   }
-  const { home, settings } = loadConfig({ overrides: (parsed.values.config as string[] | undefined) ?? [] });
-  const store = openStore(settings.store?.url ?? join(home, "state.db"));
+  const store = openCatalog({
+    overrides: (parsed.values.config as string[] | undefined) ?? [],
+    warn: (w) => process.stderr.write(`tandem ${cmd}: warning: ${w}\n`),
+  });
   try {
     if (cmd === "threads") {
       // A thread whose last turn failed lists as failed (runtime/thread-status.ts).
       const threads = store
-        .listThreads({ limit })
-        .map((t) => ({ ...t, status: settledStatus(t.status, lastTurnStatus(store, t.id)) }));
+        .list({ limit })
+        .map((t) => ({ ...t, status: settledStatus(t.status, store.turns(t.id).at(-1)?.status) }));
       if (parsed.values.json) {
         for (const t of threads) process.stdout.write(`${JSON.stringify(t)}\n`);
         return 0;
@@ -73,11 +72,11 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
         return 0;
       }
       for (const t of threads) {
-        const pending = store.pendingQuestions(t.id).length;
+        const pending = store.pendingCount(t.id);
         const when = new Date(t.updated_at).toISOString().replace("T", " ").slice(0, 19);
         const tokens = t.usage ? `${t.usage.total_tokens} tokens  ` : "";
         // A title may be model text (a client's title writer): one line, neutralised.
-        const title = (t.title || firstUserText(store.loadItems(t.id).map((i) => i.item)) || "").replace(
+        const title = (t.title || firstUserText(store.history(t.id).map((i) => i.item)) || "").replace(
           /\s+/g,
           " ",
         );
@@ -93,13 +92,13 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
       );
       return 2;
     }
-    const ref = resolveThreadRef(store, parsed.positionals[0]);
+    const ref = store.resolve(parsed.positionals[0]);
     if (!ref.ok) {
       const hint = ref.reason === "not_found" ? "; run `tandem threads` to list threads" : "";
       process.stderr.write(`tandem export: ${ref.message}${hint}\n`);
       return ref.reason === "not_found" ? 1 : 2;
     }
-    for (const s of store.loadItems(ref.id)) process.stdout.write(`${JSON.stringify(s.item)}\n`);
+    for (const s of store.history(ref.id)) process.stdout.write(`${JSON.stringify(s.item)}\n`);
     return 0;
   } finally {
     store.close();

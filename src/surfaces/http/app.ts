@@ -10,8 +10,8 @@
  */
 import { Hono } from "hono";
 import { HTTP_LIMITS } from "../../protocol/http.js";
-import { type Runtime, ThreadInUseError } from "../../runtime/core.js";
-import { StoreError } from "../../store/errors.js";
+import type { Runtime } from "../../runtime/core.js";
+import { StoreError, ThreadInUseError } from "../../runtime/errors.js";
 import { bearerAuth } from "./auth.js";
 import { fail, tooLarge } from "./errors.js";
 import { openApiDocument } from "./openapi.js";

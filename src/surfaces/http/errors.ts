@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import { type ErrorResponse, HTTP_LIMITS } from "../../protocol/http.js";
-import type { ReplyFailure } from "../../questions/broker.js";
+import type { ReplyFailure } from "../../protocol/questions.js";
 
 export function errorBody(code: string, message: string): ErrorResponse {
   return { error: { code, message } };

@@ -8,43 +8,38 @@
  *   it, with a warning on stderr.
  * - Answers only requests whose Host is one of its names (server.ts): the bind's, loopback names
  *   on a loopback bind, and each `--allow-host NAME[:PORT]` (repeatable; a malformed one exits 2).
- * - The bearer token comes from `--token`, else `TANDEM_SERVE_TOKEN`, else is generated.
- * - stdout gets exactly two lines: `tandem serve listening on <url>` and `open <url>/#token=…`
- *   (the page reads the token from the fragment, which browsers never send to a server).
- * - SIGINT/SIGTERM (util/signals.ts): stop accepting, shut the runtime down (pending questions stay
- *   pending in the store for the next process, Q11), close open connections; a cluster node first
- *   drains (up to DRAIN_TIMEOUT_MS).
- * Exit codes: 130/143 after SIGINT/SIGTERM, 1 when the runtime or the listener cannot start, 2 on
- * bad usage.
+ * - The token, `--lan`, `--tls-cert/--tls-key` and what is printed to open the page are
+ *   serve-access.ts's: the token comes from `--token`, else `TANDEM_SERVE_TOKEN`, else
+ *   `$TANDEM_HOME/serve-token` (kept across restarts).
+ * - stdout gets two lines, `tandem serve listening on <url>` and `open <url>/#token=…` (the page
+ *   reads the token from the fragment, which browsers never send to a server), then a QR code on
+ *   a terminal or with `--qr`/`--lan`.
+ * - SIGINT/SIGTERM: a cluster node first drains (up to DRAIN_TIMEOUT_MS); stop accepting, then the
+ *   shared shutdown (surfaces/shared/startup.ts: pending questions stay pending in the store for
+ *   the next process, Q11), close open connections, leave the cluster.
+ * Exit codes: 130/143 after SIGINT/SIGTERM, 1 when the listener cannot start, 2 on bad usage; a
+ * runtime (or a `--bus` cluster) that cannot start exits as startup.ts says (1 without an API
+ * key, 2 for configuration).
  */
-import { createRequire } from "node:module";
-import { networkInterfaces } from "node:os";
 import { parseArgs } from "node:util";
 import type { Hono } from "hono";
-import {
-  BUS_FLAGS,
-  BusConfigError,
-  type BusFlagValues,
-  busSettings,
-  busUsage,
-} from "../../cluster/bus-connect.js";
+import { BUS_FLAGS, type BusFlagValues, busSettings, busUsage } from "../../cluster/bus-connect.js";
 import type { ClusterNode } from "../../cluster/node.js";
-import { ConfigError } from "../../config/load.js";
+import { tandemHome } from "../../config/load.js";
 import type { Runtime } from "../../runtime/core.js";
-import { createRuntime, MissingKeyError } from "../../runtime/create.js";
-import { StoreError } from "../../store/errors.js";
 import { parseAllowHost } from "../../util/allowed-hosts.js";
 import { argError } from "../../util/cli-args.js";
-import { startLog } from "../../util/log-file.js";
 import { isLoopbackHost } from "../../util/loopback.js";
-import { aborted, DEFAULT_GRACE_MS, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
-import { generateToken } from "./auth.js";
+import { DEFAULT_GRACE_MS } from "../../util/signals.js";
+import { RUNTIME_FLAGS, runSurface, STORE_FLAGS, tandemVersion } from "../shared/startup.js";
+import { ACCESS_FLAGS, ACCESS_USAGE, type AccessFlagValues, announce, serveAccess } from "./serve-access.js";
 import { startHttpServer } from "./server.js";
 
 export { createHttpApp, type HttpAppOptions } from "./app.js";
 export { type HttpServer, type HttpServerOptions, startHttpServer } from "./server.js";
 
-export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--allow-host NAME…] [--token T] [--responder] [--store URL]
+export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H | --lan] [--allow-host NAME…] [--token T | --rotate-token]
+                   [--tls-cert FILE --tls-key FILE] [--qr] [--responder] [--store URL]
                    [--node-id ID] [--bus nats://… [bus options]] [-c key=value…] [-m model]
 
   --port N     port to listen on (default 0: a free port, printed at start)
@@ -52,7 +47,7 @@ export const SERVE_USAGE = `Usage: tandem serve [--port N] [--host H] [--allow-h
   --allow-host NAME  a name you reach the server by (tandem.example.com, or NAME:PORT for that
                port only; repeatable). Requests for any other Host get 421: the bind address and,
                on loopback, localhost / 127.0.0.1 / [::1] are always answered (DNS rebinding)
-  --token T    bearer token for the API (default: $TANDEM_SERVE_TOKEN, else a random one)
+${ACCESS_USAGE}
   --responder  questions may wait for API clients that poll GET /question (without it, only
                an open web page or an SSE ?responder= connection counts as someone to answer)
   --store URL  where threads are stored: a SQLite file path or postgres://user@host/db
@@ -69,19 +64,20 @@ ${busUsage(15)}
 
 export async function runServe(argv: string[]): Promise<number> {
   const err = (s: string) => process.stderr.write(`tandem serve: ${s}\n`);
-  let v: BusFlagValues & {
-    port?: string;
-    host?: string;
-    "allow-host"?: string[];
-    token?: string;
-    config?: string[];
-    model?: string;
-    help?: boolean;
-    responder?: boolean;
-    store?: string;
-    "node-id"?: string;
-    "log-file"?: string;
-  };
+  let v: BusFlagValues &
+    AccessFlagValues & {
+      port?: string;
+      host?: string;
+      "allow-host"?: string[];
+      token?: string;
+      config?: string[];
+      model?: string;
+      help?: boolean;
+      responder?: boolean;
+      store?: string;
+      "node-id"?: string;
+      "log-file"?: string;
+    };
   try {
     v = parseArgs({
       args: argv,
@@ -90,13 +86,11 @@ export async function runServe(argv: string[]): Promise<number> {
         host: { type: "string" },
         "allow-host": { type: "string", multiple: true },
         token: { type: "string" },
-        config: { type: "string", short: "c", multiple: true },
-        model: { type: "string", short: "m" },
+        ...RUNTIME_FLAGS,
         help: { type: "boolean", short: "h" },
         responder: { type: "boolean" },
-        store: { type: "string" },
-        "node-id": { type: "string" },
-        "log-file": { type: "string" },
+        ...STORE_FLAGS,
+        ...ACCESS_FLAGS,
         ...BUS_FLAGS,
       },
     }).values;
@@ -108,13 +102,11 @@ export async function runServe(argv: string[]): Promise<number> {
     process.stdout.write(`${SERVE_USAGE}\n`);
     return 0;
   }
-  startLog({ surface: "serve", file: v["log-file"], warn: err });
   const port = v.port === undefined ? 0 : Number(v.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     err(`--port must be an integer from 0 to 65535, got "${v.port}"`);
     return 2;
   }
-  const host = v.host ?? "127.0.0.1";
   let allowedHosts: string[];
   try {
     allowedHosts = (v["allow-host"] ?? []).map(parseAllowHost);
@@ -122,12 +114,6 @@ export async function runServe(argv: string[]): Promise<number> {
     err((e as Error).message);
     return 2;
   }
-  const token = v.token ?? (process.env.TANDEM_SERVE_TOKEN || generateToken());
-  if (token.length < 8 || /\s/.test(token)) {
-    err("the token must be at least 8 characters without spaces");
-    return 2;
-  }
-
   let bus: ReturnType<typeof busSettings>;
   try {
     bus = busSettings(v, process.env);
@@ -136,98 +122,75 @@ export async function runServe(argv: string[]): Promise<number> {
     return 2;
   }
 
-  const overrides = [...(v.config ?? [])];
-  if (v.model) overrides.push(`model=${JSON.stringify(v.model)}`);
-  let runtime: ReturnType<typeof createRuntime>["runtime"];
-  try {
-    const created = createRuntime({ overrides, store: v.store, node: v["node-id"] });
-    runtime = created.runtime;
-    for (const w of created.warnings) err(`warning: ${w}`);
-  } catch (e) {
-    if (e instanceof MissingKeyError) {
-      err(e.message);
-      return 1;
-    }
-    if (e instanceof ConfigError) {
-      err(e.message);
-      return 2;
-    }
-    if (StoreError.isInstance(e)) {
-      err(e.message);
-      return 1;
-    }
-    throw e;
+  // Last of the checks: a new token is written to the home.
+  const access = serveAccess(v, process.env, tandemHome());
+  if ("error" in access) {
+    err(access.error);
+    return 2;
   }
+  for (const note of access.notes) err(note);
+  const { host, token } = access;
 
-  // --responder: API clients that poll GET /question answer questions, so every thread of this
-  // server may wait for them even with no page or SSE responder connected (Q3).
-  if (v.responder) runtime.responders.attach("all", { kind: "http", id: "--responder" });
-
-  let cluster: ClusterNode | undefined;
-  if (bus) {
-    try {
-      const { ClusterNode } = await import("../../cluster/node.js");
-      // A generated token is this process's alone: other nodes could not open its bus frames.
-      const clusterToken = v.token ?? (process.env.TANDEM_SERVE_TOKEN || undefined);
-      cluster = await ClusterNode.start(runtime, {
-        bus,
-        clusterToken,
-        node: v["node-id"],
-        log: (l) => err(l),
-      });
-    } catch (e) {
-      err((e as Error).message);
-      await runtime.shutdown();
-      return e instanceof BusConfigError ? 2 : 1;
-    }
-  }
-  const { mountCluster } = cluster ? await import("../../cluster/routes.js") : { mountCluster: undefined };
-  const extend = (app: Hono) => {
-    if (!cluster || !mountCluster) return;
-    mountCluster(app, runtime, cluster);
-    cluster.attach(app, token);
+  // A generated token is this process's alone: other nodes could not open its bus frames.
+  const clusterToken = v.token ?? (process.env.TANDEM_SERVE_TOKEN || undefined);
+  const joinCluster = async (runtime: Runtime, log: (line: string) => void) => {
+    const { ClusterNode } = await import("../../cluster/node.js");
+    return ClusterNode.start(runtime, { bus: bus!, clusterToken, node: v["node-id"], log });
   };
+  return runSurface(
+    {
+      name: "serve",
+      flags: v,
+      ...(bus ? { cluster: joinCluster } : {}),
+      // A draining cluster node may wait for working turns before it hands them over.
+      graceMs: bus ? DRAIN_TIMEOUT_MS + DEFAULT_GRACE_MS : DEFAULT_GRACE_MS,
+    },
+    async ({ runtime, cluster, stopped, log, after }) => {
+      // --responder: API clients that poll GET /question answer questions, so every thread of this
+      // server may wait for them even with no page or SSE responder connected (Q3).
+      if (v.responder) runtime.questions.attach("all", { kind: "http", id: "--responder" });
+      const { mountCluster } = cluster
+        ? await import("../../cluster/routes.js")
+        : { mountCluster: undefined };
+      const extend = (app: Hono) => {
+        if (!cluster || !mountCluster) return;
+        mountCluster(app, runtime, cluster);
+        cluster.attach(app, token);
+      };
 
-  let server: Awaited<ReturnType<typeof startHttpServer>>;
-  try {
-    server = await startHttpServer(runtime, {
-      port,
-      host,
-      allowedHosts,
-      token,
-      version: version(),
-      extend,
-      eventLog: cluster?.events,
-    });
-  } catch (e) {
-    err(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
-    await cluster?.close();
-    await runtime.shutdown();
-    return 1;
-  }
-  // 127.0.0.0/8, ::1 and localhost reach this machine only: no warning (util/loopback.ts).
-  if (!isLoopbackHost(host))
-    err(
-      `warning: listening on ${host}, not just this machine. Anyone who can reach it and has the token can run commands as you.`,
-    );
-  process.stdout.write(`tandem serve listening on ${server.url}\n`);
-  const pageUrls = pageHosts(host, server.port).map((base) => `${base}/#token=${encodeURIComponent(token)}`);
-  process.stdout.write(`open ${pageUrls.join("  or  ")}\n`);
+      let server: Awaited<ReturnType<typeof startHttpServer>>;
+      try {
+        server = await startHttpServer(runtime, {
+          port,
+          host,
+          allowedHosts,
+          token,
+          version: tandemVersion(),
+          extend,
+          eventLog: cluster?.events,
+          tls: access.tls,
+        });
+      } catch (e) {
+        log(`cannot listen on ${host}:${port}: ${(e as Error).message}`);
+        return 1;
+      }
+      // 127.0.0.0/8, ::1 and localhost reach this machine only: no warning (util/loopback.ts).
+      if (!isLoopbackHost(host))
+        log(
+          `warning: listening on ${host}, not just this machine. Anyone who can reach it and has the token can run commands as you.`,
+        );
+      process.stdout.write(`tandem serve listening on ${server.url}\n`);
+      announce(access, v, server.port, { stdout: process.stdout, err: log });
 
-  // A draining cluster node may wait for working turns before it hands them over.
-  const stop = stopOnSignals("serve", {
-    detail: STOP_DETAIL,
-    graceMs: cluster ? DRAIN_TIMEOUT_MS + DEFAULT_GRACE_MS : DEFAULT_GRACE_MS,
-  });
-  await aborted(stop.signal);
-  if (cluster) await drain(runtime, cluster, err);
-  const closing = server.close();
-  // Releases this node's leases: other nodes take threads with pending questions (re-asked).
-  await runtime.shutdown().catch((e) => err(`shutdown: ${(e as Error).message}`));
-  await closing;
-  await cluster?.close();
-  stop.dispose();
-  return stop.exitCode ?? 0;
+      await stopped;
+      if (cluster) await drain(runtime, cluster, log);
+      // Closed while the runtime shuts down, which releases this node's leases: other nodes take
+      // threads with pending questions (re-asked).
+      const closing = server.close();
+      after(() => closing);
+      return 0;
+    },
+  );
 }
 
 /** How long a draining node waits for working turns before handing their threads over. */
@@ -243,36 +206,9 @@ const DRAIN_TIMEOUT_MS = 30_000;
 async function drain(runtime: Runtime, cluster: ClusterNode, err: (s: string) => void): Promise<void> {
   cluster.draining = true;
   const end = Date.now() + DRAIN_TIMEOUT_MS;
-  const working = () => runtime.loadedThreads().filter((t) => t.status === "running");
+  const working = () => runtime.threads.loaded().filter((t) => t.status === "running");
   if (working().length) err(`draining: waiting for ${working().length} working turn(s) to finish`);
   while (working().length && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
   if (working().length)
     err(`drain timeout: handing ${working().length} working turn(s) over to another node mid-turn`);
-}
-
-/** Page URLs to print: the bound address, or this machine's LAN addresses for a wildcard bind. */
-function pageHosts(host: string, port: number): string[] {
-  if (host !== "0.0.0.0" && host !== "::") {
-    const shown = host.includes(":") ? `[${host}]` : host;
-    return [`http://${shown}:${port}`];
-  }
-  const lan = Object.values(networkInterfaces())
-    .flat()
-    .filter((a) => a && a.family === "IPv4" && !a.internal)
-    .map((a) => `http://${a!.address}:${port}`);
-  return [`http://127.0.0.1:${port}`, ...lan];
-}
-
-/** The package version, from the sources (src/surfaces/http/) or from the bundle (dist/). */
-function version(): string {
-  const require = createRequire(import.meta.url);
-  for (const path of ["../package.json", "../../../package.json"]) {
-    try {
-      const pkg = require(path) as { name?: string; version?: string };
-      if (pkg.name === "tandem" && pkg.version) return pkg.version;
-    } catch {
-      /* try the next layout */
-    }
-  }
-  return "0.0.0";
 }

@@ -14,6 +14,7 @@ const requestSchemas = {
   CreateThreadBody: Http.CreateThreadBody,
   StartTurnBody: Http.StartTurnBody,
   SteerBody: Http.SteerBody,
+  ThreadSettingsBody: Http.ThreadSettingsBody,
   ReplyBody: Http.ReplyBody,
   RejectBody: Http.RejectBody,
   TouchBody: Http.TouchBody,
@@ -83,8 +84,17 @@ export function openApiDocument(version: string): Json {
   const paths: Json = {
     "/thread": {
       get: {
-        summary: "List threads, most recently updated first",
-        parameters: [{ name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 1000 } }],
+        summary:
+          "List threads, most recently updated first; with `q`, search them: every word of q as a word prefix in the title or in one user/assistant message (each hit has a `snippet`)",
+        parameters: [
+          {
+            name: "limit",
+            in: "query",
+            schema: { type: "integer", minimum: 1, maximum: 1000 },
+            description: "At most this many (default 100; with q default 20, at most 100)",
+          },
+          { name: "q", in: "query", schema: { type: "string", maxLength: 500 }, description: "Search words" },
+        ],
         responses: { "200": json("ThreadList", "Threads"), "401": common["401"] },
       },
       post: {
@@ -140,6 +150,19 @@ export function openApiDocument(version: string): Json {
         responses: {
           "202": json("CompactStarted", "Compaction started or scheduled"),
           "401": common["401"],
+          "404": error("No such thread"),
+          "409": error("Another process drives the thread"),
+        },
+      },
+    },
+    "/thread/{id}/settings": {
+      patch: {
+        summary: "Change the model, reasoning effort or mode of the thread's later turns",
+        parameters: [pathId(THREAD_ID)],
+        requestBody: body("ThreadSettingsBody"),
+        responses: {
+          "200": json("ThreadSummary", "The thread with its new settings"),
+          ...common,
           "404": error("No such thread"),
           "409": error("Another process drives the thread"),
         },

@@ -1,7 +1,8 @@
 /**
  * Binds the HTTP app to a Node server. Used by `tandem serve`, tests and benches.
  *
- * Contract: resolves once listening (port 0 picks a free port, reported in `port`/`url`).
+ * Contract: resolves once listening (port 0 picks a free port, reported in `port`/`url`); with
+ * `tls` it speaks HTTPS only (`url` is https://), and rejects when the certificate or key is bad.
  * `close()` stops accepting, ends open connections (SSE streams included, which removes their
  * bus listeners and responder registrations) and resolves when the server is closed. It does not
  * shut the runtime down; the caller owns it.
@@ -16,6 +17,7 @@
  * and are not checked.
  */
 import type { Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Runtime } from "../../runtime/core.js";
@@ -29,6 +31,8 @@ export interface HttpServerOptions extends HttpAppOptions {
   host?: string;
   /** More Host names to answer (`--allow-host`: `NAME` or `NAME:PORT`), besides the bind's own. */
   allowedHosts?: string[];
+  /** Serve HTTPS with this certificate and key (PEM), e.g. for a phone on the LAN (`--tls-cert`). */
+  tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
 /** Probes a load balancer calls by any address; they need no token and hold no thread data. */
@@ -60,14 +64,17 @@ export function startHttpServer(runtime: Runtime, opts: HttpServerOptions): Prom
     return Response.json(body, { status: 421, headers: { "cache-control": "no-store" } });
   };
   return new Promise((resolve, reject) => {
+    const secure = opts.tls
+      ? { createServer: createHttpsServer, serverOptions: { cert: opts.tls.cert, key: opts.tls.key } }
+      : {};
     const server = serve(
-      { fetch, port: opts.port ?? 0, hostname: host, overrideGlobalObjects: false },
+      { fetch, port: opts.port ?? 0, hostname: host, overrideGlobalObjects: false, ...secure },
       (info: AddressInfo) => {
         server.off("error", reject);
         policy = hostPolicy({ bind: host, port: info.port, allow: opts.allowedHosts });
         const shown = info.family === "IPv6" ? `[${info.address}]` : info.address;
         resolve({
-          url: `http://${shown}:${info.port}`,
+          url: `${opts.tls ? "https" : "http"}://${shown}:${info.port}`,
           port: info.port,
           host,
           close: () =>

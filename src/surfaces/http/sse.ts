@@ -46,7 +46,7 @@ const encoder = new TextEncoder();
 
 export function eventStream(c: Context, runtime: Runtime, opts: EventStreamOptions = {}): Response {
   const threadId = c.req.query("thread") || undefined;
-  if (threadId !== undefined && !runtime.thread(threadId) && !runtime.store.getThread(threadId))
+  if (threadId !== undefined && !runtime.threads.record(threadId))
     return fail(c, 404, "not_found", `no thread with id ${threadId}; GET /thread lists threads`);
   const responderKind = c.req.query("responder");
   if (responderKind !== undefined && !RESPONDER_KIND.test(responderKind))
@@ -86,7 +86,7 @@ export function eventStream(c: Context, runtime: Runtime, opts: EventStreamOptio
         const log = opts.eventLog;
         const control = (name: string, extra: Record<string, unknown> = {}) =>
           write(
-            `event: ${name}\ndata: ${JSON.stringify({ last_seq: log ? log.lastId() : runtime.bus.lastSeq, server_time: Date.now(), ...extra })}\n\n`,
+            `event: ${name}\ndata: ${JSON.stringify({ last_seq: log ? log.lastId() : runtime.lastSeq, server_time: Date.now(), ...extra })}\n\n`,
           );
         const send = (s: Stamped) => write(`id: ${s.seq}\ndata: ${JSON.stringify(s)}\n\n`);
 
@@ -94,7 +94,7 @@ export function eventStream(c: Context, runtime: Runtime, opts: EventStreamOptio
         const finish = () => {
           if (closed) return;
           const detach = responderKind
-            ? runtime.responders.attach(threadId ? { threadId } : "all", {
+            ? runtime.questions.attach(threadId ? { threadId } : "all", {
                 kind: responderKind,
                 id: connectionId,
               })
@@ -127,7 +127,7 @@ export function eventStream(c: Context, runtime: Runtime, opts: EventStreamOptio
           };
           const held: Stamped[] = [];
           let replaying = true;
-          const sub = runtime.bus.subscribe((s) => (replaying ? held.push(s) : sendLogged(s)), { threadId });
+          const sub = runtime.subscribe((s) => (replaying ? held.push(s) : sendLogged(s)), { threadId });
           unsubscribe = () => sub.unsubscribe();
           if (since !== undefined) {
             let replay: ReturnType<typeof log.since> | undefined;
@@ -158,9 +158,9 @@ export function eventStream(c: Context, runtime: Runtime, opts: EventStreamOptio
         // notice (if any) is out, so a client learns of the gap before it sees later events.
         const early: Stamped[] = [];
         let live = false;
-        const sub = runtime.bus.subscribe((s) => (live ? send(s) : early.push(s)), { threadId, since });
+        const sub = runtime.subscribe((s) => (live ? send(s) : early.push(s)), { threadId, since });
         unsubscribe = () => sub.unsubscribe();
-        const restarted = since !== undefined && since > runtime.bus.lastSeq;
+        const restarted = since !== undefined && since > runtime.lastSeq;
         if (sub.gap || restarted)
           control("gap", {
             message: restarted

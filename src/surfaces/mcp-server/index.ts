@@ -4,25 +4,28 @@
  *
  * Contract:
  * - stdout carries MCP messages only; every log line goes to stderr.
- * - EOF on stdin (the host closing the connection), SIGINT or SIGTERM (util/signals.ts) or
- *   `io.signal` end the server: running turns are interrupted (process trees killed), pending
- *   questions stay stored for the next process (Q11); exit 0, or 130/143 after SIGINT/SIGTERM.
+ * - EOF on stdin (the host closing the connection), SIGINT or SIGTERM or `io.signal` end the
+ *   server through the shared shutdown (surfaces/shared/startup.ts): running turns are
+ *   interrupted (process trees killed), pending questions stay stored for the next process (Q11);
+ *   exit 0, or 130/143 after SIGINT/SIGTERM.
  * - Questions go to the host as form elicitation only when it declared the `elicitation.form`
  *   capability at initialize; otherwise nobody is attached to answer (SPEC Q3).
- * - Exit codes: 0 after a clean stop, 1 when the runtime cannot start (no API key, store error),
- *   2 for usage or configuration errors.
+ * - Exit codes: 0 after a clean stop, 1 when it cannot serve, 2 for usage errors; a runtime that
+ *   cannot start exits as startup.ts says (1 without an API key, 2 for configuration).
  */
-import { createRequire } from "node:module";
 import type { Readable, Writable } from "node:stream";
-import { parseArgs } from "node:util";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { runtimeFromFlags } from "../../runtime/create.js";
-import { argError } from "../../util/cli-args.js";
-import { startLog } from "../../util/log-file.js";
+import type { Runtime } from "../../runtime/core.js";
 import { watchTransport } from "../../util/log-wire.js";
-import { aborted, STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
-import { ElicitationAsker } from "./asker.js";
+import {
+  runSurface,
+  runtimeArgs,
+  type StdioSurfaceIO,
+  type SurfaceContext,
+  tandemVersion,
+} from "../shared/startup.js";
+import { type McpAsker, mcpAsker } from "./asker.js";
 import { registerTools } from "./tools.js";
 import { TurnRunner } from "./turns.js";
 
@@ -43,61 +46,31 @@ Options:
 
 Example host configuration: {"command": "tandem", "args": ["mcp-server"]}`;
 
-export interface McpServerIO {
-  stdin: Readable;
-  stdout: Writable;
-  stderr: Writable;
-  env: NodeJS.ProcessEnv;
-  /** Stops the server when aborted. Without it, SIGINT/SIGTERM of this process do. */
-  signal?: AbortSignal;
-}
-
-function version(): string {
-  const require = createRequire(import.meta.url);
-  for (const candidate of ["../package.json", "../../../package.json"]) {
-    try {
-      const pkg = require(candidate) as { name?: string; version?: string };
-      if (pkg.name === "tandem" && pkg.version) return pkg.version;
-    } catch {
-      /* try the next layout: bundled dist/ or sources */
-    }
-  }
-  return "0.0.0";
-}
+export type McpServerIO = StdioSurfaceIO;
 
 export async function runMcpServer(argv: string[], io: Partial<McpServerIO> = {}): Promise<number> {
   const stdin = io.stdin ?? process.stdin;
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
-  const env = io.env ?? process.env;
-  const log = (line: string) => stderr.write(`tandem mcp-server: ${line}\n`);
 
-  let args: { config?: string[]; model?: string; "log-file"?: string; help?: boolean };
-  try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        config: { type: "string", short: "c", multiple: true },
-        model: { type: "string", short: "m" },
-        "log-file": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    }).values;
-  } catch (err) {
-    stderr.write(`tandem mcp-server: ${argError(err)}\n\n${MCP_SERVER_USAGE}\n`);
-    return 2;
-  }
-  if (args.help) {
-    stdout.write(`${MCP_SERVER_USAGE}\n`);
-    return 0;
-  }
-  startLog({ surface: "mcp-server", file: args["log-file"], env, warn: log });
+  const args = runtimeArgs("mcp-server", MCP_SERVER_USAGE, argv, { stdout, stderr });
+  if (typeof args === "number") return args;
 
-  const runtime = runtimeFromFlags(args, env, log);
-  if (typeof runtime === "number") return runtime;
+  return runSurface({ name: "mcp-server", flags: args, io: { ...io, stderr } }, (ctx) =>
+    serve(ctx.runtime, ctx, { stdin, stdout }),
+  );
+}
 
+/** Serves MCP on stdin/stdout until the host goes away or the surface stops. */
+async function serve(
+  runtime: Runtime,
+  ctx: Pick<SurfaceContext<never>, "stopped" | "log" | "after">,
+  io: { stdin: Readable; stdout: Writable },
+): Promise<number> {
+  const { stdin, stdout } = io;
+  const { log } = ctx;
   const server = new McpServer(
-    { name: "tandem", title: "Tandem", version: version() },
+    { name: "tandem", title: "Tandem", version: tandemVersion() },
     {
       capabilities: { tools: {} },
       instructions:
@@ -106,14 +79,14 @@ export async function runMcpServer(argv: string[], io: Partial<McpServerIO> = {}
   );
   // The runner needs to know whether the host answers forms, which it says at initialize.
   let runner: TurnRunner | undefined;
-  let asker: ElicitationAsker | undefined;
+  let asker: McpAsker | undefined;
   const responder = { kind: "mcp-server" };
   const runnerFor = (): TurnRunner => {
     if (runner) return runner;
     const caps = server.server.getClientCapabilities();
     const client = server.server.getClientVersion()?.name;
     if (caps?.elicitation?.form)
-      asker = new ElicitationAsker({
+      asker = mcpAsker({
         server: server.server,
         runtime,
         responder: { ...responder, id: client },
@@ -130,11 +103,9 @@ export async function runMcpServer(argv: string[], io: Partial<McpServerIO> = {}
   registerTools(server, { runTurn: (spec, call) => runnerFor().runTurn(spec, call) });
 
   let stop = () => {};
-  // In-process use stops through io.signal; a process through SIGINT/SIGTERM (util/signals.ts).
-  const signals = io.signal ? undefined : stopOnSignals("mcp-server", { detail: STOP_DETAIL });
   const stopped = new Promise<void>((resolve) => {
     stop = resolve;
-    void aborted(io.signal ?? signals!.signal).then(resolve);
+    void ctx.stopped.then(resolve);
   });
   // The SDK's stdio transport does not watch for EOF: the host closing stdin ends the server.
   stdin.once("end", stop);
@@ -159,9 +130,7 @@ export async function runMcpServer(argv: string[], io: Partial<McpServerIO> = {}
     stdin.off("end", stop);
     stdin.off("close", stop);
     asker?.close();
-    await runtime.shutdown();
-    await server.close().catch(() => {});
-    signals?.dispose();
+    ctx.after(() => server.close().catch(() => {}));
   }
-  return signals?.exitCode ?? code;
+  return code;
 }

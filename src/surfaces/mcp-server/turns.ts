@@ -26,9 +26,10 @@ import type { RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { CollaborationMode, Event } from "../../protocol/events.js";
 import type { TurnOptions } from "../../protocol/ops.js";
 import type { Responder } from "../../protocol/questions.js";
+import { SETTLED_EVENTS } from "../../questions/asker.js";
 import type { Runtime } from "../../runtime/core.js";
-import type { Thread } from "../../runtime/thread.js";
-import type { ElicitationAsker } from "./asker.js";
+import type { ThreadHandle as Thread } from "../../runtime/types.js";
+import type { McpAsker } from "./asker.js";
 
 /** A caller mistake; its message says what to fix. */
 export class McpServerError extends Error {
@@ -64,18 +65,11 @@ export interface TurnReport {
 export interface TurnRunnerDeps {
   runtime: Runtime;
   /** Present when the host declared form elicitation. */
-  asker?: ElicitationAsker;
+  asker?: McpAsker;
   responder: Responder;
   /** The server process's directory: threads start here unless the call names a cwd. */
   defaultCwd: string;
 }
-
-const SETTLED = new Set<Event["type"]>([
-  "question.answered",
-  "question.declined",
-  "question.timed_out",
-  "question.cancelled",
-]);
 
 function progressLine(event: Event): string | undefined {
   switch (event.type) {
@@ -90,7 +84,7 @@ function progressLine(event: Event): string | undefined {
         ? `waiting for approval: ${event.request.questions[0]?.prompt.split("\n")[0] ?? ""}`
         : `waiting for an answer: ${event.request.questions.map((q) => q.header || q.id).join(", ")}`;
     default:
-      return SETTLED.has(event.type) ? "the user's answer was taken" : undefined;
+      return SETTLED_EVENTS.has(event.type) ? "the user's answer was taken" : undefined;
   }
 }
 
@@ -114,7 +108,7 @@ export class TurnRunner {
     if (call.signal.aborted) throw new McpServerError("the call was cancelled before it started");
     let threadId: string | undefined;
     if (spec.threadId !== undefined) {
-      const ref = runtime.resolveThreadId(spec.threadId);
+      const ref = runtime.threads.resolve(spec.threadId);
       if (!ref.ok) throw new McpServerError(`${ref.message}; start a new thread with the tandem tool`);
       threadId = ref.id;
     }
@@ -123,29 +117,34 @@ export class TurnRunner {
     try {
       // Attached and listening before a stored thread opens: its re-asked questions reach the host.
       const follow = (id: string) => {
-        if (this.deps.asker) cleanups.push(runtime.responders.attach({ threadId: id }, this.deps.responder));
+        if (this.deps.asker) cleanups.push(runtime.questions.attach({ threadId: id }, this.deps.responder));
         const sub = runtime.subscribe((s) => this.onEvent(s.event, call), { threadId: id });
         cleanups.push(() => sub.unsubscribe());
       };
       let thread: Thread;
       if (threadId) {
-        const loaded = runtime.thread(threadId);
+        const loaded = runtime.threads.get(threadId);
         if (loaded?.active)
           throw new McpServerError(
             `thread ${threadId} is running a turn for another call; wait for it to finish, then reply`,
           );
         follow(threadId);
-        thread = loaded ?? runtime.openThread(threadId);
+        thread = loaded ?? runtime.threads.open(threadId);
       } else {
-        thread = runtime.startThread({ cwd: cwd!, mode: spec.mode, model: spec.model, offerQuestions: true });
+        thread = runtime.threads.start({
+          cwd: cwd!,
+          mode: spec.mode,
+          model: spec.model,
+          offerQuestions: true,
+        });
         const safety = {
           ...(spec.sandbox ? { sandbox_mode: spec.sandbox } : {}),
           ...(spec.approvalPolicy ? { approval_policy: spec.approvalPolicy } : {}),
         };
-        if (Object.keys(safety).length) thread.update({ settings: { ...thread.record.settings, ...safety } });
+        if (Object.keys(safety).length) runtime.threads.updateSettings(thread.id, safety);
         follow(thread.id);
       }
-      for (const request of runtime.broker.list({ threadId: thread.id }))
+      for (const request of runtime.questions.list({ threadId: thread.id }))
         this.deps.asker?.ask(request, call.requestId);
 
       const onAbort = () => thread.interrupt("cancelled by the MCP client");
@@ -170,9 +169,7 @@ export class TurnRunner {
   }
 
   private onEvent(event: Event, call: CallContext): void {
-    const asker = this.deps.asker;
-    if (event.type === "question.requested") asker?.ask(event.request, call.requestId);
-    else if (SETTLED.has(event.type) && "request_id" in event) asker?.settled(event.request_id);
+    this.deps.asker?.follow(event, call.requestId);
     const line = call.progress && progressLine(event);
     if (line) call.progress?.(line);
   }

@@ -16,10 +16,8 @@
  * - `current()` changes identity only on a switch (fit for `useSyncExternalStore`).
  */
 import type { Event } from "../../protocol/events.js";
-import { requestIdFor } from "../../questions/broker.js";
-import type { AgentSettings } from "../../runtime/agents/index.js";
+import type { AgentSettings, ThreadRecord } from "../../protocol/threads.js";
 import type { Runtime } from "../../runtime/core.js";
-import type { ThreadRecord } from "../../store/types.js";
 import { cellsFromHistory } from "./cells.js";
 import type { MenuHost, PickerItem, PickerRequest } from "./picker.js";
 import { ViewStore } from "./view-store.js";
@@ -86,16 +84,15 @@ export class AgentView {
     const rootId = this.rootId();
     if (!rootId) return [];
     const kids = new Map<string, ThreadRecord[]>();
-    for (const r of this.runtime.store.listThreads()) {
-      const a = r.settings.agent as AgentSettings | undefined;
-      if (a?.root_id !== rootId || !r.parent_id) continue;
+    for (const r of this.runtime.threads.list()) {
+      if (r.settings.agent?.root_id !== rootId || !r.parent_id) continue;
       kids.set(r.parent_id, [...(kids.get(r.parent_id) ?? []), r]);
     }
     const out: AgentRow[] = [];
     const walk = (id: string) => {
       const children = (kids.get(id) ?? []).sort((x, y) => x.created_at - y.created_at);
       for (const r of children) {
-        out.push(this.row(r, r.settings.agent as AgentSettings));
+        if (r.settings.agent) out.push(this.row(r, r.settings.agent));
         if (out.length < 1000) walk(r.id);
       }
     };
@@ -104,8 +101,7 @@ export class AgentView {
   }
 
   private row(r: ThreadRecord, a: AgentSettings): AgentRow {
-    const t = this.runtime.thread(r.id);
-    const status = t ? this.runtime.agents.status(t) : r.status;
+    const status = this.runtime.agents.status(r.id) ?? r.status;
     return {
       id: r.id,
       nickname: a.nickname,
@@ -172,8 +168,8 @@ export class AgentView {
 
   /** Shows a sub-agent's transcript (its stored items, then its live events). */
   view(id: string): void {
-    const record = this.runtime.thread(id)?.record ?? this.runtime.store.getThread(id);
-    const a = record?.settings.agent as AgentSettings | undefined;
+    const record = this.runtime.threads.record(id);
+    const a = record?.settings.agent;
     if (!record || !a) {
       this.root.notice(`no sub-agent ${id}`, "error");
       return;
@@ -181,7 +177,7 @@ export class AgentView {
     if (!this.viewing)
       this.root.notice(`── back to the main thread (you viewed sub-agent ${a.nickname}) ──`, "dim");
     this.viewing?.store.dispose();
-    const open = this.runtime.thread(id);
+    const open = this.runtime.threads.get(id);
     const store = new ViewStore(
       { id, model: record.model, mode: record.mode, cwd: record.cwd },
       { frameMs: this.opts.frameMs },
@@ -190,15 +186,13 @@ export class AgentView {
       { id, model: record.model, mode: record.mode, cwd: record.cwd },
       open?.status ?? record.status,
     );
-    const items = open ? open.items() : this.runtime.store.loadItems(id).map((s) => s.item);
+    const items = open ? open.items() : this.runtime.threads.history(id).map((s) => s.item);
     store.add({
       kind: "banner",
       title: `Sub-agent ${a.nickname}`,
       lines: [`role ${a.role} · depth ${a.depth} · thread ${id}`, `task: ${firstLine(a.task, 200)}`],
     });
-    store.addCells(
-      cellsFromHistory(items, (callId) => this.runtime.store.getQuestion(requestIdFor(id, callId))),
-    );
+    store.addCells(cellsFromHistory(items, (callId) => this.runtime.questions.ofCall(id, callId)));
     // The first frame of the view must already show the child's state (working, waiting…),
     // not the fresh store's idle: build the snapshot now rather than on the next frame tick.
     store.flushNow();

@@ -13,9 +13,10 @@
  *
  * Contract: never throws; every failure is a notice. Refused while a turn runs.
  */
+
+import type { RestoreOutcome } from "../../runtime/checkpoints-api.js";
 import type { Runtime } from "../../runtime/core.js";
-import type { RestoreOutcome } from "../../runtime/restore-flow.js";
-import type { Thread } from "../../runtime/thread.js";
+import type { ThreadHandle as Thread } from "../../runtime/types.js";
 import type { MenuHost } from "./picker.js";
 
 export type BranchCommand = "undo" | "redo" | "fork" | "rewind";

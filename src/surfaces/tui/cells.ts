@@ -91,7 +91,7 @@ const outputText = (o: unknown) => (typeof o === "string" ? o : JSON.stringify(o
  * `request_user_input` call when the store has it (then shown as a question history entry).
  */
 export function cellsFromHistory(
-  items: ResponseItem[],
+  items: readonly ResponseItem[],
   question: (callId: string) => { request: QuestionRequest; outcome: QuestionOutcome | null } | undefined,
 ): Cell[] {
   const outputs = new Map<string, unknown>();

@@ -16,9 +16,8 @@
 
 import type { CollaborationMode, Usage } from "../../protocol/events.js";
 import type { QuestionReply, QuestionRequest, Responder } from "../../protocol/questions.js";
-import { requestIdFor } from "../../questions/broker.js";
 import type { Runtime } from "../../runtime/core.js";
-import type { Thread } from "../../runtime/thread.js";
+import type { ThreadHandle as Thread } from "../../runtime/types.js";
 import { AgentView } from "./agent-view.js";
 import { type BranchDeps, runBranchCommand } from "./branch-commands.js";
 import { cellsFromHistory } from "./cells.js";
@@ -118,7 +117,7 @@ export class TuiController {
 
   /** Starts a fresh thread and shows it. */
   startNew(): Thread {
-    const thread = this.runtime.startThread({
+    const thread = this.runtime.threads.start({
       cwd: this.opts.cwd,
       model: this.chosen.model ?? this.opts.model,
       effort: this.chosen.effort,
@@ -132,18 +131,18 @@ export class TuiController {
   /** Opens a stored thread: its history becomes cells; questions pending in the store are re-asked. */
   resume(idOrPrefix: string): Thread {
     // An exact id, a unique prefix, or the web page's short id (a suffix).
-    const hit = this.runtime.resolveThreadId(idOrPrefix);
+    const hit = this.runtime.threads.resolve(idOrPrefix);
     if (!hit.ok) throw new Error(`${hit.message}; /resume lists them`);
     const id = hit.id;
     if (this.thread?.id === id) throw new Error(`thread ${id} is the one shown`);
-    const record = this.runtime.store.getThread(id);
+    const record = this.runtime.threads.stored(id);
     if (!record) throw new Error(`no thread with id ${id}; /threads lists them`);
     const previous = this.thread;
     // The store must follow the new id before openThread re-asks pending questions (it publishes them).
     this.store.setThread({ id, model: record.model, mode: record.mode, cwd: record.cwd });
     let thread: Thread;
     try {
-      thread = this.runtime.openThread(id, {
+      thread = this.runtime.threads.open(id, {
         model: this.chosen.model ?? this.opts.model,
         effort: this.chosen.effort,
       });
@@ -153,9 +152,7 @@ export class TuiController {
     }
     this.mode = thread.record.mode;
     if (!thread.active) this.applySafety(thread);
-    const cells = cellsFromHistory(thread.items(), (callId) =>
-      this.runtime.store.getQuestion(requestIdFor(id, callId)),
-    );
+    const cells = cellsFromHistory(thread.items(), (callId) => this.runtime.questions.ofCall(id, callId));
     this.store.notice(`Resumed thread ${id} (${cells.length} entries)`, "dim");
     this.store.addCells(cells);
     this.history.addThread(cells.flatMap((c) => (c.kind === "user" ? [c.text] : [])));
@@ -186,9 +183,10 @@ export class TuiController {
     const { sandbox_mode, approval_policy } = this.chosen;
     this.pendingPatch =
       thread.active && (sandbox_mode || approval_policy) ? { sandbox_mode, approval_policy } : null;
-    this.detach = this.runtime.responders.attach({ threadId: thread.id }, this.responder);
+    this.detach = this.runtime.questions.attach({ threadId: thread.id }, this.responder);
     this.store.setThread(this.info(thread), thread.status);
-    for (const request of this.runtime.broker.list({ threadId: thread.id })) this.store.addPending(request);
+    for (const request of this.runtime.questions.list({ threadId: thread.id }))
+      this.store.addPending(request);
   }
 
   /** Enter in the composer: a slash command, a new turn, or a steer for the running one. */
@@ -226,13 +224,13 @@ export class TuiController {
 
   reply(request: QuestionRequest, reply: QuestionReply): ActionResult {
     this.store.markOwn(request.request_id);
-    const r = this.runtime.reply(request.thread_id, request.request_id, reply, this.responder);
+    const r = this.runtime.questions.reply(request.thread_id, request.request_id, reply, this.responder);
     return r.ok ? { ok: true } : { ok: false, message: r.message };
   }
 
   decline(request: QuestionRequest): ActionResult {
     this.store.markOwn(request.request_id);
-    const r = this.runtime.broker.decline(
+    const r = this.runtime.questions.decline(
       request.thread_id,
       request.request_id,
       this.responder,
@@ -248,7 +246,7 @@ export class TuiController {
     const last = this.lastTouch.get(request.request_id) ?? 0;
     if (now - last < (this.opts.touchEveryMs ?? 1000)) return;
     this.lastTouch.set(request.request_id, now);
-    this.runtime.broker.touch(request.request_id, this.responder);
+    this.runtime.questions.touch(request.request_id, this.responder);
   }
 
   setMode(mode: CollaborationMode): void {
@@ -378,9 +376,7 @@ export class TuiController {
     this.opts.clearScreen?.();
     this.header();
     this.store.addCells(
-      cellsFromHistory(thread.items(), (callId) =>
-        this.runtime.store.getQuestion(requestIdFor(thread.id, callId)),
-      ),
+      cellsFromHistory(thread.items(), (callId) => this.runtime.questions.ofCall(thread.id, callId)),
     );
   }
 

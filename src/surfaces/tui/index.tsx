@@ -10,14 +10,15 @@
  * demo instead (default no). The demo only runs on an explicit yes — never a silent fallback.
  * `opts.demo` (`tandem demo --tui`) runs the scripted question demo directly, with a banner.
  */
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { render } from "ink";
-import { ConfigError, loadConfig, resolveProvider, tandemHome } from "../../config/load.js";
+import { loadConfig, resolveProvider, tandemHome } from "../../config/load.js";
+import { firstRunNotes } from "../../doctor/first-run.js";
 import type { Runtime } from "../../runtime/core.js";
-import { createRuntime, MissingKeyError } from "../../runtime/create.js";
-import { startLog } from "../../util/log-file.js";
-import { STOP_DETAIL, stopOnSignals } from "../../util/signals.js";
+import { MissingKeyError } from "../../runtime/create.js";
+import { openRuntime, runSurface } from "../shared/startup.js";
 import { App } from "./app.js";
 import { parseTuiArgs, TUI_USAGE, type TuiArgs, UsageError } from "./args.js";
 import { TuiController } from "./controller.js";
@@ -48,34 +49,30 @@ function keyVariable(overrides: string[]): string {
 
 type Built = { runtime: Runtime; warnings: string[]; demo?: DemoSetup } | { code: number };
 
-/** Creates the runtime; on a missing key asks (TTY) whether to run the demo instead. */
+/** Creates the runtime (surfaces/shared/startup.ts); on a missing key asks (TTY) whether to run the demo instead. */
 async function build(args: TuiArgs, demo: DemoSetup | undefined): Promise<Built> {
-  const overrides = [...args.config];
-  if (args.model) overrides.push(`model=${JSON.stringify(args.model)}`);
-  try {
-    const created = createRuntime({ overrides: demo ? [...overrides, ...demo.overrides] : overrides });
-    return { runtime: created.runtime, warnings: created.warnings, demo };
-  } catch (err) {
-    if (err instanceof MissingKeyError && !demo) {
-      const variable = keyVariable(overrides);
-      say(`tandem: no API key — set ${variable} to use a real model (for example: export ${variable}=sk-…).`);
-      const yes = await askYesNo(
-        "Run the offline demo instead? It uses a built-in SCRIPTED model, not a real one. (y/N) ",
-      );
-      if (!yes) {
-        say(`Nothing started. Set ${variable} and run \`tandem\` again, or try \`tandem demo --tui\`.`);
-        return { code: 1 };
-      }
-      return build(args, await startDemo());
+  const flags = { config: args.config, model: args.model };
+  const opened = openRuntime(flags, process.env, demo?.overrides);
+  if (opened.ok) return { runtime: opened.runtime, warnings: opened.warnings, demo };
+  if (opened.error instanceof MissingKeyError && !demo) {
+    const overrides = [...args.config, ...(args.model ? [`model=${JSON.stringify(args.model)}`] : [])];
+    const variable = keyVariable(overrides);
+    say(
+      `tandem: no API key — set ${variable} to use a real model (for example: export ${variable}=sk-…), ` +
+        "or store one with `tandem login`. `tandem doctor` checks the rest of the setup.",
+    );
+    const yes = await askYesNo(
+      "Run the offline demo instead? It uses a built-in SCRIPTED model, not a real one. (y/N) ",
+    );
+    if (!yes) {
+      say(`Nothing started. Set ${variable} and run \`tandem\` again, or try \`tandem demo --tui\`.`);
+      return { code: 1 };
     }
-    if (err instanceof ConfigError) {
-      say(`tandem: ${err.message}`);
-      await demo?.close();
-      return { code: 2 };
-    }
-    await demo?.close();
-    throw err;
+    return build(args, await startDemo());
   }
+  say(`tandem: ${opened.error.message}`);
+  await demo?.close();
+  return { code: opened.code };
 }
 
 export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Promise<number> {
@@ -97,14 +94,43 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
     say("tandem: the terminal UI needs an interactive terminal; for scripts and pipes use `tandem exec`.");
     return 2;
   }
-  startLog({ surface: "tui", file: args.logFile, warn: (line) => say(`tandem: ${line}`) });
-
   // Keys and history come from the user's home even when the demo switches to a throwaway one.
   const home = tandemHome();
+  const homeExisted = existsSync(home);
   const { keymap, warnings: keyWarnings } = loadKeymap(home);
   const history = new ComposerHistory(home);
-  const built = await build(args, opts.demo ? await startDemo() : undefined);
-  if ("code" in built) return built.code;
+  let built: Exclude<Built, { code: number }> | undefined;
+  const create = async () => {
+    const made = await build(args, opts.demo ? await startDemo() : undefined);
+    if ("code" in made) return made.code;
+    built = made;
+    return made.runtime;
+  };
+  // The shared start-up and shutdown (surfaces/shared/startup.ts): SIGINT/SIGTERM unmount the UI,
+  // then the runtime shuts down; exit 130/143 after them.
+  return runSurface(
+    { name: "tui", flags: { ...args, "log-file": args.logFile }, create },
+    ({ signal, after }) =>
+      runUi(args, built!, { keymap, keyWarnings, history, signal, after, home, homeExisted }),
+  );
+}
+
+/** The Ink app over a built runtime until the user quits (or a signal unmounts it). */
+async function runUi(
+  args: TuiArgs,
+  built: Exclude<Built, { code: number }>,
+  o: {
+    keymap: ReturnType<typeof loadKeymap>["keymap"];
+    keyWarnings: string[];
+    history: ComposerHistory;
+    signal: AbortSignal;
+    after: (step: () => unknown) => void;
+    /** The user's home, and whether it existed before this run (the first-run notes). */
+    home: string;
+    homeExisted: boolean;
+  },
+): Promise<number> {
+  const { keymap, keyWarnings, history, home, homeExisted } = o;
   const { runtime, demo } = built;
   const cwd = demo ? demo.cwd : resolve(args.cd ?? process.cwd());
   // `/clear` wipes the terminal through Ink once it is mounted.
@@ -121,6 +147,11 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
   const store = controller.store;
   if (demo) store.add({ kind: "banner", ...demo.banner });
   for (const w of [...built.warnings, ...keyWarnings]) store.notice(`warning: ${w}`, "warn");
+  // A first day: what `tandem doctor` would say without the network (doctor/first-run.ts).
+  if (!demo) {
+    const { settings, provider } = built.runtime;
+    for (const note of firstRunNotes({ home, homeExisted, settings, provider })) store.notice(note, "warn");
+  }
 
   try {
     if (args.resumeId) {
@@ -131,8 +162,7 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
   } catch (err) {
     say(`tandem: ${(err as Error).message}`);
     controller.dispose();
-    await runtime.shutdown();
-    await demo?.close();
+    o.after(() => demo?.close());
     return 1;
   }
   if (process.env.CI && process.env.CI !== "false" && process.env.CI !== "0")
@@ -154,11 +184,9 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
     instance.clear();
     process.stdout.write("\x1b[2J\x1b[3J\x1b[H");
   };
-  // SIGINT/SIGTERM (util/signals.ts) and SIGHUP (the terminal closed) unmount; the runtime
-  // shuts down below. Exit 130/143 after SIGINT/SIGTERM.
+  // SIGINT/SIGTERM and SIGHUP (the terminal closed) unmount; the runtime shuts down after.
   const stop = () => instance.unmount();
-  const signals = stopOnSignals("tui", { detail: STOP_DETAIL });
-  signals.signal.addEventListener("abort", stop, { once: true });
+  o.signal.addEventListener("abort", stop, { once: true });
   process.once("SIGHUP", stop);
   const first = demo ? demo.prompt : args.prompt;
   if (first) setTimeout(() => controller.submit(first), 50);
@@ -169,15 +197,16 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
     pasteOff();
     stdin.dispose();
     process.off("SIGHUP", stop);
+    o.signal.removeEventListener("abort", stop);
     const id = controller.threadId;
     // A thread that never got input was never stored: nothing to resume.
-    const stored = runtime.thread(id)?.stored ?? Boolean(runtime.store.getThread(id));
+    const stored = runtime.threads.get(id)?.stored ?? Boolean(runtime.threads.stored(id));
     controller.dispose();
-    await runtime.shutdown();
-    await demo?.close();
-    if (demo) process.stdout.write(`\nDemo finished (thread ${id}, kept in the throwaway ${demo.home}).\n`);
-    else if (stored) process.stdout.write(`\nThread ${id} — continue with: tandem --resume ${id}\n`);
-    signals.dispose();
+    o.after(async () => {
+      await demo?.close();
+      if (demo) process.stdout.write(`\nDemo finished (thread ${id}, kept in the throwaway ${demo.home}).\n`);
+      else if (stored) process.stdout.write(`\nThread ${id} — continue with: tandem --resume ${id}\n`);
+    });
   }
-  return signals.exitCode ?? 0;
+  return 0;
 }

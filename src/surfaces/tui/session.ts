@@ -5,18 +5,19 @@
  *
  * Contract:
  * - Settings chosen in the TUI are a `SettingsPatch`; `applyPatch` stores it with the thread
- *   (live record, and the store once the thread is stored) under the keys the runtime reads
- *   (`record.model`, settings `effort`, `sandbox_mode`, `approval_policy`), as the app-server's
- *   thread settings do, so it holds for later turns and after a resume. Call it while no turn runs.
+ *   through the runtime (`runtime.threads.updateSettings`: the model, effort, sandbox and approval
+ *   policy), as the app-server's thread settings do, so it holds for later turns and after a
+ *   resume. A key given without a value clears the thread's own. Call it while no turn runs.
  * - Nothing here invents a value: a context window is shown only for models whose window is known.
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Usage } from "../../protocol/events.js";
 import type { TurnOptions } from "../../protocol/ops.js";
+import type { ThreadSettingsPatch } from "../../protocol/threads.js";
 import type { Runtime } from "../../runtime/core.js";
-import type { Thread } from "../../runtime/thread.js";
-import { lastTurnStatus, settledStatus } from "../../runtime/thread-status.js";
+import { settledStatus } from "../../runtime/thread-status.js";
+import type { ThreadHandle as Thread } from "../../runtime/types.js";
 import { compact } from "./format.js";
 import { ago, type PickerItem } from "./picker.js";
 
@@ -107,18 +108,18 @@ export function parseApprovalArgs(arg: string): Parsed {
 
 /** Stores the patch with the thread (see the contract). */
 export function applyPatch(runtime: Runtime, thread: Thread, patch: SettingsPatch): void {
-  const { model, ...rest } = patch;
-  if (model) thread.record.model = model;
-  const settings = { ...thread.record.settings, ...rest };
-  thread.record.settings = settings;
+  const change: ThreadSettingsPatch = {};
+  if (patch.model) change.model = patch.model;
+  if ("effort" in patch) change.effort = patch.effort ?? null;
+  if ("sandbox_mode" in patch) change.sandbox_mode = patch.sandbox_mode ?? null;
+  if ("approval_policy" in patch) change.approval_policy = patch.approval_policy ?? null;
   // A thread not stored yet (no input so far) is stored later with its live record.
-  if (runtime.store.getThread(thread.id))
-    runtime.store.updateThread(thread.id, { model: thread.record.model, settings });
+  runtime.threads.updateSettings(thread.id, change);
 }
 
-/** The reasoning effort in force for the thread's next turn, if any is set. */
-export function effortOf(runtime: Runtime, thread: Thread): Effort | undefined {
-  return (thread.record.settings as { effort?: Effort }).effort ?? runtime.settings.model_reasoning_effort;
+/** The reasoning effort in force for the thread's next turn, if any is set (a role may set any). */
+export function effortOf(runtime: Runtime, thread: Thread): string | undefined {
+  return thread.record.settings.effort ?? runtime.settings.model_reasoning_effort;
 }
 
 export function describePatch(patch: SettingsPatch): string {
@@ -141,7 +142,7 @@ export function modelChoices(runtime: Runtime, thread: Thread): PickerItem[] {
   }));
 }
 
-export function effortChoices(current: Effort | undefined): PickerItem[] {
+export function effortChoices(current: string | undefined): PickerItem[] {
   // Unset, the provider's default applies: nothing is marked current, "medium" is preselected.
   return EFFORTS.map((e) => ({ label: e, value: e, current: e === current, initial: e === "medium" }));
 }
@@ -245,13 +246,13 @@ export function initAgentsMd(cwd: string): { ok: boolean; message: string } {
 
 /** `/threads`: recent threads, the shown one starred (undefined when there are none). */
 export function threadListLines(runtime: Runtime, shown: string): string[] | undefined {
-  const threads = runtime.store.listThreads({ limit: 15 });
+  const threads = runtime.threads.list({ limit: 15 });
   if (!threads.length) return undefined;
   const lines = threads.map((t) => {
-    const pending = runtime.store.pendingQuestions(t.id).length;
+    const pending = runtime.questions.stored(t.id).length;
     const when = new Date(t.updated_at).toISOString().replace("T", " ").slice(0, 16);
     const mark = t.id === shown ? "*" : " ";
-    const status = settledStatus(t.status, lastTurnStatus(runtime.store, t.id));
+    const status = settledStatus(t.status, runtime.threads.turns(t.id).at(-1)?.status);
     return `${mark} ${t.id}  ${when}  ${status.padEnd(15)}${pending ? ` ${pending} pending question(s)` : ""}  ${t.cwd}`;
   });
   return ["Threads (/resume ID to open one):", ...lines];
@@ -259,16 +260,16 @@ export function threadListLines(runtime: Runtime, shown: string): string[] | und
 
 /** The `/resume` picker's threads: newest first, without the one shown, with titles and ages. */
 export function resumeChoices(runtime: Runtime, shown: string, now = Date.now()): PickerItem[] {
-  return runtime.store
-    .listThreads({ limit: 50 })
+  return runtime.threads
+    .list({ limit: 50 })
     .filter((t) => t.id !== shown)
     .map((t) => {
-      const pending = runtime.store.pendingQuestions(t.id).length;
+      const pending = runtime.questions.stored(t.id).length;
       const waiting = pending ? ` · ${pending} question(s) waiting` : "";
       return {
         label: t.title || "(no messages)",
         value: t.id,
-        detail: `${ago(t.updated_at, now)} · ${settledStatus(t.status, lastTurnStatus(runtime.store, t.id))}${waiting} · ${t.id}`,
+        detail: `${ago(t.updated_at, now)} · ${settledStatus(t.status, runtime.threads.turns(t.id).at(-1)?.status)}${waiting} · ${t.id}`,
       };
     });
 }

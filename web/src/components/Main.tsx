@@ -1,20 +1,27 @@
 /**
  * The thread pane: its head (title ellipsised, status badge), the transcript, and the composer
  * (Enter sends, Shift+Enter is a newline; while a turn runs the same box steers it, and
- * Interrupt stops it). With no thread selected, a new-thread form: working directory (from the
- * recent ones), model and mode; the first message then starts the thread.
+ * Interrupt stops it). With no thread selected, a new-thread form: working directory (the
+ * server's, or one of the recent ones), model and mode; the first message then starts the thread.
  */
-import { useRef, useState } from "react";
+import { lazy, Suspense, useRef, useState } from "react";
 import { printable } from "../../../src/util/printable.js";
 import { imageDataUrl } from "../lib/image.js";
 import { app, changed, createThread, interrupt, selectThread, send, shortId, threadName } from "../state.js";
 import { statusText } from "./Side.js";
+import { ThreadSettings } from "./ThreadSettings.js";
 import { Transcript } from "./Transcript.js";
 
+// The files-changed view and its diff composition load when first opened.
+const Files = lazy(() => import("./Files.js"));
+
 function NewThread() {
-  const recentCwds = [...new Set([...app.threads.values()].map((t) => t.cwd))];
+  const recentCwds = [...new Set([app.defaultCwd, ...[...app.threads.values()].map((t) => t.cwd)])].filter(
+    Boolean,
+  );
   const recentModels = [...new Set([...app.threads.values()].map((t) => t.model))];
-  const [cwd, setCwd] = useState(recentCwds[0] ?? "");
+  // The server's own directory first (where `tandem serve` started), not the last thread's.
+  const [cwd, setCwd] = useState(app.defaultCwd);
   const [model, setModel] = useState("");
   const [mode, setMode] = useState<"plan" | "default">("plan");
   const [error, setError] = useState("");
@@ -163,7 +170,7 @@ function Composer() {
           ))}
         </ul>
       )}
-      <div className="row">
+      <div className="row composer-row">
         <label className="button secondary attach">
           Image
           <input
@@ -191,8 +198,8 @@ function Composer() {
           value={mode}
           onChange={(e) => setMode(e.currentTarget.value as "plan" | "default")}
         >
-          <option value="plan">Plan mode</option>
-          <option value="default">Default mode</option>
+          <option value="plan">Plan</option>
+          <option value="default">Default</option>
         </select>
         <span className="grow" />
         {running && app.current && (
@@ -223,6 +230,7 @@ export function Main() {
   const name = t?.agent ? `Sub-agent ${t.agent.nickname}` : t ? threadName(t.id) : "";
   const label = t ? `${printable(name)} · ${shortId(t.id)}` : "New thread";
   const parent = t?.parent_id ? app.threads.get(t.parent_id) : undefined;
+  const hasDiffs = app.transcript.entries.some((e) => e.kind === "diff" && e.id.startsWith("diff_"));
   return (
     <section className="thread" aria-labelledby="thread-title">
       <div className="thread-head">
@@ -258,14 +266,51 @@ export function Main() {
             {statusText(t)}
           </span>
         )}
+        {t && hasDiffs && (
+          <button
+            id="files-button"
+            type="button"
+            className="small secondary"
+            aria-pressed={app.files}
+            onClick={() => {
+              app.files = !app.files;
+              changed();
+            }}
+          >
+            Files
+          </button>
+        )}
+        {t && (
+          <button
+            id="settings-button"
+            type="button"
+            className="small secondary"
+            aria-expanded={app.settings}
+            aria-label="Model and effort"
+            title={`${t.model} · effort ${t.effort ?? "as configured"}`}
+            onClick={() => {
+              app.settings = !app.settings;
+              changed();
+            }}
+          >
+            ⚙
+          </button>
+        )}
       </div>
+      {t && app.settings && <ThreadSettings t={t} />}
       {app.loadError && (
         <p className="error" role="alert">
           {app.loadError}
         </p>
       )}
       {!t && app.newThread ? <NewThread /> : null}
-      <Transcript entries={app.transcript.entries} version={app.transcript.version} />
+      {t && app.files ? (
+        <Suspense fallback={<p className="empty">Loading…</p>}>
+          <Files />
+        </Suspense>
+      ) : (
+        <Transcript entries={app.transcript.entries} version={app.transcript.version} />
+      )}
       <Composer key={app.current ?? "new"} />
     </section>
   );

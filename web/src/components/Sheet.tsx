@@ -18,6 +18,7 @@ import { useEffect, useRef, useState } from "react";
 import { elicitationLabel, type QuestionRequest } from "../../../src/protocol/questions.js";
 import { printable } from "../../../src/util/printable.js";
 import { api, enc } from "../api.js";
+import { type Draft, initialAnswer, needsText, toAnswer } from "../lib/answer.js";
 import { describeAnswers } from "../lib/transcript.js";
 import {
   app,
@@ -29,7 +30,7 @@ import {
   shortId,
   threadName,
 } from "../state.js";
-import { type Draft, Field, initialAnswer, toAnswer } from "./Field.js";
+import { Field } from "./Field.js";
 
 const TOUCH_EVERY_MS = 2000;
 
@@ -72,7 +73,9 @@ function Approval({ r }: { r: QuestionRequest }) {
         </ul>
       ) : null}
       <p className="muted">in {printable(a.cwd)}</p>
-      {a.justification && <p className="muted">Why: {printable(a.justification)}</p>}
+      {a.justification && a.justification !== a.reason && (
+        <p className="muted">Why: {printable(a.justification)}</p>
+      )}
     </div>
   );
 }
@@ -131,6 +134,13 @@ export function Sheet({ req, elsewhere }: { req: QuestionRequest; elsewhere: Set
   };
   const submit = (force: boolean) => {
     if (done) return;
+    const untyped = req.questions.findIndex((q, i) => needsText(q, drafts[i]));
+    if (untyped >= 0) {
+      const q = req.questions[untyped];
+      setError(`"${q.header || q.id}": you chose Other…; type your answer, or pick an option`);
+      focusQuestion(untyped);
+      return;
+    }
     const answers: Record<string, unknown> = {};
     const unanswered = req.questions.filter((q, i) => {
       const a = toAnswer(q, drafts[i]);
@@ -196,7 +206,8 @@ export function Sheet({ req, elsewhere }: { req: QuestionRequest; elsewhere: Set
         if (!choice) return;
         ev.preventDefault();
         choice.click();
-        choice.focus();
+        // Choosing "Other…" moved the focus to its text field (Field.tsx): leave it there.
+        if (document.activeElement !== fs?.querySelector("input.other")) choice.focus();
       }
     };
     document.addEventListener("keydown", onKey);
@@ -224,119 +235,120 @@ export function Sheet({ req, elsewhere }: { req: QuestionRequest; elsewhere: Set
   const urgent = left !== null && req.deadline !== null && req.deadline - serverNow() < 10_000;
   return (
     <div id="sheet" className="sheet">
-      <form
-        id="q-form"
-        ref={formRef}
-        className="sheet-body"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby="q-title"
-        noValidate
-        onSubmit={(ev) => {
-          ev.preventDefault();
-          submit(false);
-        }}
-        onInput={touch}
-        onChange={touch}
-        onKeyDown={touch}
-        onPointerDown={touch}
-        onFocus={(ev) => {
-          const fs = (ev.target as HTMLElement).closest?.("fieldset.q") as HTMLElement | null;
-          if (fs) setCur(Number(fs.dataset.index));
-        }}
-      >
-        <div className="q-head">
-          <h2 id="q-title">{printable(title)}</h2>
-          {left !== null && (
-            <span id="q-countdown" className="countdown" data-urgent={urgent ? "1" : undefined}>
-              {left}
-            </span>
-          )}
-        </div>
-        <p id="q-thread" className="muted">
-          {asker} · {threadName(req.thread_id)} · {shortId(req.thread_id)}
-        </p>
-        {done && (
-          <p id="q-banner" className="banner" role="status">
-            {elsewhereText(elsewhere)}
-          </p>
-        )}
-        <div id="q-list" className="q-scroll">
-          {req.elicitation && (
-            <p id="q-notice" className="q-notice" role="note">
-              {printable(elicitationLabel(req.elicitation))}
-            </p>
-          )}
-          {req.elicitation && <p className="q-message">{printable(req.elicitation.message)}</p>}
-          {req.elicitation?.url && (
-            <p>
-              <a href={req.elicitation.url} target="_blank" rel="noopener noreferrer">
-                Open {printable(req.elicitation.url)}
-              </a>
-            </p>
-          )}
-          {req.approval && <Approval r={req} />}
-          {req.questions.map((q, i) => (
-            <Field
-              key={q.id}
-              q={q}
-              index={i}
-              draft={drafts[i]}
-              current={i === cur}
-              disabled={done}
-              onChange={(d) => setDrafts((all) => all.map((x, k) => (k === i ? d : x)))}
-            />
-          ))}
-        </div>
-        {confirm && (
-          <div id="q-confirm" className="confirm" role="alert">
-            <p id="q-confirm-text">{confirm.text}</p>
-            <div className="row">
-              <button
-                id="q-confirm-back"
-                type="button"
-                className="secondary"
-                onClick={() => setConfirm(null)}
-              >
-                Go back
-              </button>
-              <button id="q-confirm-ok" type="button" onClick={() => confirm.action()}>
-                {confirm.ok}
-              </button>
-            </div>
+      <div className="sheet-body" role="dialog" aria-modal="true" aria-labelledby="q-title">
+        <form
+          id="q-form"
+          ref={formRef}
+          className="sheet-form"
+          noValidate
+          onSubmit={(ev) => {
+            ev.preventDefault();
+            submit(false);
+          }}
+          onInput={touch}
+          onChange={touch}
+          onKeyDown={touch}
+          onPointerDown={touch}
+          onFocus={(ev) => {
+            const fs = (ev.target as HTMLElement).closest?.("fieldset.q") as HTMLElement | null;
+            if (fs) setCur(Number(fs.dataset.index));
+          }}
+        >
+          <div className="q-head">
+            <h2 id="q-title">{printable(title)}</h2>
+            {left !== null && (
+              <span id="q-countdown" className="countdown" data-urgent={urgent ? "1" : undefined}>
+                {left}
+              </span>
+            )}
           </div>
-        )}
-        {error && (
-          <p id="q-error" className="error" role="alert">
-            {error}
+          <p id="q-thread" className="muted">
+            {asker} · {threadName(req.thread_id)} · {shortId(req.thread_id)}
           </p>
-        )}
-        <div className="q-actions">
-          {!done && (
-            <button
-              id="q-decline"
-              type="button"
-              className="secondary danger"
-              disabled={busy}
-              onClick={decline}
-            >
-              Decline <kbd>Esc</kbd>
-            </button>
+          {done && (
+            <p id="q-banner" className="banner" role="status">
+              {elsewhereText(elsewhere)}
+            </p>
           )}
-          <button id="q-later" type="button" className="secondary" onClick={() => closeQuestion(true)}>
-            {done ? "Close" : "Later"}
-          </button>
-          <span className="grow" />
-          {!done && (
-            <button id="q-submit" type="submit" disabled={busy}>
-              Submit <kbd>Enter</kbd>
-            </button>
+          <div id="q-list" className="q-scroll">
+            {req.elicitation && (
+              <p id="q-notice" className="q-notice" role="note">
+                {printable(elicitationLabel(req.elicitation))}
+              </p>
+            )}
+            {req.elicitation && <p className="q-message">{printable(req.elicitation.message)}</p>}
+            {req.elicitation?.url && (
+              <p>
+                <a href={req.elicitation.url} target="_blank" rel="noopener noreferrer">
+                  Open {printable(req.elicitation.url)}
+                </a>
+              </p>
+            )}
+            {req.approval && <Approval r={req} />}
+            {req.questions.map((q, i) => (
+              <Field
+                key={q.id}
+                q={q}
+                index={i}
+                draft={drafts[i]}
+                current={i === cur}
+                disabled={done}
+                // The approval block above says what and why; the prompt would repeat it.
+                legend={req.approval ? "Your decision" : undefined}
+                onChange={(d) => setDrafts((all) => all.map((x, k) => (k === i ? d : x)))}
+              />
+            ))}
+          </div>
+          {confirm && (
+            <div id="q-confirm" className="confirm" role="alert">
+              <p id="q-confirm-text">{confirm.text}</p>
+              <div className="row">
+                <button
+                  id="q-confirm-back"
+                  type="button"
+                  className="secondary"
+                  onClick={() => setConfirm(null)}
+                >
+                  Go back
+                </button>
+                <button id="q-confirm-ok" type="button" onClick={() => confirm.action()}>
+                  {confirm.ok}
+                </button>
+              </div>
+            </div>
           )}
-        </div>
-        <p className="hint">
-          Digits pick an option · Enter goes to the next question, then submits · Esc declines
-        </p>
-      </form>
+          {error && (
+            <p id="q-error" className="error" role="alert">
+              {error}
+            </p>
+          )}
+          <div className="q-actions">
+            {!done && (
+              <button
+                id="q-decline"
+                type="button"
+                className="secondary danger"
+                disabled={busy}
+                onClick={decline}
+              >
+                Decline <kbd>Esc</kbd>
+              </button>
+            )}
+            <button id="q-later" type="button" className="secondary" onClick={() => closeQuestion(true)}>
+              {done ? "Close" : "Later"}
+            </button>
+            <span className="grow" />
+            {!done && (
+              <button id="q-submit" type="submit" disabled={busy}>
+                Submit <kbd>Enter</kbd>
+              </button>
+            )}
+          </div>
+          <p className="hint">
+            Digits pick an option · Enter goes to the next question, then submits · Esc declines
+          </p>
+        </form>
+      </div>
     </div>
   );
 }

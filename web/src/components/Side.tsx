@@ -1,9 +1,11 @@
 /**
  * The side panel: the inbox of pending questions across threads (approvals first, Q16) with
  * their countdowns, and the thread list with status badges (a failed turn reads "failed"); a
- * sub-agent's thread nests under its parent, named by its nickname and role.
+ * sub-agent's thread nests under its parent, named by its nickname and role. A search box
+ * above the list searches every thread's title and content (Search.tsx).
  * On a desktop it is the left pane; on a phone it is a drawer over the transcript.
  */
+import { useState } from "react";
 import type { ThreadSummary } from "../../../src/protocol/http.js";
 import { printable } from "../../../src/util/printable.js";
 import {
@@ -18,6 +20,7 @@ import {
   threadName,
   waitingIn,
 } from "../state.js";
+import { Search } from "./Search.js";
 
 const STATUS_TEXT: Record<string, string> = {
   idle: "idle",
@@ -113,6 +116,7 @@ function ThreadRow({ t, kids }: { t: ThreadSummary; kids: Map<string, ThreadSumm
 }
 
 export function Threads() {
+  const [query, setQuery] = useState("");
   const all = [...app.threads.values()];
   // Children go under their parent (oldest first, in spawn order); the rest are top level,
   // newest first. A child whose parent is not listed stays at the top level.
@@ -144,12 +148,13 @@ export function Threads() {
           New
         </button>
       </h2>
-      <ul id="threads" className="list">
+      <Search query={query} setQuery={setQuery} />
+      <ul id="threads" className="list" hidden={query.trim() !== ""}>
         {list.map((t) => (
           <ThreadRow key={t.id} t={t} kids={kids} />
         ))}
       </ul>
-      {list.length === 0 && (
+      {list.length === 0 && !query.trim() && (
         <p id="threads-empty" className="empty">
           No threads yet. Write a message to start one.
         </p>

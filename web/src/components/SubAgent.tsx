@@ -4,15 +4,19 @@
  * task it was given. Expanding it shows the child's own transcript, loaded and then kept live by
  * agents.ts; a child that spawned children shows their blocks the same way, nested.
  */
-import { useEffect, useState } from "react";
+import { type ComponentType, useEffect, useState } from "react";
 import { printable } from "../../../src/util/printable.js";
 import { children, unwatchChild, watchChild } from "../agents.js";
 import type { SubAgentEntry } from "../lib/subagent.js";
+import type { Entry } from "../lib/transcript.js";
+
+/** How a transcript cell is drawn: Transcript.tsx passes its own (a card nests a transcript). */
+export type CellView = ComponentType<{ e: Entry }>;
+
 import { app, useApp } from "../state.js";
 import { statusText } from "./Side.js";
-import { Cell } from "./Transcript.js";
 
-function ChildTranscript({ id }: { id: string }) {
+function ChildTranscript({ id, Cell }: { id: string; Cell: CellView }) {
   useEffect(() => {
     watchChild(id);
     return () => unwatchChild(id);
@@ -35,7 +39,7 @@ function ChildTranscript({ id }: { id: string }) {
   );
 }
 
-export function SubAgent({ e }: { e: SubAgentEntry }) {
+export function SubAgent({ e, Cell }: { e: SubAgentEntry; Cell: CellView }) {
   useApp();
   const [open, setOpen] = useState(false);
   const t = e.agentId ? app.threads.get(e.agentId) : undefined;
@@ -57,7 +61,7 @@ export function SubAgent({ e }: { e: SubAgentEntry }) {
           </span>
         </summary>
         {e.error && <p className="error-text">{printable(e.error)}</p>}
-        {open && e.agentId && <ChildTranscript id={e.agentId} />}
+        {open && e.agentId && <ChildTranscript id={e.agentId} Cell={Cell} />}
       </details>
     </li>
   );

@@ -118,7 +118,7 @@ export const Cell = memo(function Cell({ e }: { e: Entry }) {
         </li>
       );
     case "subagent":
-      return <SubAgent e={e} />;
+      return <SubAgent e={e} Cell={Cell} />;
   }
 });
 

@@ -16,22 +16,14 @@
  */
 import { type Context, Hono } from "hono";
 import { z } from "zod";
+import type { RestoreOutcome } from "../../../runtime/checkpoints-api.js";
 import type { Runtime } from "../../../runtime/core.js";
-import type { RestoreOutcome } from "../../../runtime/restore-flow.js";
 import { fail, readBody } from "../errors.js";
-import { threadSummary } from "./threads.js";
+import { threadParam, threadSummary } from "./threads.js";
 
 const RestoreBody = z.strictObject({ turnId: z.string().min(1).optional() });
 const ForkBody = z.strictObject({ itemId: z.number().int().min(0).optional() });
 const RewindBody = z.strictObject({ turnId: z.string().min(1), restoreCode: z.boolean().optional() });
-
-function threadId(runtime: Runtime, c: Context): { id: string } | { response: Response } {
-  const given = c.req.param("id") ?? "";
-  const ref = runtime.resolveThreadId(given);
-  if (ref.ok) return { id: ref.id };
-  if (ref.reason === "ambiguous") return { response: fail(c, 400, "ambiguous_id", ref.message) };
-  return { response: fail(c, 404, "not_found", `no thread with id ${given}; GET /thread lists threads`) };
-}
 
 /** A refusal from the runtime as 409 (404 when it names no such thread). */
 function refused(c: Context, err: unknown): Response {
@@ -54,7 +46,7 @@ export function checkpointRoutes(runtime: Runtime, opts: { maxBodyBytes?: number
   const app = new Hono();
 
   app.get("/:id/checkpoints", (c) => {
-    const t = threadId(runtime, c);
+    const t = threadParam(runtime, c);
     if ("response" in t) return t.response;
     try {
       return c.json({ checkpoints: runtime.checkpoints.list(t.id) });
@@ -67,7 +59,7 @@ export function checkpointRoutes(runtime: Runtime, opts: { maxBodyBytes?: number
     app.post(`/:id/${direction}`, async (c) => {
       const body = await readBody(c, RestoreBody, opts.maxBodyBytes);
       if (!body.ok) return body.response;
-      const t = threadId(runtime, c);
+      const t = threadParam(runtime, c);
       if ("response" in t) return t.response;
       try {
         const o = await runtime.checkpoints[direction](t.id, {
@@ -83,7 +75,7 @@ export function checkpointRoutes(runtime: Runtime, opts: { maxBodyBytes?: number
   app.post("/:id/fork", async (c) => {
     const body = await readBody(c, ForkBody, opts.maxBodyBytes);
     if (!body.ok) return body.response;
-    const t = threadId(runtime, c);
+    const t = threadParam(runtime, c);
     if ("response" in t) return t.response;
     try {
       const record = runtime.branches.fork(t.id, { throughItem: body.value.itemId });
@@ -97,7 +89,7 @@ export function checkpointRoutes(runtime: Runtime, opts: { maxBodyBytes?: number
   app.post("/:id/rewind", async (c) => {
     const body = await readBody(c, RewindBody, opts.maxBodyBytes);
     if (!body.ok) return body.response;
-    const t = threadId(runtime, c);
+    const t = threadParam(runtime, c);
     if ("response" in t) return t.response;
     try {
       const r = await runtime.branches.rewind(t.id, body.value.turnId, {

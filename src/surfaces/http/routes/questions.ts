@@ -36,11 +36,11 @@ const REASK_WAIT_MS = 5_000;
  * One queue as the broker keeps it (Q16): approvals first, then oldest first.
  */
 export function pendingQuestions(runtime: Runtime, threadId?: string): QuestionRequest[] {
-  const live = runtime.broker.list(threadId ? { threadId } : {});
+  const live = runtime.questions.list(threadId ? { threadId } : {});
   const seen = new Set(live.map((r) => r.request_id));
-  const stored = runtime.store
-    .pendingQuestions(threadId)
-    .filter((r) => !seen.has(r.request_id) && !runtime.thread(r.thread_id));
+  const stored = runtime.questions
+    .stored(threadId)
+    .filter((r) => !seen.has(r.request_id) && !runtime.threads.get(r.thread_id));
   return [...live, ...stored].sort(queueOrder);
 }
 
@@ -49,7 +49,7 @@ export function questionRoutes(runtime: Runtime, opts: { maxBodyBytes?: number }
 
   app.get("/", (c) => {
     const threadId = c.req.query("thread") || undefined;
-    if (threadId && !runtime.thread(threadId) && !runtime.store.getThread(threadId))
+    if (threadId && !runtime.threads.record(threadId))
       return fail(c, 404, "not_found", `no thread with id ${threadId}; GET /thread lists threads`);
     return c.json({ questions: pendingQuestions(runtime, threadId), server_time: Date.now() });
   });
@@ -67,7 +67,7 @@ export function questionRoutes(runtime: Runtime, opts: { maxBodyBytes?: number }
       if (!parsed.ok) return fail(c, 400, "invalid_reply", parsed.message);
       answers = parsed.answers;
     }
-    const r = runtime.reply(b.thread_id, requestId, { answers }, responderOf(b.responder));
+    const r = runtime.questions.reply(b.thread_id, requestId, { answers }, responderOf(b.responder));
     if (!r.ok) return brokerFailure(c, r);
     return c.json({ request_id: requestId, outcome: r.outcome, duplicate: r.duplicate === true });
   });
@@ -79,7 +79,7 @@ export function questionRoutes(runtime: Runtime, opts: { maxBodyBytes?: number }
     const b = body.value;
     const ready = await ensureAsked(runtime, b.thread_id, requestId);
     if (ready === "no_thread") return fail(c, 404, "not_found", noThread(b.thread_id));
-    const r = runtime.broker.decline(b.thread_id, requestId, responderOf(b.responder), b.reason);
+    const r = runtime.questions.decline(b.thread_id, requestId, responderOf(b.responder), b.reason);
     if (!r.ok) return brokerFailure(c, r);
     return c.json({ request_id: requestId, outcome: r.outcome, duplicate: r.duplicate === true });
   });
@@ -88,7 +88,7 @@ export function questionRoutes(runtime: Runtime, opts: { maxBodyBytes?: number }
     const body = await readBody(c, TouchBody, opts.maxBodyBytes);
     if (!body.ok) return body.response;
     const requestId = c.req.param("id");
-    const r = runtime.broker.touch(requestId, responderOf(body.value.responder));
+    const r = runtime.questions.touch(requestId, responderOf(body.value.responder));
     if (!r.ok) return brokerFailure(c, r);
     return c.json({ request_id: requestId, deadline: r.deadline });
   });
@@ -104,7 +104,7 @@ function responderOf(client: ReplyBody["responder"]): Responder {
 
 /**
  * Makes sure a stored question of a thread not opened here is live in the broker before the
- * broker sees the reply: opens the thread, then waits for the re-ask (`openThread` starts it
+ * broker sees the reply: opens the thread, then waits for the re-ask (`threads.open` starts it
  * asynchronously). Anything else (unknown request, other thread) is left to the broker to refuse.
  */
 async function ensureAsked(
@@ -112,16 +112,16 @@ async function ensureAsked(
   threadId: string,
   requestId: string,
 ): Promise<"ok" | "no_thread"> {
-  if (runtime.thread(threadId)) return "ok";
-  if (!runtime.store.getThread(threadId)) return "no_thread";
-  const stored = runtime.store.getQuestion(requestId);
+  if (runtime.threads.get(threadId)) return "ok";
+  if (!runtime.threads.stored(threadId)) return "no_thread";
+  const stored = runtime.questions.get(requestId);
   // A sub-agent's request may be answered naming its root thread (Q14): its own thread opens.
   const asker = stored?.request.thread_id;
   const waiting =
     stored && !stored.outcome && (asker === threadId || stored.request.agent?.root_thread_id === threadId);
   if (!waiting || !asker) return "ok";
   liveThread(runtime, asker);
-  await runtime.reasked(asker, REASK_WAIT_MS);
+  await runtime.questions.reasked(asker, REASK_WAIT_MS);
   return "ok";
 }
 
@@ -133,8 +133,8 @@ type ParsedText = { ok: true; answers: Record<string, QuestionAnswer> } | { ok: 
  */
 function parseText(runtime: Runtime, requestId: string, text: Record<string, string>): ParsedText {
   const request =
-    runtime.broker.list().find((r) => r.request_id === requestId) ??
-    runtime.store.getQuestion(requestId)?.request;
+    runtime.questions.list().find((r) => r.request_id === requestId) ??
+    runtime.questions.get(requestId)?.request;
   if (!request) return { ok: true, answers: {} };
   const answers: Record<string, QuestionAnswer> = {};
   const errors: string[] = [];

@@ -1,8 +1,9 @@
 /**
- * Thread routes: create, list, read, start turn, steer, compact, interrupt.
+ * Thread routes: create, list, search (`GET /thread?q=`), read, change settings, start turn,
+ * steer, compact, interrupt.
  *
  * Reads never change state: `GET /thread/:id` of a thread this process has not opened reads the
- * store. Writes to such a thread open it first with `runtime.openThread`, which repairs orphan
+ * store. Writes to such a thread open it first with `runtime.threads.open`, which repairs orphan
  * calls and re-asks its pending questions (Q11).
  */
 import { statSync } from "node:fs";
@@ -14,13 +15,22 @@ import {
   StartTurnBody,
   SteerBody,
   type ThreadDetail,
+  ThreadSettingsBody,
   type ThreadSummary,
   type TurnSummary,
 } from "../../../protocol/http.js";
+import { TurnOptions } from "../../../protocol/ops.js";
+import {
+  SEARCH_LIMITS,
+  type StoredItem,
+  type ThreadRecord,
+  type ThreadSettings,
+  type TurnRecord,
+} from "../../../protocol/threads.js";
 import type { Runtime } from "../../../runtime/core.js";
-import { type Thread, TurnBusyError } from "../../../runtime/thread.js";
-import { lastTurnStatus, settledStatus } from "../../../runtime/thread-status.js";
-import type { StoredItem, ThreadRecord, TurnRecord } from "../../../store/types.js";
+import { TurnBusyError } from "../../../runtime/errors.js";
+import { settledStatus } from "../../../runtime/thread-status.js";
+import type { ThreadHandle } from "../../../runtime/types.js";
 import { fail, readBody } from "../errors.js";
 
 export interface ThreadRoutesOptions {
@@ -31,16 +41,19 @@ export interface ThreadRoutesOptions {
 
 /** The API view of a thread: live state when loaded here, else the stored record made honest. */
 export function threadSummary(runtime: Runtime, record: ThreadRecord): ThreadSummary {
-  const live = runtime.thread(record.id);
+  const live = runtime.threads.get(record.id);
   const rec = live?.record ?? record;
-  const pending = live ? runtime.broker.pendingCount(rec.id) : runtime.store.pendingQuestions(rec.id).length;
+  const pending = live ? runtime.questions.pendingCount(rec.id) : runtime.questions.stored(rec.id).length;
   // A thread no process has open cannot be running, whatever a crashed process stored; one whose
   // last turn failed reads failed (thread-status.ts).
   const status: ThreadStatus = live
     ? live.status
     : pending > 0
       ? "waiting_on_user"
-      : settledStatus(rec.status === "closed" ? "closed" : "idle", lastTurnStatus(runtime.store, rec.id));
+      : settledStatus(
+          rec.status === "closed" ? "closed" : "idle",
+          runtime.threads.turns(rec.id).at(-1)?.status,
+        );
   return {
     id: rec.id,
     parent_id: rec.parent_id,
@@ -50,6 +63,7 @@ export function threadSummary(runtime: Runtime, record: ThreadRecord): ThreadSum
     cwd: rec.cwd,
     model: rec.model,
     mode: rec.mode,
+    effort: effortOf(rec.settings),
     title: rec.title,
     status,
     loaded: Boolean(live),
@@ -59,28 +73,27 @@ export function threadSummary(runtime: Runtime, record: ThreadRecord): ThreadSum
   };
 }
 
+/** The thread's own effort (`settings.effort`, as the turn loop reads it), null for none. */
+function effortOf(settings: ThreadSettings): ThreadSummary["effort"] {
+  const e = TurnOptions.shape.effort.safeParse(settings.effort);
+  return e.success && e.data ? e.data : null;
+}
+
 /** A sub-agent's `settings.agent` as the API shows it; null for a thread that is none. */
-function threadAgent(a: unknown): ThreadSummary["agent"] {
-  if (!a || typeof a !== "object") return null;
-  const { nickname, role, depth, task } = a as Record<string, unknown>;
-  if (typeof nickname !== "string") return null;
-  return {
-    nickname,
-    role: typeof role === "string" ? role : "default",
-    depth: typeof depth === "number" && depth > 0 ? depth : 1,
-    task: typeof task === "string" ? task : "",
-  };
+function threadAgent(a: ThreadSettings["agent"]): ThreadSummary["agent"] {
+  if (!a) return null;
+  return { nickname: a.nickname, role: a.role, depth: a.depth, task: a.task };
 }
 
 /**
  * The live thread, opening it from the store when this process has not yet (which re-asks its
  * pending questions). Undefined when no such thread exists. May throw if the store fails.
  */
-export function liveThread(runtime: Runtime, id: string): Thread | undefined {
-  const loaded = runtime.thread(id);
+export function liveThread(runtime: Runtime, id: string): ThreadHandle | undefined {
+  const loaded = runtime.threads.get(id);
   if (loaded) return loaded;
-  if (!runtime.store.getThread(id)) return undefined;
-  return runtime.openThread(id);
+  if (!runtime.threads.stored(id)) return undefined;
+  return runtime.threads.open(id);
 }
 
 /**
@@ -111,12 +124,12 @@ const noThread = (id: string) => `no thread with id ${id}; GET /thread lists thr
 
 /**
  * The `:id` path parameter resolved to the one thread it names: the full id, a unique prefix or
- * the web page's short id (runtime.resolveThreadId). Unknown → 404, ambiguous → 400 naming the
+ * the web page's short id (runtime.threads.resolve). Unknown → 404, ambiguous → 400 naming the
  * candidates.
  */
-function threadParam(runtime: Runtime, c: Context): { id: string } | { response: Response } {
+export function threadParam(runtime: Runtime, c: Context): { id: string } | { response: Response } {
   const given = c.req.param("id") ?? "";
-  const ref = runtime.resolveThreadId(given);
+  const ref = runtime.threads.resolve(given);
   if (ref.ok) return { id: ref.id };
   if (ref.reason === "ambiguous") return { response: fail(c, 400, "ambiguous_id", ref.message) };
   return { response: fail(c, 404, "not_found", noThread(given)) };
@@ -137,7 +150,7 @@ export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono 
         "invalid_body",
         `cwd ${cwd} is not a directory on the server; pass an existing one`,
       );
-    const thread = runtime.startThread({
+    const thread = runtime.threads.start({
       cwd,
       model: b.model,
       mode: b.mode,
@@ -150,28 +163,59 @@ export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono 
 
   app.get("/", (c) => {
     const limitText = c.req.query("limit");
-    const limit = limitText === undefined ? 100 : Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
-      return fail(c, 400, "invalid_query", "limit must be an integer from 1 to 1000");
+    const q = c.req.query("q");
+    const max = q === undefined ? 1000 : SEARCH_LIMITS.maxLimit;
+    const limit =
+      limitText === undefined ? (q === undefined ? 100 : SEARCH_LIMITS.defaultLimit) : Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1 || limit > max)
+      return fail(c, 400, "invalid_query", `limit must be an integer from 1 to ${max}`);
+    if (q !== undefined && q.length > 500)
+      return fail(c, 400, "invalid_query", "q must be at most 500 characters");
+    const default_cwd = opts.defaultCwd;
+    // Search: titles and messages of stored threads, newest first (store/search.ts).
+    if (q !== undefined) {
+      const threads = runtime.threads
+        .search(q, { limit })
+        .map((h) => ({ ...threadSummary(runtime, h.thread), snippet: h.snippet }));
+      return c.json({ threads, default_cwd });
+    }
     // Threads created here and not stored yet (no input so far) come first: they are the newest.
-    const records = [...runtime.unstoredThreads(), ...runtime.store.listThreads({ limit })].slice(0, limit);
+    const records = [...runtime.threads.unstored(), ...runtime.threads.list({ limit })].slice(0, limit);
     const threads = records.map((r) => threadSummary(runtime, r));
-    return c.json({ threads });
+    return c.json({ threads, default_cwd });
+  });
+
+  // Model, effort and mode of the thread's later turns (a running turn keeps its own).
+  app.patch("/:id/settings", async (c) => {
+    const body = await readBody(c, ThreadSettingsBody, opts.maxBodyBytes);
+    if (!body.ok) return body.response;
+    const param = threadParam(runtime, c);
+    if ("response" in param) return param.response;
+    const thread = liveThread(runtime, param.id);
+    if (!thread) return fail(c, 404, "not_found", noThread(param.id));
+    const { model, effort, mode } = body.value;
+    // Only what was given changes (threads.updateSettings; null effort: the config's again).
+    const record = runtime.threads.updateSettings(thread.id, {
+      ...(model ? { model } : {}),
+      ...(mode ? { mode } : {}),
+      ...(effort !== undefined ? { effort } : {}),
+    });
+    return c.json(threadSummary(runtime, record));
   });
 
   app.get("/:id", (c) => {
     const param = threadParam(runtime, c);
     if ("response" in param) return param.response;
     const { id } = param;
-    const live = runtime.thread(id);
-    const record = live?.record ?? runtime.store.getThread(id);
+    const live = runtime.threads.get(id);
+    const record = live?.record ?? runtime.threads.stored(id);
     if (!record) return fail(c, 404, "not_found", noThread(id));
     // A stored thread's items are read from the store (the same as a live one's: items are
     // stored before they are visible), because only stored items know their turn.
-    const stored = live && !live.stored ? undefined : runtime.store.loadItems(id);
-    const items = stored ? stored.map((s) => s.item) : live!.items();
-    const questions = live ? runtime.broker.list({ threadId: id }) : runtime.store.pendingQuestions(id);
-    const turns = stored ? turnSummaries(runtime.store.listTurns(id), stored) : [];
+    const stored = live && !live.stored ? undefined : runtime.threads.history(id);
+    const items = stored ? stored.map((s) => s.item) : [...live!.items()];
+    const questions = live ? runtime.questions.list({ threadId: id }) : runtime.questions.stored(id);
+    const turns = stored ? turnSummaries(runtime.threads.turns(id), stored) : [];
     const detail: ThreadDetail = { thread: threadSummary(runtime, record), items, turns, questions };
     return c.json(detail);
   });
@@ -229,8 +273,8 @@ export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono 
     const { id } = param;
     // Interrupting a thread this process has not opened would only open it to abort the turn
     // the re-ask just started; report "nothing running" instead.
-    const thread = runtime.thread(id);
-    if (!thread && !runtime.store.getThread(id)) return fail(c, 404, "not_found", noThread(id));
+    const thread = runtime.threads.get(id);
+    if (!thread && !runtime.threads.stored(id)) return fail(c, 404, "not_found", noThread(id));
     return c.json({ thread_id: id, interrupted: thread ? thread.interrupt() : false });
   });
 

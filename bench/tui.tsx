@@ -17,13 +17,13 @@ import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { Box, render } from "ink";
 import { useSyncExternalStore } from "react";
-import type { Event } from "../../protocol/events.js";
-import type { ResponseItem } from "../../protocol/items.js";
-import { openStore } from "../../store/index.js";
-import { cellsFromHistory } from "./cells.js";
-import { StatusLine } from "./status-line.js";
-import { LiveArea, Scrollback } from "./transcript.js";
-import { ViewStore } from "./view-store.js";
+import type { Event } from "../src/protocol/events.js";
+import type { ResponseItem } from "../src/protocol/items.js";
+import { openStore } from "../src/store/index.js";
+import { cellsFromHistory } from "../src/surfaces/tui/cells.js";
+import { StatusLine } from "../src/surfaces/tui/status-line.js";
+import { LiveArea, Scrollback } from "../src/surfaces/tui/transcript.js";
+import { ViewStore } from "../src/surfaces/tui/view-store.js";
 
 export interface BenchResult {
   ms: number;

@@ -18,8 +18,9 @@
  * `restoreCode` is set.
  */
 import { type MessageItem, messageText } from "../protocol/items.js";
-import type { StoredItem, ThreadRecord } from "../store/types.js";
-import type { Runtime } from "./core.js";
+import type { StoredItem, ThreadRecord } from "../protocol/threads.js";
+import { type CheckpointsApi, withWorkspace } from "./checkpoints-api.js";
+import type { RuntimeParts } from "./internals.js";
 import type { RestoreOutcome } from "./restore-flow.js";
 
 export interface ForkOptions {
@@ -57,15 +58,22 @@ export interface RewindOutcome {
   restores: RestoreOutcome[];
 }
 
-export class Branches {
-  constructor(private readonly rt: Runtime) {}
+export class BranchesApi {
+  readonly #p: RuntimeParts;
+  readonly #checkpoints: CheckpointsApi;
+
+  /** `checkpoints` undoes the later turns of a rewind with `restoreCode`. */
+  constructor(parts: RuntimeParts, checkpoints: CheckpointsApi) {
+    this.#p = parts;
+    this.#checkpoints = checkpoints;
+  }
 
   /** The user messages that started the thread's turns, oldest first (the rewind picker). */
   userMessages(threadId: string): UserMessage[] {
-    this.record(threadId);
+    this.#record(threadId);
     const out: UserMessage[] = [];
     const seen = new Set<string>();
-    this.rt.store.loadItems(threadId).forEach((s, index) => {
+    this.#p.store.loadItems(threadId).forEach((s, index) => {
       if (!s.turn_id || seen.has(s.turn_id)) return;
       if (s.item.type !== "message" || s.item.role !== "user") return;
       seen.add(s.turn_id);
@@ -76,22 +84,22 @@ export class Branches {
 
   /** A new thread with the first items of `threadId` (see the module contract). */
   fork(threadId: string, opts: ForkOptions = {}): ThreadRecord {
-    const source = this.record(threadId);
-    const items = this.rt.store.loadItems(threadId);
-    return this.copy(source, items.slice(0, this.cut(threadId, items, opts)), opts).record;
+    const source = this.#record(threadId);
+    const items = this.#p.store.loadItems(threadId);
+    return this.#copy(source, items.slice(0, this.#cut(threadId, items, opts)), opts).record;
   }
 
   /** Cuts `threadId` back to before turn `turnId` (see the module contract). */
   async rewind(threadId: string, turnId: string, opts: RewindOptions = {}): Promise<RewindOutcome> {
-    const { later } = this.plan(threadId, turnId);
+    const { later } = this.#plan(threadId, turnId);
     const restores: RestoreOutcome[] = [];
     if (opts.restoreCode) {
-      const live = this.rt.checkpoints
+      const live = this.#checkpoints
         .list(threadId)
         .filter((c) => c.state === "live" && later.includes(c.turnId))
         .reverse();
       for (const c of live) {
-        const r = await this.rt.checkpoints.undo(threadId, { turnId: c.turnId, signal: opts.signal });
+        const r = await this.#checkpoints.undo(threadId, { turnId: c.turnId, signal: opts.signal });
         restores.push(r);
         if (r.status === "cancelled") return { status: "cancelled", restores };
       }
@@ -104,51 +112,51 @@ export class Branches {
    * part cut away; returns the archived fork's id.
    */
   rewindHistory(threadId: string, turnId: string): string {
-    const { thread, items, keep, later } = this.plan(threadId, turnId);
+    const { thread, items, keep, later } = this.#plan(threadId, turnId);
     const record = thread.record;
-    const archived = this.copy(record, items, {
+    const archived = this.#copy(record, items, {
       title: `${record.title} (rewound)`,
       settings: { archived: true, rewound_from: { thread_id: threadId, before_turn_id: turnId } },
     });
     // The later turns' checkpoints go with the archived branch that still holds those turns.
-    this.rt.checkpoints.withWorkspace(record.cwd, (ws) => {
+    withWorkspace(this.#p, record.cwd, (ws) => {
       for (const cp of ws.store.checkpoints(threadId)) {
         const to = archived.turns.get(cp.turn_id);
         if (to && later.includes(cp.turn_id)) ws.store.moveCheckpoint(cp.id, archived.record.id, to);
       }
     });
-    this.rt.store.truncateHistory(threadId, keep, later);
-    thread.reloadHistory();
+    this.#p.store.truncateHistory(threadId, keep, later);
+    thread.reloadHistory(this.#p.store.loadItems(threadId).map((s) => s.item));
     thread.update({ updated_at: Date.now() });
     return archived.record.id;
   }
 
   /** The thread (opened here, idle), its items, how many a cut before `turnId` keeps, the turns after. */
-  private plan(threadId: string, turnId: string) {
-    this.record(threadId);
-    const thread = this.rt.thread(threadId) ?? this.rt.openThread(threadId);
+  #plan(threadId: string, turnId: string) {
+    this.#record(threadId);
+    const thread = this.#p.registry.get(threadId) ?? this.#p.registry.open(threadId);
     if (thread.active)
       throw new Error(
         `thread ${threadId} has a running turn (${thread.active.id}); interrupt it before rewinding`,
       );
-    const items = this.rt.store.loadItems(threadId);
-    const keep = this.cut(threadId, items, { beforeTurnId: turnId });
+    const items = this.#p.store.loadItems(threadId);
+    const keep = this.#cut(threadId, items, { beforeTurnId: turnId });
     const kept = new Set(items.slice(0, keep).map((s) => s.turn_id));
-    const later = this.rt.store
+    const later = this.#p.store
       .listTurns(threadId)
       .map((t) => t.id)
       .filter((id) => !kept.has(id));
     return { thread, items, keep, later };
   }
 
-  private record(threadId: string): ThreadRecord {
-    const record = this.rt.thread(threadId)?.record ?? this.rt.store.getThread(threadId);
+  #record(threadId: string): ThreadRecord {
+    const record = this.#p.registry.get(threadId)?.record ?? this.#p.store.getThread(threadId);
     if (!record) throw new Error(`no thread with id ${threadId}; run \`tandem threads\` to list threads`);
     return record;
   }
 
   /** How many of `items` a fork keeps for `opts`. */
-  private cut(threadId: string, items: StoredItem[], opts: ForkOptions): number {
+  #cut(threadId: string, items: StoredItem[], opts: ForkOptions): number {
     if (opts.throughItem !== undefined) {
       if (!Number.isInteger(opts.throughItem) || opts.throughItem < 0 || opts.throughItem >= items.length)
         throw new Error(`thread ${threadId} has no item ${opts.throughItem} (it has ${items.length})`);
@@ -163,8 +171,8 @@ export class Branches {
   }
 
   /** Stores a new thread holding `items` (turn ids mapped to new ones); returns it and the map. */
-  private copy(source: ThreadRecord, items: StoredItem[], opts: ForkOptions) {
-    const id = this.rt.ids.thread();
+  #copy(source: ThreadRecord, items: StoredItem[], opts: ForkOptions) {
+    const id = this.#p.ids.thread();
     const now = Date.now();
     const record: ThreadRecord = {
       ...source,
@@ -177,28 +185,28 @@ export class Branches {
       status: "idle",
       settings: {
         ...source.settings,
-        base_id: this.rt.ids.item("msg_base"),
+        base_id: this.#p.ids.item("msg_base"),
         forked_from: { thread_id: source.id, items: items.length },
         ...opts.settings,
       },
     };
     delete record.usage;
-    this.rt.store.createThread(record);
+    this.#p.store.createThread(record);
     const turns = new Map<string, string>();
-    const records = new Map(this.rt.store.listTurns(source.id).map((t) => [t.id, t]));
+    const records = new Map(this.#p.store.listTurns(source.id).map((t) => [t.id, t]));
     for (const s of items) {
       let turnId: string | null = null;
       if (s.turn_id) {
         turnId = turns.get(s.turn_id) ?? null;
         if (!turnId) {
-          turnId = this.rt.ids.turn();
+          turnId = this.#p.ids.turn();
           turns.set(s.turn_id, turnId);
           const t = records.get(s.turn_id);
-          if (t) this.rt.store.putTurn({ ...t, id: turnId, thread_id: id, usage: null });
+          if (t) this.#p.store.putTurn({ ...t, id: turnId, thread_id: id, usage: null });
         }
       }
-      this.rt.store.appendItem(id, turnId, s.item);
+      this.#p.store.appendItem(id, turnId, s.item);
     }
-    return { record: this.rt.store.getThread(id) ?? record, turns };
+    return { record: this.#p.store.getThread(id) ?? record, turns };
   }
 }

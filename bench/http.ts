@@ -1,5 +1,6 @@
 /**
- * Measurements for `npm run bench` (issue 4): question round trip over HTTP and SSE fan-out.
+ * Measurements for `npm run bench`: question round trip over HTTP and SSE fan-out (they drive the
+ * broker and the bus behind the runtime's API, through the test accessor internals.testing.ts).
  * Each starts its own server on a loopback port 0 over the given runtime and closes it after.
  *
  * - `httpQuestionRoundTrip`: the broker asks; a client that follows `GET /event` sees
@@ -10,9 +11,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import type { QuestionRequest } from "../../protocol/questions.js";
-import type { Runtime } from "../../runtime/core.js";
-import { startHttpServer } from "./server.js";
+import type { QuestionRequest } from "../src/protocol/questions.js";
+import type { Runtime } from "../src/runtime/core.js";
+import { runtimeInternals } from "../src/runtime/internals.testing.js";
+import { startHttpServer } from "../src/surfaces/http/server.js";
 
 const token = () => randomBytes(16).toString("hex");
 
@@ -71,9 +73,10 @@ export async function httpQuestionRoundTrip(runtime: Runtime, n = 2_000, warmup 
   const ctrl = new AbortController();
   const auth = { authorization: `Bearer ${secret}` };
   try {
-    const thread = runtime.startThread({ cwd: process.cwd() });
+    const thread = runtime.threads.start({ cwd: process.cwd() });
+    const { registry, broker } = runtimeInternals(runtime);
     // Questions are asked outside any turn here: store the thread first (a turn would).
-    runtime.persistThread(thread);
+    registry.get(thread.id)?.persist();
     const res = await fetch(`${server.url}/event?responder=bench&thread=${thread.id}`, {
       headers: auth,
       signal: ctrl.signal,
@@ -103,7 +106,7 @@ export async function httpQuestionRoundTrip(runtime: Runtime, n = 2_000, warmup 
     const signal = new AbortController().signal;
     for (let i = 0; i < n + warmup; i++) {
       const t0 = performance.now();
-      await runtime.broker.ask(benchRequest(thread.id, i), signal);
+      await broker.ask(benchRequest(thread.id, i), signal);
       if (i >= warmup) times.push(performance.now() - t0);
     }
     await lastReply;
@@ -126,7 +129,8 @@ export async function sseFanout(
   const server = await startHttpServer(runtime, { token: secret, port: 0 });
   const ctrl = new AbortController();
   try {
-    const thread = runtime.startThread({ cwd: process.cwd() });
+    const thread = runtime.threads.start({ cwd: process.cwd() });
+    const { bus } = runtimeInternals(runtime);
     let delivered = 0;
     let finished = 0;
     let allDone!: () => void;
@@ -153,7 +157,7 @@ export async function sseFanout(
     await Promise.all(readies);
     const t0 = performance.now();
     for (let i = 0; i < events; i++) {
-      runtime.bus.publish({
+      bus.publish({
         type: "agent_message.delta",
         thread_id: thread.id,
         turn_id: "turn_bench",

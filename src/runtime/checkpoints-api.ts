@@ -12,7 +12,7 @@ import type { Workspace } from "../checkpoints/index.js";
 import { planRestore, type RestoreDirection, type RestorePlan } from "../checkpoints/restore.js";
 import type { ChangeRow, CheckpointRow } from "../checkpoints/store.js";
 import { type MessageItem, messageText } from "../protocol/items.js";
-import type { Runtime } from "./core.js";
+import type { RuntimeParts } from "./internals.js";
 import { pickCheckpoint, type RestoreOptions, type RestoreOutcome, restoreFlow } from "./restore-flow.js";
 
 export type { RestoreOptions, RestoreOutcome } from "./restore-flow.js";
@@ -45,15 +45,19 @@ export const changeKind = (c: Pick<ChangeRow, "before" | "after">): FileChangeKi
 
 const unrestorable = (s: ChangeRow["before"]) => s !== null && (s.kind === "withheld" || s.kind === "big");
 
-export class Checkpoints {
-  constructor(private readonly rt: Runtime) {}
+export class CheckpointsApi {
+  readonly #p: RuntimeParts;
+
+  constructor(parts: RuntimeParts) {
+    this.#p = parts;
+  }
 
   /** The thread's checkpoints, oldest first. Throws for an unknown thread. */
   list(threadId: string): CheckpointInfo[] {
-    const record = this.record(threadId);
-    return this.withWorkspace(record.cwd, (ws) => {
-      const messages = this.turnMessages(threadId);
-      return ws.store.checkpoints(threadId).map((cp) => this.info(ws, cp, messages));
+    const record = this.#record(threadId);
+    return withWorkspace(this.#p, record.cwd, (ws) => {
+      const messages = this.#turnMessages(threadId);
+      return ws.store.checkpoints(threadId).map((cp) => this.#info(ws, cp, messages));
     });
   }
 
@@ -62,69 +66,48 @@ export class Checkpoints {
    * diff and conflicts, without asking or writing. Throws when there is nothing to act on.
    */
   plan(threadId: string, direction: RestoreDirection, turnId?: string): RestorePlan {
-    const record = this.record(threadId);
-    return this.withWorkspace(record.cwd, (ws) =>
+    const record = this.#record(threadId);
+    return withWorkspace(this.#p, record.cwd, (ws) =>
       planRestore(ws, pickCheckpoint(ws.store.checkpoints(threadId), direction, turnId).id, direction),
     );
   }
 
   /** Undoes the file changes of the thread's last turn (or `turnId`), asking first. */
   undo(threadId: string, opts: RestoreOptions = {}): Promise<RestoreOutcome> {
-    return this.restore(threadId, "undo", opts);
+    return this.#restore(threadId, "undo", opts);
   }
 
   /** Re-applies the file changes of the earliest undone turn (or `turnId`), asking first. */
   redo(threadId: string, opts: RestoreOptions = {}): Promise<RestoreOutcome> {
-    return this.restore(threadId, "redo", opts);
+    return this.#restore(threadId, "redo", opts);
   }
 
-  private async restore(threadId: string, direction: RestoreDirection, opts: RestoreOptions) {
-    const record = this.record(threadId);
-    if (!this.rt.responders.has(threadId))
+  async #restore(threadId: string, direction: RestoreDirection, opts: RestoreOptions) {
+    const record = this.#record(threadId);
+    if (!this.#p.responders.has(threadId))
       throw new Error(
         `${direction} asks before it writes files, and nothing can answer questions for thread ${threadId} here (headless): run it from the TUI, the app-server or the HTTP API with a client attached`,
       );
     // Loaded here: this process holds the thread's lease while it writes.
-    const thread = this.rt.thread(threadId) ?? this.rt.openThread(threadId);
+    const thread = this.#p.registry.get(threadId) ?? this.#p.registry.open(threadId);
     if (thread.active)
       throw new Error(
         `thread ${threadId} has a running turn (${thread.active.id}); interrupt it before ${direction}`,
       );
-    return this.withWorkspaceAsync(record.cwd, async (ws) => {
-      const messages = this.turnMessages(threadId);
-      return restoreFlow(this.rt, ws, threadId, direction, opts, (id) => messages.get(id) ?? "");
+    return withWorkspaceAsync(this.#p, record.cwd, async (ws) => {
+      const messages = this.#turnMessages(threadId);
+      return restoreFlow(this.#p, ws, threadId, direction, opts, (id) => messages.get(id) ?? "");
     });
   }
 
   /** The thread's stored or live record; throws naming the id when there is none. */
-  record(threadId: string) {
-    const record = this.rt.thread(threadId)?.record ?? this.rt.store.getThread(threadId);
+  #record(threadId: string) {
+    const record = this.#p.registry.get(threadId)?.record ?? this.#p.store.getThread(threadId);
     if (!record) throw new Error(`no thread with id ${threadId}; run \`tandem threads\` to list threads`);
     return record;
   }
 
-  /** Runs `fn` with the workspace of `cwd` (opened for it when no thread holds it). */
-  async withWorkspaceAsync<T>(cwd: string, fn: (ws: Workspace) => Promise<T>): Promise<T> {
-    const ws = this.rt.workspaces.acquire(cwd);
-    if (!ws) throw new Error(`the checkpoints of ${cwd} cannot be opened`);
-    try {
-      return await fn(ws);
-    } finally {
-      this.rt.workspaces.release(ws);
-    }
-  }
-
-  withWorkspace<T>(cwd: string, fn: (ws: Workspace) => T): T {
-    const ws = this.rt.workspaces.acquire(cwd);
-    if (!ws) throw new Error(`the checkpoints of ${cwd} cannot be opened`);
-    try {
-      return fn(ws);
-    } finally {
-      this.rt.workspaces.release(ws);
-    }
-  }
-
-  info(ws: Workspace, cp: CheckpointRow, messages: Map<string, string>): CheckpointInfo {
+  #info(ws: Workspace, cp: CheckpointRow, messages: Map<string, string>): CheckpointInfo {
     return {
       id: cp.id,
       threadId: cp.thread_id,
@@ -141,13 +124,39 @@ export class Checkpoints {
   }
 
   /** The first user message of each of the thread's turns (the text that started it). */
-  turnMessages(threadId: string): Map<string, string> {
+  #turnMessages(threadId: string): Map<string, string> {
     const out = new Map<string, string>();
-    for (const s of this.rt.store.loadItems(threadId)) {
+    for (const s of this.#p.store.loadItems(threadId)) {
       if (!s.turn_id || out.has(s.turn_id)) continue;
       if (s.item.type === "message" && s.item.role === "user")
         out.set(s.turn_id, messageText(s.item as MessageItem));
     }
     return out;
+  }
+}
+
+/** Runs `fn` with the workspace of `cwd` (opened for it when no thread holds it). */
+export async function withWorkspaceAsync<T>(
+  p: RuntimeParts,
+  cwd: string,
+  fn: (ws: Workspace) => Promise<T>,
+): Promise<T> {
+  const ws = p.workspaces.acquire(cwd);
+  if (!ws) throw new Error(`the checkpoints of ${cwd} cannot be opened`);
+  try {
+    return await fn(ws);
+  } finally {
+    p.workspaces.release(ws);
+  }
+}
+
+/** `withWorkspaceAsync` for a synchronous `fn`. */
+export function withWorkspace<T>(p: RuntimeParts, cwd: string, fn: (ws: Workspace) => T): T {
+  const ws = p.workspaces.acquire(cwd);
+  if (!ws) throw new Error(`the checkpoints of ${cwd} cannot be opened`);
+  try {
+    return fn(ws);
+  } finally {
+    p.workspaces.release(ws);
   }
 }

@@ -1,0 +1,103 @@
+/**
+ * What a Thread gets from the runtime (STYLE: "Thread gets a narrow host, not the whole
+ * runtime"): configuration, the model client, ids, the store as one thread writes it, its lease,
+ * its secrets, publishing, its slice of the broker, approvals and the workspaces pool. The runtime
+ * (core.ts) builds one host for all its threads.
+ */
+import type { Workspaces } from "../checkpoints/index.js";
+import type { ResolvedProvider } from "../config/load.js";
+import type { Settings } from "../config/schema.js";
+import type { ModelClient } from "../model/types.js";
+import type { Event, Usage } from "../protocol/events.js";
+import type { ResponseItem } from "../protocol/items.js";
+import type { QuestionOutcome, QuestionPolicy, QuestionRequest } from "../protocol/questions.js";
+import type { ThreadRecord, TurnRecord } from "../protocol/threads.js";
+import type { SecretStore } from "../questions/secrets.js";
+import { StoreError } from "../store/errors.js";
+import type { Store } from "../store/types.js";
+import type { ApprovalAsk, ApprovalDecision } from "../tools/types.js";
+import type { IdSource } from "../util/ids.js";
+
+/**
+ * The store as one thread writes it. `appendItem` refused by fencing (another node holds the
+ * thread now) gives the thread up here, quietly, before it throws (ownership.ts `fenced`).
+ */
+export interface ThreadStorage {
+  create(record: ThreadRecord): void;
+  appendItem(turnId: string | null, item: ResponseItem): void;
+  update(patch: Partial<Omit<ThreadRecord, "id">>): void;
+  putTurn(turn: TurnRecord): void;
+  updateTurn(turnId: string, patch: Partial<Omit<TurnRecord, "id" | "thread_id">>): void;
+  /** Adds one response's usage to the thread (and the turn); returns the thread's new total. */
+  addUsage(turnId: string, usage: Usage): Usage;
+}
+
+/** The store as thread `threadId` writes it; `fenced` is told before a fenced append throws. */
+export function storageFor(store: Store, threadId: string, fenced: () => void): ThreadStorage {
+  return {
+    create: (record) => store.createThread(record),
+    appendItem: (turnId, item) => {
+      try {
+        store.appendItem(threadId, turnId, item);
+      } catch (e) {
+        // Another process holds the thread now: stop here, quietly (ownership.ts `fenced`).
+        if (StoreError.isInstance(e) && e.code === "fenced") fenced();
+        throw e;
+      }
+    },
+    update: (patch) => store.updateThread(threadId, patch),
+    putTurn: (turn) => store.putTurn(turn),
+    updateTurn: (turnId, patch) => store.updateTurn(turnId, patch),
+    addUsage: (turnId, usage) => store.addUsage(threadId, turnId, usage),
+  };
+}
+
+/** The thread an approval belongs to: `cancel` interrupts its turn. */
+export interface ApprovingThread {
+  readonly id: string;
+  interrupt(reason: string): boolean;
+}
+
+/** What a thread's tool calls need of the runtime (tool-context.ts). */
+export interface ToolContextHost {
+  readonly settings: Settings;
+  readonly secrets: Pick<SecretStore, "view" | "put" | "dropThread">;
+  /** The thread's slice of the broker. */
+  readonly questions: {
+    ask(request: QuestionRequest, signal: AbortSignal): Promise<QuestionOutcome>;
+    pendingCount(threadId: string): number;
+    /** Settles the scope's pending questions as cancelled (Q8). */
+    cancel(scope: { threadId: string; turnId?: string }, reason: string): void;
+  };
+  /** Whether anyone can answer the thread's questions (Q3). */
+  readonly responders: { has(threadId: string): boolean };
+  /** Asks an approval through the broker's queue (approvals.ts); may throw (a cap, a cancel). */
+  requestApproval(
+    thread: ApprovingThread,
+    turnId: string,
+    callId: string,
+    ask: ApprovalAsk,
+    policy: QuestionPolicy,
+    signal: AbortSignal,
+  ): Promise<ApprovalDecision>;
+}
+
+export interface ThreadHost extends ToolContextHost {
+  readonly provider: ResolvedProvider;
+  readonly model: ModelClient;
+  readonly ids: IdSource;
+  /** client_metadata of every request, and the base instructions. */
+  readonly windowId: string;
+  readonly installationId: string;
+  readonly baseInstructions: string;
+  /** Never writable (SPEC A4) / never visible to sandboxed commands (own-paths.ts). */
+  readonly protectedPaths: string[];
+  readonly hiddenPaths: string[];
+  /** The workspaces threads work in: the turn-diff watch and checkpoints. */
+  readonly workspaces: Workspaces;
+  storage(threadId: string): ThreadStorage;
+  /** The thread's driving lease: `take` throws ThreadInUseError naming the live holder. */
+  readonly lease: { take(threadId: string): void; release(threadId: string): void };
+  /** Publishes one of the thread's events (dropped once the thread moved to another process). */
+  publish(event: Event): void;
+}
