@@ -23,6 +23,7 @@ Usage:
   tandem threads                       list threads
   tandem export ID                     print a thread's history as JSONL
   tandem rules [list | remove N]       the approval rules remembered for this project
+  tandem hooks [list | trust]          the hooks that apply here (hooks.json), trusting project hooks
   tandem mcp [list | get | add | remove]
                                        the MCP servers whose tools threads offer (see \`tandem mcp --help\`)
   tandem mock-model --script FILE [--port N] [--log FILE] [--log-file FILE]
@@ -146,6 +147,10 @@ async function main(argv: string[]): Promise<number> {
     case "mcp": {
       const { runMcpCommand } = await import("./surfaces/exec/mcp-cmd.js");
       return runMcpCommand(rest);
+    }
+    case "hooks": {
+      const { runHooksCommand } = await import("./surfaces/exec/hooks-cmd.js");
+      return runHooksCommand(rest);
     }
     case "rules": {
       const { runRulesCommand } = await import("./surfaces/exec/rules.js");
