@@ -8,6 +8,8 @@
  * - `turns` (turns-api.ts): start, steer, interrupt, compact;
  * - `questions` (questions-api.ts): list, stored, get, reply, decline, touch, attach (responders);
  * - `approvals`: the rules remembered per project; `agents`: who a sub-agent is;
+ * - `checkpoints` (checkpoints-api.ts): list, plan, undo, redo of a thread's turns' file changes;
+ * - `branches` (branches-api.ts): fork and rewind a thread's conversation;
  * - `subscribe`, `lastSeq`, `addToolHooks`, `shutdown`, and the configuration in force
  *   (`settings`, `provider`, read only).
  *
@@ -34,6 +36,8 @@ import { type Bus, createBus } from "../util/bus.js";
 import { type IdSource, randomIds, shortId } from "../util/ids.js";
 import { Agents } from "./agents/index.js";
 import { Approvals } from "./approvals.js";
+import { BranchesApi } from "./branches-api.js";
+import { CheckpointsApi } from "./checkpoints-api.js";
 import { DEFAULT_BASE_INSTRUCTIONS } from "./context.js";
 import { familySecrets } from "./family-secrets.js";
 import { type HooksApi, RuntimeHooks } from "./hooks.js";
@@ -42,6 +46,7 @@ import { type RuntimeParts, registerParts } from "./internals.js";
 import { hiddenPathsFor, protectedPathsFor } from "./own-paths.js";
 import { Ownership } from "./ownership.js";
 import { ApprovalsApi, QuestionsApi } from "./questions-api.js";
+import { RESTORE_CALL_PREFIX } from "./restore-flow.js";
 import type { ResumeHost } from "./resume.js";
 import { SkillUse } from "./skill-use.js";
 import { SkillsApi, threadSkills } from "./skills-api.js";
@@ -78,6 +83,10 @@ export class Runtime {
   readonly agents: AgentsApi;
   /** Skills and custom commands of a directory (skills-api.ts). */
   readonly skills: SkillsApi;
+  /** Checkpoints of threads' turns: list, plan, undo, redo (README "Undo, redo, fork and rewind"). */
+  readonly checkpoints: CheckpointsApi;
+  /** Fork and rewind of threads' conversations. */
+  readonly branches: BranchesApi;
   /** User hooks and notifications (hooks.ts, README "Hooks"). */
   readonly hooks: HooksApi;
   readonly #p: RuntimeParts;
@@ -106,6 +115,10 @@ export class Runtime {
     const workspaces = new Workspaces({
       home,
       protectedPaths,
+      limits: {
+        maxCheckpointBytes: settings.checkpoints.max_bytes,
+        maxCheckpointAgeMs: settings.checkpoints.max_age_days * 86_400_000,
+      },
       withhold: (data) => secrets.heldIn(data, registry.ids()),
     });
     agents = new Agents({
@@ -211,6 +224,7 @@ export class Runtime {
     });
     this.#p = {
       settings,
+      ids,
       store,
       bus,
       broker,
@@ -243,6 +257,8 @@ export class Runtime {
     this.approvals = new ApprovalsApi(this.#p);
     this.agents = new AgentsApi(this.#p);
     this.skills = skills;
+    this.checkpoints = new CheckpointsApi(this.#p);
+    this.branches = new BranchesApi(this.#p, this.checkpoints);
   }
 
   /**
@@ -297,13 +313,16 @@ export class Runtime {
   }
 }
 
-/** The store as the broker sees it: questions of ephemeral threads stay in memory. */
+/** The store as the broker sees it: questions of ephemeral threads (and undo's) stay in memory. */
 function questionStore(store: Store, ephemeral: (threadId: string) => boolean): Store {
   return new Proxy(store, {
     get: (target, key) => {
+      // Undo/redo questions live in this process only (./restore-flow.ts): a restart drops them.
       if (key === "saveQuestion")
         return (request: QuestionRequest) =>
-          ephemeral(request.thread_id) ? undefined : target.saveQuestion(request);
+          ephemeral(request.thread_id) || request.call_id.startsWith(RESTORE_CALL_PREFIX)
+            ? undefined
+            : target.saveQuestion(request);
       const value = Reflect.get(target, key);
       return typeof value === "function" ? value.bind(target) : value;
     },

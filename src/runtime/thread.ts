@@ -107,6 +107,15 @@ export class Thread implements ThreadHandle {
     return this.history;
   }
 
+  /**
+   * Replaces the in-memory history with `items`, the stored history after a rewind truncated it
+   * (./branches-api.ts). Only between turns; throws while a turn runs.
+   */
+  reloadHistory(items: ResponseItem[]): void {
+    if (this.active) throw new TurnBusyError(`thread ${this.id} has a running turn; interrupt it first`);
+    this.history = items;
+  }
+
   /** Persists then appends one item. */
   recordItem(item: ResponseItem, turnId: string | null): void {
     if (this.suspended) return;

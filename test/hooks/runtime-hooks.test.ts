@@ -312,7 +312,10 @@ console.log("Context from the prompt hook: the build runs with make.");`,
     const t = h.runtime.threads.start({ cwd: h.cwd });
     expect((await t.startTurn("one").done).status).toBe("completed");
     expect((await t.compact().done).status).toBe("completed");
-    await until(() => seen(dir).some((s) => s.hook_event_name === "PostCompact"));
+    // Both fire from the compaction's events and run independently: either may finish first.
+    await until(() =>
+      ["PreCompact", "PostCompact"].every((e) => seen(dir).some((s) => s.hook_event_name === e)),
+    );
     const pre = seen(dir).find((s) => s.hook_event_name === "PreCompact");
     const post = seen(dir).find((s) => s.hook_event_name === "PostCompact");
     expect(pre).toMatchObject({ trigger: "manual", thread_id: t.id });

@@ -19,6 +19,7 @@ import {
   QuestionReplyParams,
   QuestionTouchParams,
 } from "../../protocol/app-server.js";
+import { BRANCH_METHODS } from "./branches.js";
 import { COMPACT_METHODS } from "./compact.js";
 import type { ServerContext } from "./context.js";
 import { INFO_METHODS } from "./info.js";
@@ -110,6 +111,7 @@ const METHODS: Record<string, Method<any>> = {
   ...INVENTORY_METHODS,
   ...QUESTION_METHODS,
   ...COMPACT_METHODS,
+  ...BRANCH_METHODS,
 };
 
 /**
@@ -125,10 +127,8 @@ const UNSUPPORTED: Record<string, string> = {
   "config/value/write": "Tandem's configuration is read-only here; edit $TANDEM_HOME/config.toml",
   "config/batchWrite": "Tandem's configuration is read-only here; edit $TANDEM_HOME/config.toml",
   "modelProvider/list": "Tandem serves one provider per process; config/read names it",
-  "thread/fork": "Tandem cannot fork threads over the app server",
   "thread/delete": "Tandem keeps every thread; thread/archive hides one from thread/list",
-  "thread/rollback": "Tandem cannot roll back turns",
-  "thread/revert": "Tandem cannot revert turns",
+  "thread/rollback": "it is not in the Codex protocol Tandem speaks; thread/revert cuts history",
   "review/start": "Tandem has no review mode",
   "command/exec": "Tandem runs commands only as tools within a turn",
   fuzzyFileSearch: "Tandem has no file search over the app server",
@@ -173,4 +173,6 @@ const OPENS_THREAD = new Set([
   "turn/start",
   "thread/settings/update",
   "thread/compact/start",
+  "thread/fork",
+  "thread/revert",
 ]);

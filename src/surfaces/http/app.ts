@@ -15,6 +15,7 @@ import { StoreError, ThreadInUseError } from "../../runtime/errors.js";
 import { bearerAuth } from "./auth.js";
 import { fail, tooLarge } from "./errors.js";
 import { openApiDocument } from "./openapi.js";
+import { checkpointRoutes } from "./routes/checkpoints.js";
 import { questionRoutes } from "./routes/questions.js";
 import { skillRoutes } from "./routes/skills.js";
 import { threadRoutes } from "./routes/threads.js";
@@ -64,6 +65,7 @@ export function createHttpApp(runtime: Runtime, opts: HttpAppOptions): Hono {
     "/thread",
     threadRoutes(runtime, { defaultCwd: opts.defaultCwd ?? process.cwd(), maxBodyBytes: maxBody }),
   );
+  app.route("/thread", checkpointRoutes(runtime, { maxBodyBytes: maxBody }));
   app.route("/question", questionRoutes(runtime, { maxBodyBytes: maxBody }));
   app.route("/skills", skillRoutes(runtime));
   app.get("/event", (c) => eventStream(c, runtime, opts));

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import * as Http from "../../protocol/http.js";
 import { QuestionRequest } from "../../protocol/questions.js";
+import { checkpointPaths } from "./routes/checkpoints.js";
 
 type Json = Record<string, unknown>;
 
@@ -297,7 +298,7 @@ export function openApiDocument(version: string): Json {
     },
     servers: [{ url: "/" }],
     security: [{ bearer: [] }],
-    paths,
+    paths: { ...paths, ...checkpointPaths },
     components: { schemas, securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
   };
   return cached;

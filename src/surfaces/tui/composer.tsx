@@ -31,6 +31,9 @@ import { type MenuHost, moveSelection } from "./picker.js";
 import { CommandList, PickerView } from "./pickers.js";
 import { theme } from "./theme.js";
 
+/** Esc Esc: the second press within this many ms opens the rewind picker. */
+export const REWIND_WINDOW_MS = 1000;
+
 export interface ComposerProps {
   keymap: Keymap;
   locked: boolean;
@@ -39,6 +42,8 @@ export interface ComposerProps {
   onInterrupt(): void;
   /** Set while a sub-agent's transcript is shown: the interrupt key goes back instead. */
   onBack?(): void;
+  /** The interrupt key pressed twice within REWIND_WINDOW_MS, nothing typed, no turn running (/rewind). */
+  onRewind?(): void;
   /** Called on every key the composer handles (the app uses it to reset the Ctrl-C prompt). */
   onKey?(): void;
   history?: HistorySource;
@@ -178,6 +183,7 @@ export function Composer(props: ComposerProps) {
     });
   }, [pastes, props.locked]);
 
+  const lastEscape = useRef(0);
   useInput(
     (input, key) => {
       const p = latest.current;
@@ -232,6 +238,13 @@ export function Composer(props: ComposerProps) {
       if (actions === "interrupt") {
         if (p.onBack) p.onBack();
         else if (p.running) p.onInterrupt();
+        else if (p.onRewind && ref.current.text === "") {
+          const now = Date.now();
+          if (now - lastEscape.current <= REWIND_WINDOW_MS) {
+            lastEscape.current = 0;
+            p.onRewind();
+          } else lastEscape.current = now;
+        }
         return;
       }
       if (actions.length) p.onKey?.();

@@ -13,11 +13,13 @@
  * call per `touchEveryMs`). `dispose()` detaches the responder and unsubscribes; it does not shut
  * the runtime down (the caller owns it).
  */
+
 import type { CollaborationMode, Usage } from "../../protocol/events.js";
 import type { QuestionReply, QuestionRequest, Responder } from "../../protocol/questions.js";
 import type { Runtime } from "../../runtime/core.js";
 import type { ThreadHandle as Thread } from "../../runtime/types.js";
 import { AgentView } from "./agent-view.js";
+import { type BranchDeps, runBranchCommand } from "./branch-commands.js";
 import { cellsFromHistory } from "./cells.js";
 import { type CommandName, helpText, parseCommand } from "./commands.js";
 import { ComposerHistory } from "./history.js";
@@ -317,6 +319,12 @@ export class TuiController {
         if (wasRunning) this.store.notice("context will be compacted before the next request", "dim");
         return "command";
       }
+      case "undo":
+      case "redo":
+      case "fork":
+      case "rewind":
+        runBranchCommand(this.branchDeps(), name, arg);
+        return "command";
       case "init": {
         const r = initAgentsMd(this.thread?.record.cwd ?? this.opts.cwd);
         this.store.notice(r.message, r.ok ? "ok" : "warn");
@@ -350,6 +358,35 @@ export class TuiController {
         return "command";
       }
     }
+  }
+
+  private branchDeps(): BranchDeps {
+    return {
+      runtime: this.runtime,
+      thread: () => this.thread,
+      notice: (text, tone) => this.store.notice(text, tone),
+      menus: this.menus,
+      open: (id) => {
+        try {
+          this.resume(id);
+        } catch (err) {
+          this.store.notice((err as Error).message, "error");
+        }
+      },
+      replay: () => this.replay(),
+      interruptKey: this.opts.keymap.label("turn.interrupt"),
+    };
+  }
+
+  /** After a rewind: the screen is cleared and the shown thread's (shorter) history drawn again. */
+  private replay(): void {
+    const thread = this.thread;
+    if (!thread) return;
+    this.opts.clearScreen?.();
+    this.header();
+    this.store.addCells(
+      cellsFromHistory(thread.items(), (callId) => this.runtime.questions.ofCall(thread.id, callId)),
+    );
   }
 
   /** /model and /approvals: with arguments they apply at once; without, a picker asks. */
