@@ -183,6 +183,7 @@ export class Approvals {
         // The rule that "Accept and remember" stores (not the model's proposal as is).
         ...(rule ? { prefix_rule: rule } : {}),
         ...(ask.paths !== undefined ? { paths: ask.paths } : {}),
+        ...(ask.changes !== undefined ? { changes: ask.changes } : {}),
       },
     };
     const outcome = await this.host.ask(request, signal);

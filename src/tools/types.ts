@@ -76,6 +76,13 @@ export interface ApprovalAsk {
   justification?: string;
   prefix_rule?: string[];
   paths?: string[];
+  /** file_change: the patch's would-be changes per file, with unified diffs (shown, not applied). */
+  changes?: Array<{
+    path: string;
+    kind: "add" | "update" | "delete" | "move";
+    move_path?: string;
+    diff: string;
+  }>;
 }
 
 export interface SafetyContext {

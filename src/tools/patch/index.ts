@@ -92,6 +92,25 @@ export function applyPatch(
   return { ok: true, changes: plan.changes, summary: summarize(plan.changes) };
 }
 
+/**
+ * What `input` would change relative to `cwd`, per file with unified diffs, without writing
+ * anything (for the approval a read-only sandbox asks); undefined when the patch does not apply.
+ */
+export function previewPatch(
+  input: string,
+  cwd: string,
+  fs: PatchFs = nodePatchFs,
+  extraRoots: string[] = [],
+  guard?: PathGuard,
+): DisplayChange[] | undefined {
+  try {
+    return displayChanges(planPatch(parsePatch(input), cwd, fs, extraRoots, guard).changes);
+  } catch (err) {
+    if (PatchParseError.isInstance(err) || PatchApplyError.isInstance(err)) return undefined;
+    throw err;
+  }
+}
+
 /** Codex's summary: added, then modified (incl. moves, by new path), then deleted. */
 export function summarize(changes: FileChange[]): string {
   const rows = [
