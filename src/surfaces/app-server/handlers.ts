@@ -20,6 +20,7 @@ import {
   QuestionTouchParams,
 } from "../../protocol/app-server.js";
 import { COMPACT_METHODS } from "./compact.js";
+import { CONFIG_WRITE_METHODS } from "./config-write.js";
 import type { ServerContext } from "./context.js";
 import { INFO_METHODS } from "./info.js";
 import { INVENTORY_METHODS } from "./inventory.js";
@@ -110,6 +111,7 @@ const METHODS: Record<string, Method<any>> = {
   ...INVENTORY_METHODS,
   ...QUESTION_METHODS,
   ...COMPACT_METHODS,
+  ...CONFIG_WRITE_METHODS,
 };
 
 /**
@@ -122,8 +124,6 @@ const UNSUPPORTED: Record<string, string> = {
   "account/logout": "Tandem has no login; unset the API key in the environment instead",
   "account/rateLimits/read": "Tandem does not track account rate limits",
   "account/usage/read": "Tandem does not track account usage",
-  "config/value/write": "Tandem's configuration is read-only here; edit $TANDEM_HOME/config.toml",
-  "config/batchWrite": "Tandem's configuration is read-only here; edit $TANDEM_HOME/config.toml",
   "modelProvider/list": "Tandem serves one provider per process; config/read names it",
   "thread/fork": "Tandem cannot fork threads over the app server",
   "thread/delete": "Tandem keeps every thread; thread/archive hides one from thread/list",
