@@ -33,6 +33,7 @@ import { type Bus, createBus } from "../util/bus.js";
 import { type IdSource, randomIds, shortId } from "../util/ids.js";
 import { Agents } from "./agents/index.js";
 import { Approvals } from "./approvals.js";
+import { CommandsApi } from "./commands-api.js";
 import { DEFAULT_BASE_INSTRUCTIONS } from "./context.js";
 import { familySecrets } from "./family-secrets.js";
 import { storageFor, type ThreadHost } from "./host.js";
@@ -45,6 +46,7 @@ import { ThreadRegistry } from "./thread-registry.js";
 import { AgentsApi, ThreadsApi } from "./threads-api.js";
 import { TurnsApi } from "./turns-api.js";
 
+export { StandaloneError, type StandaloneHandle } from "./commands-api.js";
 export { ThreadInUseError } from "./errors.js";
 export type { StartThreadOptions } from "./types.js";
 
@@ -72,6 +74,8 @@ export class Runtime {
   readonly questions: QuestionsApi;
   readonly approvals: ApprovalsApi;
   readonly agents: AgentsApi;
+  /** Commands a client runs outside any turn (commands-api.ts). */
+  readonly commands: CommandsApi;
   readonly #p: RuntimeParts;
 
   constructor(opts: RuntimeOptions) {
@@ -198,6 +202,12 @@ export class Runtime {
     this.questions = new QuestionsApi(this.#p);
     this.approvals = new ApprovalsApi(this.#p);
     this.agents = new AgentsApi(this.#p);
+    this.commands = new CommandsApi({
+      settings,
+      protectedPaths,
+      hiddenPaths,
+      credentialVar: opts.provider.envKey,
+    });
   }
 
   /**

@@ -19,6 +19,7 @@ import {
   QuestionReplyParams,
   QuestionTouchParams,
 } from "../../protocol/app-server.js";
+import { COMMAND_EXEC_METHODS } from "./command-exec.js";
 import { COMPACT_METHODS } from "./compact.js";
 import { CONFIG_WRITE_METHODS } from "./config-write.js";
 import type { ServerContext } from "./context.js";
@@ -112,6 +113,7 @@ const METHODS: Record<string, Method<any>> = {
   ...QUESTION_METHODS,
   ...COMPACT_METHODS,
   ...CONFIG_WRITE_METHODS,
+  ...COMMAND_EXEC_METHODS,
 };
 
 /**
@@ -130,7 +132,8 @@ const UNSUPPORTED: Record<string, string> = {
   "thread/rollback": "Tandem cannot roll back turns",
   "thread/revert": "Tandem cannot revert turns",
   "review/start": "Tandem has no review mode",
-  "command/exec": "Tandem runs commands only as tools within a turn",
+  "command/exec/write": "Tandem's command/exec has no stdin streaming (streamStdin)",
+  "command/exec/resize": "Tandem's command/exec has no terminal (tty)",
   fuzzyFileSearch: "Tandem has no file search over the app server",
   "plugin/list": "Tandem has no plugins",
   "app/list": "Tandem has no apps",

@@ -53,6 +53,7 @@ export class ClientSession {
   clientName = "";
   /** Opted into `tandem/*` notifications at initialize (Codex clients do not get them). */
   tandemNotifications = false;
+  private disposers: Array<() => void> = [];
   private optOut = new Set<string>();
   private attachments = new Map<string, () => void>();
   private readonly asker: Asker<undefined>;
@@ -160,7 +161,13 @@ export class ClientSession {
     this.notify("serverRequest/resolved", { threadId, requestId: entry.rpcId });
   }
 
+  /** Runs `fn` when the connection goes (what it started must end with it, e.g. command/exec). */
+  onDispose(fn: () => void): void {
+    this.disposers.push(fn);
+  }
+
   dispose(): void {
+    for (const fn of this.disposers.splice(0)) fn();
     for (const detach of this.attachments.values()) detach();
     this.attachments.clear();
     this.asker.close();
