@@ -17,7 +17,7 @@
 import { guardFor, patchTargets, previewPatch, refusedText } from "../tools/patch/index.js";
 import { parsePatch } from "../tools/patch/parser.js";
 import type { ToolHooks } from "../tools/registry.js";
-import type { ToolContext } from "../tools/types.js";
+import { APPROVAL_UNAVAILABLE, type ToolContext } from "../tools/types.js";
 
 function inspect(input: string, ctx: ToolContext): { paths: string[]; refused?: string } {
   let ops: ReturnType<typeof parsePatch>;
@@ -55,6 +55,7 @@ export const patchApprovalHook: ToolHooks = {
     });
     if (decision === "cancel") throw Object.assign(new Error("cancelled"), { name: "AbortError" });
     if (decision === "decline") return { block: "the user declined this file change (read-only sandbox)" };
+    if (decision === "unavailable") return { block: APPROVAL_UNAVAILABLE };
     return undefined;
   },
 };
