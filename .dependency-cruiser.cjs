@@ -15,6 +15,7 @@ const FLOORS = [
   "model",
   "questions",
   "tools",
+  "hooks",
   "agent",
   "runtime",
   "cluster",

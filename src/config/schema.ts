@@ -198,6 +198,10 @@ export const Settings = z.strictObject({
     set: {},
     include_only: [],
   }),
+  /** Inline hooks (README "Hooks"): the `hooks` object of a hooks.json, as TOML tables. */
+  hooks: z.record(z.string(), z.unknown()).default({}),
+  /** Codex's `notify`: a program and its arguments, run with a JSON payload (README "Notifications"). */
+  notify: z.array(z.string().min(1)).min(1).optional(),
   request_max_retries: z.number().int().min(0).default(4),
   stream_max_retries: z.number().int().min(0).default(4),
   stream_idle_timeout_ms: z.number().int().positive().default(300_000),

@@ -89,6 +89,13 @@ export interface ApprovalsHost {
   readonly store: Pick<Store, "getMeta" | "setMeta" | "pendingQuestions">;
   readonly responders: { has(threadId: string): boolean };
   ask(request: QuestionRequest, signal: AbortSignal): Promise<QuestionOutcome>;
+  /** PermissionRequest hooks (hooks.ts): `accept`/`decline` before anyone is asked, else undefined. */
+  permission?(
+    thread: ApprovingThread,
+    turnId: string,
+    ask: ApprovalAsk,
+    signal: AbortSignal,
+  ): Promise<"accept" | "decline" | undefined>;
 }
 
 export class Approvals {
@@ -136,6 +143,9 @@ export class Approvals {
     // Headless first: a planted rule or a session grant must not approve when nobody could answer.
     if (!this.host.responders.has(thread.id)) return "unavailable";
     if (this.preApproved(thread.id, ask)) return "accept";
+    // A PermissionRequest hook may decide before anyone is asked (runtime/hooks.ts).
+    const byHook = await this.host.permission?.(thread, turnId, ask, signal);
+    if (byHook) return byHook;
     // A re-run after a restart asks the approval that is still pending for this call.
     const stored = this.host.store
       .pendingQuestions(thread.id)

@@ -36,6 +36,7 @@ import { Approvals } from "./approvals.js";
 import { CommandsApi } from "./commands-api.js";
 import { DEFAULT_BASE_INSTRUCTIONS } from "./context.js";
 import { familySecrets } from "./family-secrets.js";
+import { type HooksApi, RuntimeHooks } from "./hooks.js";
 import { storageFor, type ThreadHost } from "./host.js";
 import { type RuntimeParts, registerParts } from "./internals.js";
 import { hiddenPathsFor, protectedPathsFor } from "./own-paths.js";
@@ -76,6 +77,8 @@ export class Runtime {
   readonly agents: AgentsApi;
   /** Commands a client runs outside any turn (commands-api.ts). */
   readonly commands: CommandsApi;
+  /** User hooks and notifications (hooks.ts, README "Hooks"). */
+  readonly hooks: HooksApi;
   readonly #p: RuntimeParts;
 
   constructor(opts: RuntimeOptions) {
@@ -136,10 +139,12 @@ export class Runtime {
       maskSecrets: (threadId, text) => secrets.view(threadId).mask(text),
       limits: settings.questions,
     });
+    let userHooks!: RuntimeHooks;
     const approvals = new Approvals({
       store,
       responders,
       ask: (request, signal) => broker.ask(request, signal),
+      permission: (thread, turnId, ask, signal) => userHooks.permission(thread, turnId, ask, signal),
     });
     const threadHost: ThreadHost = {
       settings,
@@ -162,6 +167,10 @@ export class Runtime {
         cancel: (scope, reason) => void broker.cancelAll(scope, reason),
       },
       responders,
+      hooks: {
+        beforeTurn: (thread, turn) => userHooks.beforeTurn(thread, turn),
+        onStop: (thread, turn, last, round) => userHooks.onStop(thread, turn, last, round),
+      },
       requestApproval: (thread, turnId, callId, ask, policy, signal) =>
         approvals.request(thread, turnId, callId, ask, policy, signal),
     };
@@ -197,6 +206,20 @@ export class Runtime {
       workspaces,
     };
     registerParts(this, this.#p);
+    userHooks = new RuntimeHooks(
+      {
+        settings,
+        provider: opts.provider,
+        thread: (id) => registry.get(id),
+        responders,
+        ask: (request, signal) => broker.ask(request, signal),
+        subscribe: (listener) => void bus.subscribe(listener),
+        publish: (event) => ownership.publish(event),
+        addToolHooks: (hooks) => void registry.addToolHooks(hooks),
+      },
+      home,
+    );
+    this.hooks = userHooks;
     this.threads = new ThreadsApi(this.#p);
     this.turns = new TurnsApi(this.#p);
     this.questions = new QuestionsApi(this.#p);
@@ -250,6 +273,7 @@ export class Runtime {
     broker.cancelAll("all", "shutdown", { persist: false });
     for (const t of threads) t.interrupt("shutdown");
     await Promise.all(threads.map((t) => t.active?.done.catch(() => {})));
+    await (this.hooks as RuntimeHooks).settled(); // notifications of the turns just ended
     await Promise.all(threads.map((t) => t.disposeTools().catch(() => {})));
     // Closing first stops a scan still running (a large workspace's first one), so shutdown
     // never waits on it; what was queued after it then finds the workspace closed.

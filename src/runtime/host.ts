@@ -17,6 +17,7 @@ import { StoreError } from "../store/errors.js";
 import type { Store } from "../store/types.js";
 import type { ApprovalAsk, ApprovalDecision } from "../tools/types.js";
 import type { IdSource } from "../util/ids.js";
+import type { ActiveTurn, Thread } from "./thread.js";
 
 /**
  * The store as one thread writes it. `appendItem` refused by fencing (another node holds the
@@ -82,7 +83,21 @@ export interface ToolContextHost {
   ): Promise<ApprovalDecision>;
 }
 
+/** User hooks at a turn's boundaries (hooks.ts `RuntimeHooks`). */
+export interface TurnHooks {
+  /** Trust, SessionStart, UserPromptSubmit; undefined when there is nothing to do (no tick). */
+  beforeTurn(thread: Thread, turn: ActiveTurn): Promise<void> | undefined;
+  /** Stop / SubagentStop: the reason to go on, or undefined to end the turn. */
+  onStop(
+    thread: Thread,
+    turn: ActiveTurn,
+    lastMessage: string | undefined,
+    round: number,
+  ): Promise<string | undefined>;
+}
+
 export interface ThreadHost extends ToolContextHost {
+  readonly hooks: TurnHooks;
   readonly provider: ResolvedProvider;
   readonly model: ModelClient;
   readonly ids: IdSource;

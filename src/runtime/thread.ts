@@ -279,26 +279,49 @@ export class Thread implements ThreadHandle {
 
   private async run(turn: ActiveTurn, resumed: ResumedCall[], compactOnly = false): Promise<TurnOutcome> {
     const s = this.host.settings;
-    const outcome = await runTurn({
-      threadId: this.id,
-      turnId: turn.id,
-      signal: turn.ctrl.signal,
-      model: this.host.model,
-      registry: this.registry,
-      parallelToolCalls: s.parallel_tool_calls,
-      maxRetries: s.stream_max_retries,
-      retryBaseMs: s.retry_base_ms,
-      items: () => this.history,
-      record: (item) => this.recordItem(item, turn.id),
-      takePendingInput: () => turn.pending.splice(0),
-      prompt: (h) => this.prompt(h, turn),
-      toolContext: (call, signal) => this.toolContext(call, signal, turn),
-      emit: (e) => this.emit(e),
-      onUsage: (last) => this.countUsage(turn.id, last),
-      resumed,
-      compactor: this.compactor,
-      compactOnly,
-    });
+    // User hooks (runtime/hooks.ts): trust, SessionStart, UserPromptSubmit; Stop may go on.
+    // "blocked": every prompt of the turn was refused (a turn resumed from history has none).
+    const prompts = turn.pending.length;
+    const before = compactOnly ? undefined : this.host.hooks.beforeTurn(this, turn);
+    const gate = !before
+      ? "run"
+      : await before.then(
+          () => (prompts && !turn.pending.length && !resumed.length ? "blocked" : "run"),
+          () => "interrupted",
+        );
+    const go = () =>
+      runTurn({
+        threadId: this.id,
+        turnId: turn.id,
+        signal: turn.ctrl.signal,
+        model: this.host.model,
+        registry: this.registry,
+        parallelToolCalls: s.parallel_tool_calls,
+        maxRetries: s.stream_max_retries,
+        retryBaseMs: s.retry_base_ms,
+        items: () => this.history,
+        record: (item) => this.recordItem(item, turn.id),
+        takePendingInput: () => turn.pending.splice(0),
+        prompt: (h) => this.prompt(h, turn),
+        toolContext: (call, signal) => this.toolContext(call, signal, turn),
+        emit: (e) => this.emit(e),
+        onUsage: (last) => this.countUsage(turn.id, last),
+        resumed,
+        compactor: this.compactor,
+        compactOnly,
+      });
+    let outcome: TurnOutcome =
+      gate === "run"
+        ? await go()
+        : { status: gate === "blocked" ? "completed" : "interrupted", usage: emptyUsage() };
+    for (let round = 0; gate === "run" && !compactOnly && outcome.status === "completed"; round++) {
+      const more = await this.host.hooks.onStop(this, turn, outcome.lastMessage, round);
+      if (more === undefined) break;
+      turn.pending.push({ id: this.host.ids.item("user"), item: userMessage(more) });
+      const before = outcome.usage;
+      outcome = await go();
+      addUsage(outcome.usage, before);
+    }
     // Commands' changes are compared in the background: the turn's diff is complete first.
     await this.workspace.settled();
     // Questions of an interrupted turn are settled by the tools' abort; make sure of it (Q8).

@@ -4,7 +4,8 @@
  * `thread/goal/get`, `thread/backgroundTerminals/list`, `thread/turns/list`.
  *
  * Contract:
- * - Tandem has no skills, Codex hooks, plugins, Bedrock account or thread goals: those answer the
+ * - `hooks/list` reports the user's hooks (README "Hooks") in Codex's HookMetadata shape.
+ * - Tandem has no skills, plugins, Bedrock account or thread goals: those answer the
  *   valid empty shape (one entry per requested cwd where the method is per-cwd), never an error, so
  *   a Codex UI shows nothing rather than a red error line.
  * - `mcpServerStatus/list` reports the configured MCP servers (see below).
@@ -33,8 +34,39 @@ const skills = method(CwdsParams.passthrough(), (_ctx: Ctx, p) => ({
   data: cwdsOf(p).map((cwd) => ({ cwd, skills: [], errors: [] })),
 }));
 
-const hooks = method(CwdsParams.passthrough(), (_ctx: Ctx, p) => ({
-  data: cwdsOf(p).map((cwd) => ({ cwd, hooks: [], warnings: [], errors: [] })),
+/** `hooks/list`: the hooks that apply in each cwd (README "Hooks"), as Codex's HookMetadata. */
+const hooks = method(CwdsParams.passthrough(), ({ server }: Ctx, p) => ({
+  data: cwdsOf(p).map((cwd) => {
+    const found = server.runtime.hooks.list(cwd);
+    const listed = found.hooks.filter((h) => h.event !== "Notification");
+    const unlisted = found.hooks.length - listed.length;
+    return {
+      cwd,
+      hooks: listed.map((h, i) => ({
+        key: h.key,
+        eventName: h.event[0].toLowerCase() + h.event.slice(1),
+        handlerType: "command",
+        command: h.command,
+        async: false,
+        matcher: h.matcher ?? null,
+        timeoutSec: h.timeoutSec,
+        source: h.source.scope,
+        sourcePath: h.source.path,
+        trustStatus: h.source.trust,
+        currentHash: h.source.sha256,
+        displayOrder: i,
+        enabled: h.source.trust === "trusted",
+        isManaged: false,
+        statusMessage: null,
+        pluginId: null,
+      })),
+      warnings: [
+        ...found.warnings,
+        ...(unlisted ? [`${unlisted} Notification hook(s) not listed: Codex has no such event name`] : []),
+      ],
+      errors: found.errors,
+    };
+  }),
 }));
 
 const plugins = method(CwdsParams.passthrough(), () => ({ marketplaces: [], marketplaceLoadErrors: [] }));

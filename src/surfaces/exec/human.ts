@@ -76,6 +76,9 @@ export class HumanPrinter {
       case "exec.output_delta":
         this.err.write(dim(this.stream(event.item_id, true, event.stream).write(event.chunk), this.color));
         break;
+      case "hook.warning":
+        this.err.write(`hook: ${safe(event.message)}\n`);
+        break;
       case "error":
         // A final error is the failed turn's own: the turn.completed line below says it once.
         if (event.will_retry) this.err.write(dim(`${safe(event.error.message)}\n`, this.color));
