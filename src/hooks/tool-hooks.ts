@@ -19,7 +19,7 @@
 import type { ToolOutputPayload } from "../protocol/items.js";
 import { withheldModelResult } from "../questions/model.js";
 import type { ToolHooks } from "../tools/registry.js";
-import type { ToolContext } from "../tools/types.js";
+import { APPROVAL_UNAVAILABLE, type ToolContext } from "../tools/types.js";
 import { AbortError } from "../util/abort.js";
 import type { HookDecision } from "./engine.js";
 import { fromToolInput, hookToolName, toolInput, toolNames } from "./match.js";
@@ -88,6 +88,7 @@ export function createToolHooks(host: ToolHooksHost): ToolHooks {
         });
         if (decision === "cancel") throw new AbortError("cancelled by the user at an approval");
         if (decision === "decline") return { block: "the user declined this call (a PreToolUse hook asked)" };
+        if (decision === "unavailable") return { block: APPROVAL_UNAVAILABLE };
       }
       return args !== undefined ? { args } : undefined;
     },

@@ -320,6 +320,7 @@ export const CodexThreadItem = z.discriminatedUnion("type", [
     content: z.array(z.union([TextUserInput, z.object({ type: z.literal("image"), url: z.string() })])),
   }),
   z.object({ type: z.literal("agentMessage"), id: z.string(), text: z.string() }),
+  z.object({ type: z.literal("plan"), id: z.string(), text: z.string() }),
   z.object({
     type: z.literal("reasoning"),
     id: z.string(),

@@ -38,6 +38,7 @@ import { Agents } from "./agents/index.js";
 import { Approvals } from "./approvals.js";
 import { BranchesApi } from "./branches-api.js";
 import { CheckpointsApi } from "./checkpoints-api.js";
+import { CommandsApi } from "./commands-api.js";
 import { DEFAULT_BASE_INSTRUCTIONS } from "./context.js";
 import { familySecrets } from "./family-secrets.js";
 import { type HooksApi, RuntimeHooks } from "./hooks.js";
@@ -54,6 +55,7 @@ import { ThreadRegistry } from "./thread-registry.js";
 import { AgentsApi, ThreadsApi } from "./threads-api.js";
 import { TurnsApi } from "./turns-api.js";
 
+export { StandaloneError, type StandaloneHandle } from "./commands-api.js";
 export { ThreadInUseError } from "./errors.js";
 export type { StartThreadOptions } from "./types.js";
 
@@ -87,6 +89,8 @@ export class Runtime {
   readonly checkpoints: CheckpointsApi;
   /** Fork and rewind of threads' conversations. */
   readonly branches: BranchesApi;
+  /** Commands a client runs outside any turn (commands-api.ts). */
+  readonly commands: CommandsApi;
   /** User hooks and notifications (hooks.ts, README "Hooks"). */
   readonly hooks: HooksApi;
   readonly #p: RuntimeParts;
@@ -259,6 +263,12 @@ export class Runtime {
     this.skills = skills;
     this.checkpoints = new CheckpointsApi(this.#p);
     this.branches = new BranchesApi(this.#p, this.checkpoints);
+    this.commands = new CommandsApi({
+      settings,
+      protectedPaths,
+      hiddenPaths,
+      credentialVar: opts.provider.envKey,
+    });
   }
 
   /**

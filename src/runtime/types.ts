@@ -28,6 +28,11 @@ export interface StartThreadOptions {
   headlessQuestions?: "defer" | "stdin";
   /** Never stored, never listed (a client's helper thread, e.g. the Codex TUI's title writer). */
   ephemeral?: boolean;
+  /**
+   * Stored at once, not with its first turn: for a client that hands the id out and may load
+   * the thread later from another process (ACP's session/new, then session/load).
+   */
+  storeNow?: boolean;
   /** Tools this thread never offers nor runs (names as the model sees them). */
   disabledTools?: string[];
   outputSchema?: Record<string, unknown>;

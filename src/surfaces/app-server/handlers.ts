@@ -20,7 +20,9 @@ import {
   QuestionTouchParams,
 } from "../../protocol/app-server.js";
 import { BRANCH_METHODS } from "./branches.js";
+import { COMMAND_EXEC_METHODS } from "./command-exec.js";
 import { COMPACT_METHODS } from "./compact.js";
+import { CONFIG_WRITE_METHODS } from "./config-write.js";
 import type { ServerContext } from "./context.js";
 import { INFO_METHODS } from "./info.js";
 import { INVENTORY_METHODS } from "./inventory.js";
@@ -112,6 +114,8 @@ const METHODS: Record<string, Method<any>> = {
   ...QUESTION_METHODS,
   ...COMPACT_METHODS,
   ...BRANCH_METHODS,
+  ...CONFIG_WRITE_METHODS,
+  ...COMMAND_EXEC_METHODS,
 };
 
 /**
@@ -124,13 +128,12 @@ const UNSUPPORTED: Record<string, string> = {
   "account/logout": "Tandem has no login; unset the API key in the environment instead",
   "account/rateLimits/read": "Tandem does not track account rate limits",
   "account/usage/read": "Tandem does not track account usage",
-  "config/value/write": "Tandem's configuration is read-only here; edit $TANDEM_HOME/config.toml",
-  "config/batchWrite": "Tandem's configuration is read-only here; edit $TANDEM_HOME/config.toml",
   "modelProvider/list": "Tandem serves one provider per process; config/read names it",
   "thread/delete": "Tandem keeps every thread; thread/archive hides one from thread/list",
   "thread/rollback": "it is not in the Codex protocol Tandem speaks; thread/revert cuts history",
   "review/start": "Tandem has no review mode",
-  "command/exec": "Tandem runs commands only as tools within a turn",
+  "command/exec/write": "Tandem's command/exec has no stdin streaming (streamStdin)",
+  "command/exec/resize": "Tandem's command/exec has no terminal (tty)",
   fuzzyFileSearch: "Tandem has no file search over the app server",
   "plugin/list": "Tandem has no plugins",
   "app/list": "Tandem has no apps",
