@@ -21,6 +21,7 @@ const FLOORS = [
   "runtime",
   "cluster",
   "mock-model",
+  "doctor",
   "surfaces",
   "main",
 ];
