@@ -67,11 +67,18 @@ export function isContextMessage(item: MessageItem): boolean {
 }
 
 /** Output text and exit code from an `exec_command` result header (SPEC T1). */
-export function parseExecOutput(output: string): { text: string; exitCode: number | null } {
-  const exit = /Process exited with code (-?\d+)/.exec(output);
+export function parseExecOutput(output: string): {
+  text: string;
+  exitCode: number | null;
+  interrupted: boolean;
+} {
+  const exit =
+    /Process exited with code (-?\d+)|Process interrupted by .* \(killed; exit code (-?\d+)\)/.exec(output);
+  const interrupted =
+    /^Process (interrupted by |exited with code -?\d+; then the turn was interrupted)/m.test(output);
   const at = output.indexOf("Output:\n");
   const text = at >= 0 ? output.slice(at + "Output:\n".length) : output;
-  return { text, exitCode: exit ? Number(exit[1]) : null };
+  return { text, exitCode: exit ? Number(exit[1] ?? exit[2]) : null, interrupted };
 }
 
 function argsOf(call: ToolCallItem): Record<string, unknown> {
@@ -122,14 +129,24 @@ export function cellsFromHistory(
       case "custom_tool_call": {
         const out = outputs.get(it.call_id);
         if (it.name === "exec_command") {
-          const parsed = out === undefined ? { text: "", exitCode: null } : parseExecOutput(outputText(out));
+          const parsed =
+            out === undefined
+              ? { text: "", exitCode: null, interrupted: false }
+              : parseExecOutput(outputText(out));
           cells.push(
             makeCell({
               kind: "exec",
               command: String(argsOf(it).cmd ?? ""),
               output: parsed.text,
               exitCode: parsed.exitCode,
-              status: out === undefined ? "pending" : parsed.exitCode === 0 ? "completed" : "failed",
+              status:
+                out === undefined
+                  ? "pending"
+                  : parsed.interrupted
+                    ? "interrupted"
+                    : parsed.exitCode === 0
+                      ? "completed"
+                      : "failed",
             }),
           );
           break;
