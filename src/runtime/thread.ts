@@ -33,6 +33,7 @@ import type { ThreadHost, ThreadStorage } from "./host.js";
 import { compactorFor, promptFor } from "./thread-model.js";
 import { toolContext } from "./tool-context.js";
 import type { ActiveTurn, SandboxInForce, ThreadHandle, TurnHandle } from "./types.js";
+import { runUserShell, type UserShell } from "./user-shell.js";
 import { TurnWorkspace } from "./workspace-diff.js";
 
 export { TurnBusyError } from "./errors.js";
@@ -180,6 +181,14 @@ export class Thread implements ThreadHandle {
     return this.launch(turnId, opts.options ?? {}, pending, []);
   }
 
+  /** Runs the user's own shell command as a turn of its own (user-shell.ts); TurnBusyError while one runs. */
+  shell(command: string, opts: { timeoutMs?: number | null } = {}): ActiveTurn {
+    if (this.closed || this.suspended) throw new Error(`thread ${this.id} is closed or shutting down`);
+    if (this.active)
+      throw new TurnBusyError(`thread ${this.id} already has a running turn; wait or interrupt it`);
+    return this.launch(this.host.ids.turn(), {}, [], [], false, { command, timeoutMs: opts.timeoutMs });
+  }
+
   /** Continues a turn whose calls were left waiting (e.g. a question pending across a restart). */
   resumeTurn(turnId: string, resumed: ResumedCall[], options: TurnOptions = {}): ActiveTurn {
     if (this.active) throw new TurnBusyError(`thread ${this.id} already has a running turn`);
@@ -245,6 +254,7 @@ export class Thread implements ThreadHandle {
     pending: PendingInput[],
     resumed: ResumedCall[],
     compactOnly = false,
+    shell?: UserShell,
   ): ActiveTurn {
     const ctrl = new AbortController();
     // Every parallel tool call and pending question listens on this one signal.
@@ -273,32 +283,39 @@ export class Thread implements ThreadHandle {
       record: !this.ephemeral,
     });
     this.emit({ type: "turn.started", thread_id: this.id, turn_id: turnId, mode });
-    turn.done = this.run(turn, resumed, compactOnly);
+    turn.done = this.run(turn, resumed, compactOnly, shell);
     return turn;
   }
 
-  private async run(turn: ActiveTurn, resumed: ResumedCall[], compactOnly = false): Promise<TurnOutcome> {
+  private async run(
+    turn: ActiveTurn,
+    resumed: ResumedCall[],
+    compactOnly: boolean,
+    shell?: UserShell,
+  ): Promise<TurnOutcome> {
     const s = this.host.settings;
-    const outcome = await runTurn({
-      threadId: this.id,
-      turnId: turn.id,
-      signal: turn.ctrl.signal,
-      model: this.host.model,
-      registry: this.registry,
-      parallelToolCalls: s.parallel_tool_calls,
-      maxRetries: s.stream_max_retries,
-      retryBaseMs: s.retry_base_ms,
-      items: () => this.history,
-      record: (item) => this.recordItem(item, turn.id),
-      takePendingInput: () => turn.pending.splice(0),
-      prompt: (h) => this.prompt(h, turn),
-      toolContext: (call, signal) => this.toolContext(call, signal, turn),
-      emit: (e) => this.emit(e),
-      onUsage: (last) => this.countUsage(turn.id, last),
-      resumed,
-      compactor: this.compactor,
-      compactOnly,
-    });
+    const outcome = shell
+      ? await runUserShell(this.host, this, turn, shell)
+      : await runTurn({
+          threadId: this.id,
+          turnId: turn.id,
+          signal: turn.ctrl.signal,
+          model: this.host.model,
+          registry: this.registry,
+          parallelToolCalls: s.parallel_tool_calls,
+          maxRetries: s.stream_max_retries,
+          retryBaseMs: s.retry_base_ms,
+          items: () => this.history,
+          record: (item) => this.recordItem(item, turn.id),
+          takePendingInput: () => turn.pending.splice(0),
+          prompt: (h) => this.prompt(h, turn),
+          toolContext: (call, signal) => this.toolContext(call, signal, turn),
+          emit: (e) => this.emit(e),
+          onUsage: (last) => this.countUsage(turn.id, last),
+          resumed,
+          compactor: this.compactor,
+          compactOnly,
+        });
     // Commands' changes are compared in the background: the turn's diff is complete first.
     await this.workspace.settled();
     // Questions of an interrupted turn are settled by the tools' abort; make sure of it (Q8).

@@ -110,6 +110,8 @@ export interface ThreadHandle {
   items(): readonly ResponseItem[];
   /** Starts a turn with user input; throws TurnBusyError while another turn runs. */
   startTurn(text: string, opts?: { images?: string[]; options?: TurnOptions }): TurnHandle;
+  /** Runs the user's own shell command as a turn of its own (runtime.turns.shell). */
+  shell(command: string, opts?: { timeoutMs?: number | null }): TurnHandle;
   /** Queues input for the running turn; throws TurnBusyError when none runs. */
   steer(text: string): { inputId: string; turnId: string };
   /** Aborts the running turn (false when none runs). */

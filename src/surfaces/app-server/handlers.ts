@@ -28,6 +28,7 @@ import { brokerError, type Method, method, parseParams } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
 import type { ClientSession } from "./session.js";
 import { SETTINGS_METHODS } from "./settings.js";
+import { SHELL_COMMAND_METHODS } from "./shell-command.js";
 import { inUseOr, THREAD_METHODS } from "./threads.js";
 import { TURN_METHODS } from "./turns.js";
 
@@ -110,6 +111,7 @@ const METHODS: Record<string, Method<any>> = {
   ...INVENTORY_METHODS,
   ...QUESTION_METHODS,
   ...COMPACT_METHODS,
+  ...SHELL_COMMAND_METHODS,
 };
 
 /**
@@ -173,4 +175,5 @@ const OPENS_THREAD = new Set([
   "turn/start",
   "thread/settings/update",
   "thread/compact/start",
+  "thread/shellCommand",
 ]);

@@ -18,6 +18,7 @@ import { SUMMARY_MARKER } from "../../agent/compaction-prompt.js";
 import type { CodexThreadItem, CodexTurn } from "../../protocol/app-server.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
 import type { StoredItem, TurnRecord } from "../../protocol/threads.js";
+import { parseUserCommandRecord } from "../../protocol/user-command.js";
 import { codexCommand, commandActions } from "./codex-command.js";
 import { collabItem } from "./collab.js";
 import { PATCH_TOOL, patchCallItem } from "./file-change.js";
@@ -66,7 +67,7 @@ function storedItem(
 ): CodexThreadItem | undefined {
   switch (item.type) {
     case "message":
-      return message(item, seq);
+      return message(item, seq, cwd);
     case "reasoning": {
       const summary = item.summary.map((s) => s.text).filter((t) => t !== "");
       return summary.length
@@ -81,13 +82,28 @@ function storedItem(
   }
 }
 
-function message(item: MessageItem, seq: number): CodexThreadItem | undefined {
+function message(item: MessageItem, seq: number, cwd: string): CodexThreadItem | undefined {
   const id = item.id ?? `item_${seq}`;
   if (item.role === "assistant") return { type: "agentMessage", id, text: messageText(item) };
   if (item.role !== "user") return undefined;
   // A compaction's summary item (agent/compaction.ts) is Codex's contextCompaction item.
   if (messageText(item).startsWith(SUMMARY_MARKER))
     return { type: "contextCompaction", id } as unknown as CodexThreadItem;
+  // The user's own command (thread/shellCommand, `!cmd`) reads back as the command it was.
+  const own = parseUserCommandRecord(messageText(item));
+  if (own)
+    return {
+      type: "commandExecution",
+      id,
+      command: own.command,
+      commandActions: [],
+      cwd,
+      processId: null,
+      status: own.exitCode === 0 && !own.interrupted ? "completed" : "failed",
+      aggregatedOutput: own.output,
+      exitCode: own.exitCode,
+      durationMs: null,
+    } as unknown as CodexThreadItem;
   const content = item.content.map((c) =>
     c.type === "input_image"
       ? { type: "image" as const, url: c.image_url }

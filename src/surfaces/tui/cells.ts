@@ -3,10 +3,12 @@
  * committed it is printed once (Ink `<Static>`) and never redrawn, which keeps streaming cheap.
  * Also converts a stored thread's history into cells for `/resume` and `--resume`.
  */
+
 import { SUMMARY_MARKER } from "../../agent/compaction-prompt.js";
 import type { Usage } from "../../protocol/events.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
+import { parseUserCommandRecord } from "../../protocol/user-command.js";
 import { type MdLine, parseLines } from "./markdown.js";
 
 export type Tone = "info" | "warn" | "error" | "dim" | "ok";
@@ -112,7 +114,19 @@ export function cellsFromHistory(
         // A compaction's summary item (agent/compaction.ts) is a marker line, not user input.
         if (it.role === "user" && messageText(it).startsWith(SUMMARY_MARKER))
           cells.push(makeCell({ kind: "notice", text: "context compacted", tone: "dim" }));
-        else if (it.role === "user" && !isContextMessage(it))
+        else if (it.role === "user" && parseUserCommandRecord(messageText(it))) {
+          // The user's own `!command`, shown as the command it was.
+          const r = parseUserCommandRecord(messageText(it))!;
+          cells.push(
+            makeCell({
+              kind: "exec",
+              command: r.command,
+              output: r.output,
+              exitCode: r.exitCode,
+              status: r.interrupted ? "interrupted" : r.exitCode === 0 ? "completed" : "failed",
+            }),
+          );
+        } else if (it.role === "user" && !isContextMessage(it))
           cells.push(makeCell({ kind: "user", text: messageText(it) }));
         else if (it.role === "assistant") {
           const { out } = parseLines(messageText(it).split("\n"));
