@@ -96,6 +96,7 @@ describe("OpenAPI", () => {
       "/thread/{id}/compact",
       "/thread/{id}/interrupt",
       "/thread/{id}/settings",
+      "/thread/{id}/shell",
       "/thread/{id}/steer",
       "/thread/{id}/turn",
     ]);
