@@ -8,6 +8,7 @@
  * - `turns` (turns-api.ts): start, steer, interrupt, compact;
  * - `questions` (questions-api.ts): list, stored, get, reply, decline, touch, attach (responders);
  * - `approvals`: the rules remembered per project; `agents`: who a sub-agent is;
+ * - `files` (files-api.ts): fuzzy search over a workspace's files (`@` mentions);
  * - `subscribe`, `lastSeq`, `addToolHooks`, `shutdown`, and the configuration in force
  *   (`settings`, `provider`, read only).
  *
@@ -35,6 +36,7 @@ import { Agents } from "./agents/index.js";
 import { Approvals } from "./approvals.js";
 import { DEFAULT_BASE_INSTRUCTIONS } from "./context.js";
 import { familySecrets } from "./family-secrets.js";
+import { FilesApi } from "./files-api.js";
 import { storageFor, type ThreadHost } from "./host.js";
 import { type RuntimeParts, registerParts } from "./internals.js";
 import { hiddenPathsFor, protectedPathsFor } from "./own-paths.js";
@@ -72,6 +74,8 @@ export class Runtime {
   readonly questions: QuestionsApi;
   readonly approvals: ApprovalsApi;
   readonly agents: AgentsApi;
+  /** The workspace's files for `@` mentions and fuzzy file search (files-api.ts). */
+  readonly files = new FilesApi();
   readonly #p: RuntimeParts;
 
   constructor(opts: RuntimeOptions) {
@@ -244,6 +248,7 @@ export class Runtime {
     // Closing first stops a scan still running (a large workspace's first one), so shutdown
     // never waits on it; what was queued after it then finds the workspace closed.
     workspaces.closeAll();
+    this.files.close();
     await Promise.all(threads.map((t) => t.workspace.settled()));
     registry.clear();
     registry.releaseAll();

@@ -21,6 +21,7 @@ import {
 } from "../../protocol/app-server.js";
 import { COMPACT_METHODS } from "./compact.js";
 import type { ServerContext } from "./context.js";
+import { FUZZY_SEARCH_METHODS } from "./fuzzy-search.js";
 import { INFO_METHODS } from "./info.js";
 import { INVENTORY_METHODS } from "./inventory.js";
 import { MANAGE_METHODS } from "./manage.js";
@@ -112,6 +113,7 @@ const METHODS: Record<string, Method<any>> = {
   ...QUESTION_METHODS,
   ...COMPACT_METHODS,
   ...SHELL_COMMAND_METHODS,
+  ...FUZZY_SEARCH_METHODS,
 };
 
 /**
@@ -133,7 +135,6 @@ const UNSUPPORTED: Record<string, string> = {
   "thread/revert": "Tandem cannot revert turns",
   "review/start": "Tandem has no review mode",
   "command/exec": "Tandem runs commands only as tools within a turn",
-  fuzzyFileSearch: "Tandem has no file search over the app server",
   "plugin/list": "Tandem has no plugins",
   "app/list": "Tandem has no apps",
   "experimentalFeature/list": "Tandem has no experimental feature flags",
