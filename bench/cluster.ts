@@ -169,7 +169,12 @@ export async function clusterBench(): Promise<void> {
       );
     }
     let pending = 0;
+    const deadline = Date.now() + 180_000;
     while (pending < n) {
+      if (Date.now() > deadline)
+        throw new Error(
+          `cluster bench: only ${pending} of ${n} questions pending after 180 s (node a's GET /question)`,
+        );
       await new Promise((r) => setTimeout(r, 200));
       pending = ((await (await fetch(`${a.url}/question`, { headers: json })).json()) as any).questions
         .length;

@@ -84,6 +84,10 @@ await questionRoundTripStdio();
   await resumeCompacted();
 }
 {
+  const { checkpointFigures } = await import("./checkpoints.js");
+  await checkpointFigures();
+}
+{
   const { agentFigures } = await import("./agents.js");
   await agentFigures();
 }

@@ -18,9 +18,13 @@ Usage:
   tandem exec [options] PROMPT         run one headless turn (see \`tandem exec --help\`)
   tandem exec resume ID [PROMPT]       continue a thread (answer deferred questions with --answer)
   tandem resume ID [options]           same as \`tandem exec resume\`
+  tandem doctor [--json]               check this machine and the configuration, say how to fix each problem
+  tandem login [--status] | logout     store (or forget) an API key, asked as a secret; used without OPENAI_API_KEY
   tandem threads                       list threads
   tandem export ID                     print a thread's history as JSONL
   tandem rules [list | remove N]       the approval rules remembered for this project
+  tandem skills [list]                 the skills and custom commands usable here
+  tandem hooks [list | trust]          the hooks that apply here (hooks.json), trusting project hooks
   tandem mcp [list | get | add | remove]
                                        the MCP servers whose tools threads offer (see \`tandem mcp --help\`)
   tandem mock-model --script FILE [--port N] [--log FILE] [--log-file FILE]
@@ -132,9 +136,26 @@ async function main(argv: string[]): Promise<number> {
     }
     case "mock-model":
       return mockModel(rest);
+    case "login":
+    case "logout": {
+      const { runLoginCommand } = await import("./surfaces/exec/login.js");
+      return runLoginCommand(cmd, rest);
+    }
+    case "doctor": {
+      const { runDoctorCommand } = await import("./surfaces/exec/doctor.js");
+      return runDoctorCommand(rest);
+    }
     case "mcp": {
       const { runMcpCommand } = await import("./surfaces/exec/mcp-cmd.js");
       return runMcpCommand(rest);
+    }
+    case "skills": {
+      const { runSkillsCommand } = await import("./surfaces/exec/skills-cmd.js");
+      return runSkillsCommand(rest);
+    }
+    case "hooks": {
+      const { runHooksCommand } = await import("./surfaces/exec/hooks-cmd.js");
+      return runHooksCommand(rest);
     }
     case "rules": {
       const { runRulesCommand } = await import("./surfaces/exec/rules.js");

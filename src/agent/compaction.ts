@@ -23,6 +23,7 @@ import {
   messageText,
   type ResponseItem,
 } from "../protocol/items.js";
+import { CATALOG_MARKER as SKILLS_CATALOG_MARKER } from "../skills/catalog.js";
 import { cachedJson } from "../util/json-cache.js";
 import { SUMMARY_MARKER } from "./compaction-prompt.js";
 
@@ -64,7 +65,10 @@ export function isSummaryItem(item: ResponseItem): item is SummaryItem {
 export function isContextItem(item: ResponseItem): boolean {
   const t = firstText(item);
   return (
-    t !== undefined && (t.startsWith("<environment_context>") || t.startsWith("# AGENTS.md instructions"))
+    t !== undefined &&
+    (t.startsWith("<environment_context>") ||
+      t.startsWith("# AGENTS.md instructions") ||
+      t.startsWith(SKILLS_CATALOG_MARKER))
   );
 }
 

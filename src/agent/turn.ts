@@ -32,6 +32,8 @@ import { ABORTED_OUTPUT } from "./history.js";
 export interface PendingInput {
   id: string;
   item: MessageItem;
+  /** What surfaces show for it instead of the message's text (an attached skill's name, not its body). */
+  display?: string;
 }
 
 /** A call carried over from an earlier run (e.g. a question pending across a restart). */
@@ -114,7 +116,7 @@ export async function runTurn(env: TurnEnv): Promise<TurnOutcome> {
         env.emit({
           type: "item.completed",
           ...base,
-          item: { id: p.id, type: "user_message", text: messageText(p.item) },
+          item: { id: p.id, type: "user_message", text: p.display ?? messageText(p.item) },
         });
       }
       if (env.signal.aborted) return interrupted();
@@ -158,7 +160,7 @@ export async function runTurn(env: TurnEnv): Promise<TurnOutcome> {
         env.emit({
           type: "item.completed",
           ...base,
-          item: { id: p.id, type: "user_message", text: messageText(p.item) },
+          item: { id: p.id, type: "user_message", text: p.display ?? messageText(p.item) },
         });
       }
     }

@@ -197,6 +197,11 @@ export class CheckpointStore {
     this.q.setState.run(state, id);
   }
 
+  /** Gives a checkpoint to another thread's turn (a rewind hands later turns to the branch). */
+  moveCheckpoint(id: number, threadId: string, turnId: string): void {
+    this.q.moveCheckpoint.run(threadId, turnId, id);
+  }
+
   /**
    * Records that the checkpoint's turn moved `path` from `before` to `after`: the first record
    * of a path keeps its `before`; later ones only move `after`.
@@ -280,6 +285,7 @@ function prepare(db: Database.Database) {
     checkpointById: db.prepare("SELECT * FROM checkpoints WHERE id = ?"),
     checkpoints: db.prepare("SELECT * FROM checkpoints WHERE thread_id = ? ORDER BY id"),
     setState: db.prepare("UPDATE checkpoints SET state = ? WHERE id = ?"),
+    moveCheckpoint: db.prepare("UPDATE checkpoints SET thread_id = ?, turn_id = ? WHERE id = ?"),
     recordChange: db.prepare(
       `INSERT INTO changes (checkpoint_id, path, before_kind, before_hash, before_mode, after_kind, after_hash, after_mode)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)

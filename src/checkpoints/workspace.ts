@@ -43,6 +43,8 @@ export interface WorkspaceLimits {
    * at most; past it the oldest checkpoints go. Checked once a quarter of it was stored anew.
    */
   maxCheckpointBytes: number;
+  /** Checkpoints older than this (ms) are dropped when the workspace opens and when it prunes. */
+  maxCheckpointAgeMs: number;
 }
 
 export const WORKSPACE_LIMITS: WorkspaceLimits = {
@@ -50,6 +52,7 @@ export const WORKSPACE_LIMITS: WorkspaceLimits = {
   maxDirs: 50_000,
   maxFiles: 500_000,
   maxCheckpointBytes: 1 << 30,
+  maxCheckpointAgeMs: 30 * 86_400_000,
 };
 
 export interface WorkspaceOptions {
@@ -132,6 +135,7 @@ export class Workspace {
       .filter((r) => r !== "" && !r.startsWith("..") && !r.startsWith(sep))
       .map((r) => r.split(sep).join("/"));
     this.scanned = this.serial(async () => {
+      this.pruneNow();
       await this.scan("", false);
       this.store.setMeta("root", root);
     });
@@ -208,6 +212,34 @@ export class Workspace {
     return this.store.getBlob(state.hash) ?? null;
   }
 
+  /** Largest content stored; larger files are `big`. */
+  get maxFileBytes(): number {
+    return this.limits.maxFileBytes;
+  }
+
+  /** Whether `data` holds a secret value Tandem knows (such content is never stored). */
+  holdsSecret(data: Buffer): boolean {
+    return this.opts.withhold?.(data) === true;
+  }
+
+  /** Whether `rel` is Tandem's own state or named by a secret (never tracked, never written). */
+  isOwnPath(rel: string): boolean {
+    return this.skip(rel);
+  }
+
+  /**
+   * Runs `write` (a restore: checkpoints/restore.ts) between comparisons, then moves the
+   * baseline of the paths it returns to what is on disk without reporting them: what the
+   * restore wrote is nobody's turn's change. Rejects with what `write` throws.
+   */
+  writeAndAbsorb(write: () => string[]): Promise<void> {
+    return this.serial(async () => {
+      const paths = write();
+      if (!this.tracked) return;
+      for (const rel of paths) await this.examinePath(rel, []);
+    });
+  }
+
   /** A workspace-relative path for an absolute one inside the root, else undefined. */
   relPath(abs: string): string | undefined {
     const r = relative(this.root, abs);
@@ -232,8 +264,16 @@ export class Workspace {
   /** Keeps the store within `maxCheckpointBytes` (store.ts `prune`); cost amortised over writes. */
   private bound(): void {
     if (this.closed || this.store.addedBytes < this.limits.maxCheckpointBytes / 4) return;
+    this.pruneNow();
+  }
+
+  /** Drops checkpoints past `maxCheckpointAgeMs`, then the oldest past `maxCheckpointBytes`. */
+  private pruneNow(): void {
     try {
-      this.store.prune({ olderThan: 0, maxBytes: this.limits.maxCheckpointBytes });
+      this.store.prune({
+        olderThan: Date.now() - this.limits.maxCheckpointAgeMs,
+        maxBytes: this.limits.maxCheckpointBytes,
+      });
     } catch {
       // a busy store: the next write tries again
     }

@@ -3,13 +3,17 @@
  *
  * `--config` values are TOML values (`model="o3"`, `questions.enabled=false`, `x=[1,2]`); a value
  * that is not valid TOML is taken as a plain string, as Codex does. Dotted keys address tables.
- * Unknown keys produce warnings (returned, for the caller to print) and are dropped.
+ * Unknown keys produce warnings (returned, for the caller to print; with a "did you mean" from
+ * unknown-keys.ts) and are dropped; in the strict tables they are errors. A file that is not valid TOML is a ConfigError naming the line and
+ * column (toml-error.ts).
  */
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { QuestionsConfig, Settings } from "./schema.js";
+import { Settings } from "./schema.js";
+import { describeTomlError } from "./toml-error.js";
+import { pruneUnknown, unknownKeysMessage } from "./unknown-keys.js";
 
 export function tandemHome(): string {
   return process.env.TANDEM_HOME || join(homedir(), ".tandem");
@@ -61,24 +65,9 @@ export function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>
   return out;
 }
 
-/** Drops keys the schema does not know, collecting a warning for each. */
-function pruneUnknown(raw: Record<string, unknown>, warnings: string[]): Record<string, unknown> {
-  const known = Settings.shape as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(raw)) {
-    if (k in known) out[k] = v;
-    else warnings.push(`unknown config key "${k}" ignored`);
-  }
-  if (isPlain(out.questions)) {
-    const qk = Object.keys(QuestionsConfig.shape);
-    for (const k of Object.keys(out.questions)) {
-      if (!qk.includes(k)) {
-        warnings.push(`unknown config key "questions.${k}" ignored`);
-        delete (out.questions as Record<string, unknown>)[k];
-      }
-    }
-  }
-  return out;
+/** Prints configuration warnings the way every subcommand does: `tandem CMD: warning: …`. */
+export function printConfigWarnings(command: string, warnings: readonly string[]): void {
+  for (const w of warnings) process.stderr.write(`tandem ${command}: warning: ${w}\n`);
 }
 
 export function loadConfig(opts: { overrides?: string[]; home?: string; file?: string } = {}): LoadedConfig {
@@ -87,16 +76,21 @@ export function loadConfig(opts: { overrides?: string[]; home?: string; file?: s
   const file = opts.file ?? join(home, "config.toml");
   let raw: Record<string, unknown> = {};
   if (existsSync(file)) {
+    const text = readFileSync(file, "utf8");
     try {
-      raw = parseToml(readFileSync(file, "utf8")) as Record<string, unknown>;
+      raw = parseToml(text) as Record<string, unknown>;
     } catch (err) {
-      throw new ConfigError(`cannot parse ${file}: ${(err as Error).message}`);
+      throw new ConfigError(describeTomlError(file, text, err));
     }
   }
   for (const spec of opts.overrides ?? []) raw = deepMerge(raw, parseOverride(spec));
   const result = Settings.safeParse(pruneUnknown(raw, warnings));
   if (!result.success) {
-    const issues = result.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+    const issues = result.error.issues.map((i) =>
+      i.code === "unrecognized_keys"
+        ? unknownKeysMessage(i.path, i.keys)
+        : `${i.path.join(".") || "(root)"}: ${i.message}`,
+    );
     throw new ConfigError(`invalid configuration: ${issues.join("; ")}`);
   }
   checkProvider(result.data);

@@ -44,6 +44,23 @@ export const QuestionsConfig = z.strictObject({
   max_header_chars: cap(64, "characters of a question's header"),
 });
 
+/** Checkpoints (README "Undo, redo, fork and rewind"): how long and how much earlier contents are kept. */
+export const CheckpointsConfig = z.strictObject({
+  max_age_days: z
+    .number()
+    .positive()
+    .default(30)
+    .describe("Checkpoints older than this many days are dropped (checked when a workspace opens)"),
+  max_bytes: z
+    .number()
+    .int()
+    .positive()
+    .default(1 << 30)
+    .describe(
+      "Most bytes (compressed) of earlier contents only checkpoints keep, per workspace; past it the oldest go",
+    ),
+});
+
 /** An environment variable name: what `env` can hold (no `=`, no NUL, not empty). */
 const EnvName = z
   .string()
@@ -191,6 +208,7 @@ export const Settings = z.strictObject({
   /** Sub-agents: limits and roles (config/agents.ts). */
   agents: AgentsConfig.default({ max_depth: 2, max_threads: 6, roles: {} }),
   questions: QuestionsConfig.prefault({}),
+  checkpoints: CheckpointsConfig.prefault({}),
   shell_environment_policy: ShellEnvironmentPolicy.default({
     inherit: "all",
     ignore_default_excludes: false,
@@ -198,6 +216,10 @@ export const Settings = z.strictObject({
     set: {},
     include_only: [],
   }),
+  /** Inline hooks (README "Hooks"): the `hooks` object of a hooks.json, as TOML tables. */
+  hooks: z.record(z.string(), z.unknown()).default({}),
+  /** Codex's `notify`: a program and its arguments, run with a JSON payload (README "Notifications"). */
+  notify: z.array(z.string().min(1)).min(1).optional(),
   request_max_retries: z.number().int().min(0).default(4),
   stream_max_retries: z.number().int().min(0).default(4),
   stream_idle_timeout_ms: z.number().int().positive().default(300_000),

@@ -37,6 +37,8 @@ type Body = Record<string, unknown>;
 export interface WsDeps {
   route(fields: Body, raw: string): Routed;
   record(body: Body, frame: unknown): void;
+  /** False refuses the upgrade with 401 (the script's `api_key`, server.ts). */
+  authorized?(req: IncomingMessage): boolean;
 }
 
 const PATHS = new Set(["/v1/responses", "/responses"]);
@@ -56,6 +58,10 @@ export function attachResponsesWs(server: Server, deps: WsDeps): { close(): void
     const path = url.split("?")[0];
     if (!PATHS.has(path)) {
       socket.end("HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+      return;
+    }
+    if (deps.authorized && !deps.authorized(req)) {
+      socket.end("HTTP/1.1 401 Unauthorized\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => serve(ws, deps));

@@ -244,6 +244,31 @@ describe("Responses wire", () => {
     expect(srv.stepIndex()).toBe(1);
   });
 
+  // Fails if `api_key` is not enforced on a route, or if a refused request consumes a step.
+  it("with api_key, refuses requests without the right bearer token (401) and serves the rest", async () => {
+    const srv = await start({ api_key: "sk-mock", steps: [{ output: [{ type: "message", text: "hi" }] }] });
+    const origin = srv.url.replace(/\/v1$/, "");
+    const body = JSON.stringify(responsesBody());
+    const send = (auth?: string) =>
+      fetch(`${srv.url}/responses`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(auth ? { authorization: auth } : {}) },
+        body,
+      });
+    for (const auth of [undefined, "Bearer sk-other", "sk-mock"]) {
+      const res = await send(auth);
+      expect(res.status).toBe(401);
+      expect((await json(res)).error.code).toBe("invalid_api_key");
+    }
+    expect((await fetch(`${srv.url}/models`)).status).toBe(401);
+    expect((await fetch(`${origin}/health`)).status).toBe(200);
+    expect(srv.stepIndex()).toBe(0);
+    const models = await fetch(`${srv.url}/models`, { headers: { authorization: "Bearer sk-mock" } });
+    expect(models.status).toBe(200);
+    expect(await (await send("Bearer sk-mock")).text()).toContain("response.completed");
+    expect(srv.stepIndex()).toBe(1);
+  });
+
   // Speed is bench's job (no timing threshold here). Fails if the looping script stops answering.
   it("answers 200 zero-delay round trips of a looping script", async () => {
     const srv = await start({

@@ -136,6 +136,13 @@ export const ScriptSchema = z.strictObject({
     .describe("Answer matching requests outside the sequence; the first match wins; reusable"),
   loop: z.boolean().optional().describe("Start over at step 1 when the steps run out"),
   model: z.string().optional().describe("Model id reported in answers and GET /v1/models"),
+  api_key: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Require `Authorization: Bearer <api_key>` on every route but /health (else 401), as a provider does",
+    ),
   ended_message: z
     .string()
     .optional()

@@ -9,6 +9,8 @@
  *   GET  /v1/responses, /responses + Upgrade      → Responses over WebSocket (responses-ws.ts)
  *   GET  /v1/models, /models                     → `{object:"list", data:[{id:model}]}`
  *   GET  /health                                 → 200 `{status:"ok"}`
+ * With the script's `api_key`, every route but /health first requires `Authorization: Bearer
+ * <api_key>` (else 401 `invalid_api_key`, nothing consumed or logged), WebSocket upgrades too.
  *   anything else                                → 404 OpenAI-style error JSON
  *
  * Contract of a POST to a model route, in order:
@@ -120,6 +122,15 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
     const path = q < 0 ? url : url.slice(0, q);
     if (req.method === "POST" && (path === "/v1/responses/compact" || path === "/responses/compact"))
       return compactRoute(req, res);
+    if (script.api_key !== undefined && path !== "/health" && !authorized(req, script.api_key)) {
+      req.resume();
+      return badRequest(
+        res,
+        "mock-model: missing or wrong API key (Authorization: Bearer …)",
+        "invalid_api_key",
+        401,
+      );
+    }
     const wire = req.method === "POST" ? WIRES[path] : undefined;
     if (!wire) {
       req.resume();
@@ -204,7 +215,12 @@ export async function startMockModel(opts: MockModelOptions): Promise<MockModel>
       if (frame !== undefined) appendFileSync(`${opts.log}.frames`, `${JSON.stringify(frame)}\n`);
     }
   };
-  const ws = attachResponsesWs(server, { route, record });
+  const key = script.api_key;
+  const ws = attachResponsesWs(server, {
+    route,
+    record,
+    authorized: key === undefined ? undefined : (req) => authorized(req, key),
+  });
 
   /**
    * POST /responses/compact (server-side compaction, ./compaction.ts): a JSON answer built from the
@@ -329,6 +345,11 @@ function sendHttpFault(res: ServerResponse, fault: HttpFault): void {
   const d = httpErrorDefaults(fault.status);
   const body = fault.body ?? errorBody(fault.message ?? d.message, d.type, fault.code ?? d.code);
   sendJson(res, fault.status, body, headers);
+}
+
+/** True when `req` carries `Authorization: Bearer <key>`. */
+export function authorized(req: IncomingMessage, key: string): boolean {
+  return req.headers.authorization === `Bearer ${key}`;
 }
 
 function badRequest(res: ServerResponse, message: string, code: string, status = 400): void {

@@ -158,9 +158,14 @@ export type ConfigReadParams = z.infer<typeof ConfigReadParams>;
 export const GetAccountParams = z.object({ refreshToken: z.boolean().nullish() });
 export type GetAccountParams = z.infer<typeof GetAccountParams>;
 
-/** The user input kinds Tandem accepts; skills, mentions and audio are refused as invalid params. */
+/** The user input kinds Tandem accepts; mentions and audio are refused as invalid params. */
 export const UserInput = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({
+    type: z.literal("skill"),
+    name: z.string().describe("A skill of skills/list: its SKILL.md body is attached to the turn"),
+    path: z.string(),
+  }),
   z.object({ type: z.literal("image"), url: z.string().describe("https or data: URL") }),
   z.object({ type: z.literal("localImage"), path: z.string().describe("Image file read by the server") }),
 ]);
@@ -315,6 +320,7 @@ export const CodexThreadItem = z.discriminatedUnion("type", [
     content: z.array(z.union([TextUserInput, z.object({ type: z.literal("image"), url: z.string() })])),
   }),
   z.object({ type: z.literal("agentMessage"), id: z.string(), text: z.string() }),
+  z.object({ type: z.literal("plan"), id: z.string(), text: z.string() }),
   z.object({
     type: z.literal("reasoning"),
     id: z.string(),

@@ -191,6 +191,16 @@ export const Event = z.discriminatedUnion("type", [
     will_retry: z.boolean(),
     attempt: z.number().optional(),
   }),
+  z.object({
+    type: z.literal("hook.warning"),
+    ...ids,
+    turn_id: z.string().optional(),
+    message: z
+      .string()
+      .describe(
+        'What a user hook reported or why it did not run (README "Hooks"): for the user, never the model',
+      ),
+  }),
   z.object({ type: z.literal("question.requested"), ...turnIds, request: QuestionRequest }),
   z.object({
     type: z.literal("question.deadline_changed"),

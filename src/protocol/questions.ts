@@ -106,6 +106,17 @@ export const ApprovalInfo = z.object({
   justification: z.string().optional(),
   prefix_rule: z.array(z.string()).optional(),
   paths: z.array(z.string()).optional(),
+  changes: z
+    .array(
+      z.object({
+        path: z.string(),
+        kind: z.enum(["add", "update", "delete", "move"]),
+        move_path: z.string().optional(),
+        diff: z.string(),
+      }),
+    )
+    .optional()
+    .describe("file_change: what the patch would change, per file with its unified diff (not applied yet)"),
 });
 export type ApprovalInfo = z.infer<typeof ApprovalInfo>;
 

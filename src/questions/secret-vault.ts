@@ -13,10 +13,8 @@
  * - `save` replaces the family's list; failures are reported through `onError`, never thrown
  *   (masking in this process goes on from memory).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import type { Store } from "../store/types.js";
+import { readKey, type Sealed, seal, unseal } from "./seal.js";
 
 export interface SecretVault {
   load(familyId: string): string[];
@@ -30,41 +28,15 @@ export interface SecretVaultOptions {
   onError?: (err: unknown) => void;
 }
 
-const KEY_BYTES = 32;
 const metaKey = (familyId: string) => `secret_masks:${familyId}`;
-
-interface Sealed {
-  v: 1;
-  iv: string;
-  tag: string;
-  data: string;
-}
 
 export function createSecretVault(opts: SecretVaultOptions): SecretVault {
   const report = opts.onError ?? ((err) => process.emitWarning(`secret vault: ${String(err)}`));
   let key: Buffer | undefined;
 
-  /** The key, read once; made when `create` (a save) and there is none yet. */
+  /** The key, read once; made when `create` (a save) and there is none yet (seal.ts). */
   const keyFor = (create: boolean): Buffer | undefined => {
-    if (key) return key;
-    try {
-      const k = readFileSync(opts.keyFile);
-      if (k.length !== KEY_BYTES) throw new Error(`${opts.keyFile} is not a ${KEY_BYTES}-byte key`);
-      key = k;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-      if (!create) return undefined;
-      const k = randomBytes(KEY_BYTES);
-      // "wx": two processes racing to make it — the loser reads the winner's key.
-      try {
-        mkdirSync(dirname(opts.keyFile), { recursive: true, mode: 0o700 });
-        writeFileSync(opts.keyFile, k, { mode: 0o600, flag: "wx" });
-        key = k;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-        return keyFor(false);
-      }
-    }
+    key ??= readKey(opts.keyFile, create);
     return key;
   };
 
@@ -76,12 +48,9 @@ export function createSecretVault(opts: SecretVaultOptions): SecretVault {
         const k = keyFor(false);
         if (!k)
           throw new Error(`secrets of ${familyId} were saved under a key that is gone (${opts.keyFile})`);
-        const sealed = JSON.parse(raw) as Sealed;
-        const decipher = createDecipheriv("aes-256-gcm", k, Buffer.from(sealed.iv, "base64"));
-        decipher.setAAD(Buffer.from(familyId));
-        decipher.setAuthTag(Buffer.from(sealed.tag, "base64"));
-        const clear = Buffer.concat([decipher.update(Buffer.from(sealed.data, "base64")), decipher.final()]);
-        const values = JSON.parse(clear.toString("utf8"));
+        // Bound to the family: a sealed list copied under another family's key does not open.
+        const clear = unseal(k, familyId, JSON.parse(raw) as Sealed);
+        const values = JSON.parse(clear);
         return Array.isArray(values) ? values.filter((v): v is string => typeof v === "string") : [];
       } catch (err) {
         report(err);
@@ -91,17 +60,7 @@ export function createSecretVault(opts: SecretVaultOptions): SecretVault {
     save(familyId, values) {
       try {
         const k = keyFor(true)!;
-        const iv = randomBytes(12);
-        const cipher = createCipheriv("aes-256-gcm", k, iv);
-        // Bound to the family: a sealed list copied under another family's key does not open.
-        cipher.setAAD(Buffer.from(familyId));
-        const data = Buffer.concat([cipher.update(JSON.stringify(values), "utf8"), cipher.final()]);
-        const sealed: Sealed = {
-          v: 1,
-          iv: iv.toString("base64"),
-          tag: cipher.getAuthTag().toString("base64"),
-          data: data.toString("base64"),
-        };
+        const sealed = seal(k, familyId, JSON.stringify(values));
         opts.store.setMeta(metaKey(familyId), JSON.stringify(sealed));
       } catch (err) {
         report(err);

@@ -89,6 +89,13 @@ export interface ApprovalsHost {
   readonly store: Pick<Store, "getMeta" | "setMeta" | "pendingQuestions">;
   readonly responders: { has(threadId: string): boolean };
   ask(request: QuestionRequest, signal: AbortSignal): Promise<QuestionOutcome>;
+  /** PermissionRequest hooks (hooks.ts): `accept`/`decline` before anyone is asked, else undefined. */
+  permission?(
+    thread: ApprovingThread,
+    turnId: string,
+    ask: ApprovalAsk,
+    signal: AbortSignal,
+  ): Promise<"accept" | "decline" | undefined>;
 }
 
 export class Approvals {
@@ -134,8 +141,11 @@ export class Approvals {
     signal: AbortSignal,
   ): Promise<ApprovalDecision> {
     // Headless first: a planted rule or a session grant must not approve when nobody could answer.
-    if (!this.host.responders.has(thread.id)) return "decline";
+    if (!this.host.responders.has(thread.id)) return "unavailable";
     if (this.preApproved(thread.id, ask)) return "accept";
+    // A PermissionRequest hook may decide before anyone is asked (runtime/hooks.ts).
+    const byHook = await this.host.permission?.(thread, turnId, ask, signal);
+    if (byHook) return byHook;
     // A re-run after a restart asks the approval that is still pending for this call.
     const stored = this.host.store
       .pendingQuestions(thread.id)
@@ -183,6 +193,7 @@ export class Approvals {
         // The rule that "Accept and remember" stores (not the model's proposal as is).
         ...(rule ? { prefix_rule: rule } : {}),
         ...(ask.paths !== undefined ? { paths: ask.paths } : {}),
+        ...(ask.changes !== undefined ? { changes: ask.changes } : {}),
       },
     };
     const outcome = await this.host.ask(request, signal);
@@ -190,6 +201,8 @@ export class Approvals {
     // Over a cap (questions/limits.ts): not asked, nothing runs; the tool's output says which cap.
     if (outcome.status === "unavailable" && outcome.limit)
       throw new Error(`approval ${outcome.reason.replace(/^not asked/, "not requested")}`);
+    // Nobody saw it (the client could not show it, or gave up): not the user's decision.
+    if (outcome.status === "unavailable") return "unavailable";
     if (outcome.status !== "answered") return "decline";
     const label = outcome.answers.decision?.selected[0];
     const decision =

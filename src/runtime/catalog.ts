@@ -30,8 +30,10 @@ export interface Catalog {
   close(): void;
 }
 
-export function openCatalog(opts: { overrides?: string[] } = {}): Catalog {
-  const { home, settings } = loadConfig({ overrides: opts.overrides ?? [] });
+/** Opens the configured store; each configuration warning goes to `opts.warn` first. */
+export function openCatalog(opts: { overrides?: string[]; warn?: (warning: string) => void } = {}): Catalog {
+  const { home, settings, warnings } = loadConfig({ overrides: opts.overrides ?? [] });
+  for (const w of warnings) opts.warn?.(w);
   const store = openStore(settings.store?.url ?? join(home, "state.db"));
   return {
     list: (o) => store.listThreads(o),

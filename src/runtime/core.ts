@@ -9,6 +9,8 @@
  * - `questions` (questions-api.ts): list, stored, get, reply, decline, touch, attach (responders);
  * - `approvals`: the rules remembered per project; `agents`: who a sub-agent is;
  * - `files` (files-api.ts): fuzzy search over a workspace's files (`@` mentions);
+ * - `checkpoints` (checkpoints-api.ts): list, plan, undo, redo of a thread's turns' file changes;
+ * - `branches` (branches-api.ts): fork and rewind a thread's conversation;
  * - `subscribe`, `lastSeq`, `addToolHooks`, `shutdown`, and the configuration in force
  *   (`settings`, `provider`, read only).
  *
@@ -19,6 +21,7 @@
  * process tree, then closes the store.
  */
 
+import { join } from "node:path";
 import { Workspaces } from "../checkpoints/index.js";
 import type { ResolvedProvider } from "../config/load.js";
 import type { Settings } from "../config/schema.js";
@@ -34,19 +37,27 @@ import { type Bus, createBus } from "../util/bus.js";
 import { type IdSource, randomIds, shortId } from "../util/ids.js";
 import { Agents } from "./agents/index.js";
 import { Approvals } from "./approvals.js";
+import { BranchesApi } from "./branches-api.js";
+import { CheckpointsApi } from "./checkpoints-api.js";
+import { CommandsApi } from "./commands-api.js";
 import { DEFAULT_BASE_INSTRUCTIONS } from "./context.js";
 import { familySecrets } from "./family-secrets.js";
 import { FilesApi } from "./files-api.js";
+import { type HooksApi, RuntimeHooks } from "./hooks.js";
 import { storageFor, type ThreadHost } from "./host.js";
 import { type RuntimeParts, registerParts } from "./internals.js";
 import { hiddenPathsFor, protectedPathsFor } from "./own-paths.js";
 import { Ownership } from "./ownership.js";
 import { ApprovalsApi, QuestionsApi } from "./questions-api.js";
+import { RESTORE_CALL_PREFIX } from "./restore-flow.js";
 import type { ResumeHost } from "./resume.js";
+import { SkillUse } from "./skill-use.js";
+import { SkillsApi, threadSkills } from "./skills-api.js";
 import { ThreadRegistry } from "./thread-registry.js";
 import { AgentsApi, ThreadsApi } from "./threads-api.js";
 import { TurnsApi } from "./turns-api.js";
 
+export { StandaloneError, type StandaloneHandle } from "./commands-api.js";
 export { ThreadInUseError } from "./errors.js";
 export type { StartThreadOptions } from "./types.js";
 
@@ -76,6 +87,16 @@ export class Runtime {
   readonly agents: AgentsApi;
   /** The workspace's files for `@` mentions and fuzzy file search (files-api.ts). */
   readonly files = new FilesApi();
+  /** Skills and custom commands of a directory (skills-api.ts). */
+  readonly skills: SkillsApi;
+  /** Checkpoints of threads' turns: list, plan, undo, redo (README "Undo, redo, fork and rewind"). */
+  readonly checkpoints: CheckpointsApi;
+  /** Fork and rewind of threads' conversations. */
+  readonly branches: BranchesApi;
+  /** Commands a client runs outside any turn (commands-api.ts). */
+  readonly commands: CommandsApi;
+  /** User hooks and notifications (hooks.ts, README "Hooks"). */
+  readonly hooks: HooksApi;
   readonly #p: RuntimeParts;
 
   constructor(opts: RuntimeOptions) {
@@ -102,6 +123,10 @@ export class Runtime {
     const workspaces = new Workspaces({
       home,
       protectedPaths,
+      limits: {
+        maxCheckpointBytes: settings.checkpoints.max_bytes,
+        maxCheckpointAgeMs: settings.checkpoints.max_age_days * 86_400_000,
+      },
       withhold: (data) => secrets.heldIn(data, registry.ids()),
     });
     agents = new Agents({
@@ -136,10 +161,26 @@ export class Runtime {
       maskSecrets: (threadId, text) => secrets.view(threadId).mask(text),
       limits: settings.questions,
     });
+    let userHooks!: RuntimeHooks;
     const approvals = new Approvals({
       store,
       responders,
       ask: (request, signal) => broker.ask(request, signal),
+      permission: (thread, turnId, ask, signal) => userHooks.permission(thread, turnId, ask, signal),
+    });
+    const skills = new SkillsApi({ home, hidden: hiddenPaths });
+    const skillUse = new SkillUse({
+      skills,
+      settings,
+      secrets: {
+        put: (t, n, v) => secrets.put(t, n, v),
+        has: (t, n) => secrets.has(t, n),
+        view: (t) => secrets.view(t),
+      },
+      responders,
+      ask: (request, signal) => broker.ask(request, signal),
+      ...(home ? { configFile: join(home, "config.toml") } : {}),
+      hidden: hiddenPaths,
     });
     const threadHost: ThreadHost = {
       settings,
@@ -162,8 +203,14 @@ export class Runtime {
         cancel: (scope, reason) => void broker.cancelAll(scope, reason),
       },
       responders,
+      hooks: {
+        beforeTurn: (thread, turn) => userHooks.beforeTurn(thread, turn),
+        onStop: (thread, turn, last, round) => userHooks.onStop(thread, turn, last, round),
+      },
       requestApproval: (thread, turnId, callId, ask, policy, signal) =>
         approvals.request(thread, turnId, callId, ask, policy, signal),
+      skillEnv: (threadId) => skillUse.envFor(threadId),
+      skills: threadSkills(skills, skillUse),
     };
     const resumeHost: ResumeHost = {
       ask: (request, signal) => broker.ask(request, signal),
@@ -185,6 +232,7 @@ export class Runtime {
     });
     this.#p = {
       settings,
+      ids,
       store,
       bus,
       broker,
@@ -197,11 +245,34 @@ export class Runtime {
       workspaces,
     };
     registerParts(this, this.#p);
+    userHooks = new RuntimeHooks(
+      {
+        settings,
+        provider: opts.provider,
+        thread: (id) => registry.get(id),
+        responders,
+        ask: (request, signal) => broker.ask(request, signal),
+        subscribe: (listener) => void bus.subscribe(listener),
+        publish: (event) => ownership.publish(event),
+        addToolHooks: (hooks) => void registry.addToolHooks(hooks),
+      },
+      home,
+    );
+    this.hooks = userHooks;
     this.threads = new ThreadsApi(this.#p);
     this.turns = new TurnsApi(this.#p);
     this.questions = new QuestionsApi(this.#p);
     this.approvals = new ApprovalsApi(this.#p);
     this.agents = new AgentsApi(this.#p);
+    this.skills = skills;
+    this.checkpoints = new CheckpointsApi(this.#p);
+    this.branches = new BranchesApi(this.#p, this.checkpoints);
+    this.commands = new CommandsApi({
+      settings,
+      protectedPaths,
+      hiddenPaths,
+      credentialVar: opts.provider.envKey,
+    });
   }
 
   /**
@@ -244,6 +315,7 @@ export class Runtime {
     broker.cancelAll("all", "shutdown", { persist: false });
     for (const t of threads) t.interrupt("shutdown");
     await Promise.all(threads.map((t) => t.active?.done.catch(() => {})));
+    await (this.hooks as RuntimeHooks).settled(); // notifications of the turns just ended
     await Promise.all(threads.map((t) => t.disposeTools().catch(() => {})));
     // Closing first stops a scan still running (a large workspace's first one), so shutdown
     // never waits on it; what was queued after it then finds the workspace closed.
@@ -256,13 +328,16 @@ export class Runtime {
   }
 }
 
-/** The store as the broker sees it: questions of ephemeral threads stay in memory. */
+/** The store as the broker sees it: questions of ephemeral threads (and undo's) stay in memory. */
 function questionStore(store: Store, ephemeral: (threadId: string) => boolean): Store {
   return new Proxy(store, {
     get: (target, key) => {
+      // Undo/redo questions live in this process only (./restore-flow.ts): a restart drops them.
       if (key === "saveQuestion")
         return (request: QuestionRequest) =>
-          ephemeral(request.thread_id) ? undefined : target.saveQuestion(request);
+          ephemeral(request.thread_id) || request.call_id.startsWith(RESTORE_CALL_PREFIX)
+            ? undefined
+            : target.saveQuestion(request);
       const value = Reflect.get(target, key);
       return typeof value === "function" ? value.bind(target) : value;
     },

@@ -1,6 +1,7 @@
 /**
  * Builds a Runtime from configuration: settings (config.toml ← --config), the store (`--store`,
  * else `store.url`, else SQLite at `$TANDEM_HOME/state.db`), and the provider's model client. Surfaces call this once.
+ * The API key comes from the environment (the provider's `env_key`), else from `tandem login`.
  */
 
 import { join } from "node:path";
@@ -14,6 +15,7 @@ import { openStore } from "../store/index.js";
 import type { IdSource } from "../util/ids.js";
 import { applyLogSetting } from "../util/log-file.js";
 import { Runtime } from "./core.js";
+import { loadApiKey } from "./credentials.js";
 
 export interface CreateRuntimeOptions {
   overrides?: string[];
@@ -51,9 +53,19 @@ export function createRuntime(opts: CreateRuntimeOptions = {}): {
 } {
   const { settings, warnings, home } = loadConfig({ overrides: opts.overrides, home: opts.home });
   const provider = resolveProvider(settings, opts.env ?? process.env);
-  if (!opts.model && !provider.apiKey && opts.requireKey !== false) {
+  const needKey = !opts.model && opts.requireKey !== false;
+  // No key in the environment: the one `tandem login` stored (runtime/credentials.ts).
+  if (!provider.apiKey && !opts.model) {
+    try {
+      provider.apiKey = loadApiKey(home, provider.id);
+    } catch (err) {
+      if (needKey) throw err;
+    }
+  }
+  if (needKey && !provider.apiKey) {
     throw new MissingKeyError(
-      `no API key: set ${provider.envKey} (or CODEX_API_KEY) for provider "${provider.id}" at ${provider.baseUrl}.\n` +
+      `no API key: set ${provider.envKey} (or CODEX_API_KEY) for provider "${provider.id}" at ${provider.baseUrl}, ` +
+        "or run `tandem login` to store one.\n" +
         "To try Tandem offline on the built-in scripted model, run `tandem demo`.",
     );
   }

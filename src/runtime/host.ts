@@ -4,6 +4,7 @@
  * its secrets, publishing, its slice of the broker, approvals and the workspaces pool. The runtime
  * (core.ts) builds one host for all its threads.
  */
+
 import type { Workspaces } from "../checkpoints/index.js";
 import type { ResolvedProvider } from "../config/load.js";
 import type { Settings } from "../config/schema.js";
@@ -17,6 +18,8 @@ import { StoreError } from "../store/errors.js";
 import type { Store } from "../store/types.js";
 import type { ApprovalAsk, ApprovalDecision } from "../tools/types.js";
 import type { IdSource } from "../util/ids.js";
+import type { SkillUseRequest, SkillUseResult } from "./skill-use.js";
+import type { ActiveTurn, Thread } from "./thread.js";
 
 /**
  * The store as one thread writes it. `appendItem` refused by fencing (another node holds the
@@ -71,6 +74,8 @@ export interface ToolContextHost {
   };
   /** Whether anyone can answer the thread's questions (Q3). */
   readonly responders: { has(threadId: string): boolean };
+  /** Variables the thread's skills were given (secret values), set under their own names for its commands. */
+  skillEnv?(threadId: string): Record<string, string>;
   /** Asks an approval through the broker's queue (approvals.ts); may throw (a cap, a cancel). */
   requestApproval(
     thread: ApprovingThread,
@@ -82,7 +87,21 @@ export interface ToolContextHost {
   ): Promise<ApprovalDecision>;
 }
 
+/** User hooks at a turn's boundaries (hooks.ts `RuntimeHooks`). */
+export interface TurnHooks {
+  /** Trust, SessionStart, UserPromptSubmit; undefined when there is nothing to do (no tick). */
+  beforeTurn(thread: Thread, turn: ActiveTurn): Promise<void> | undefined;
+  /** Stop / SubagentStop: the reason to go on, or undefined to end the turn. */
+  onStop(
+    thread: Thread,
+    turn: ActiveTurn,
+    lastMessage: string | undefined,
+    round: number,
+  ): Promise<string | undefined>;
+}
+
 export interface ThreadHost extends ToolContextHost {
+  readonly hooks: TurnHooks;
   readonly provider: ResolvedProvider;
   readonly model: ModelClient;
   readonly ids: IdSource;
@@ -100,4 +119,17 @@ export interface ThreadHost extends ToolContextHost {
   readonly lease: { take(threadId: string): void; release(threadId: string): void };
   /** Publishes one of the thread's events (dropped once the thread moved to another process). */
   publish(event: Event): void;
+  /** Skills and custom commands (skill-use.ts); absent in hosts that have none. */
+  readonly skills?: ThreadSkills;
+}
+
+/** What a thread uses of skills: the catalog at its start, a turn's named skills and commands. */
+export interface ThreadSkills {
+  /** The catalog message for a thread starting in `cwd`, and a warning when it was cut. */
+  catalog(cwd: string): { item: ResponseItem; warning?: string } | undefined;
+  /** The prompt a custom command `/name args` stands for, else undefined. */
+  expand(cwd: string, text: string): string | undefined;
+  prepare(r: SkillUseRequest): Promise<SkillUseResult>;
+  /** Files skipped in `cwd` and why ("path: reason"), shown once per thread. */
+  problems(cwd: string): string[];
 }

@@ -1,7 +1,7 @@
 /**
  * The runtime's services, private to it: the store, the broker, the bus, cluster ownership,
- * responders, sub-agents, approvals, secrets, the loaded threads. The Runtime (core.ts) registers
- * them here when it is made, and its API facets (threads-api.ts, turns-api.ts, questions-api.ts)
+ * responders, sub-agents, approvals, secrets, the loaded threads, the workspaces (checkpoints). The Runtime (core.ts) registers
+ * them here when it is made, and its API facets (threads-api.ts, turns-api.ts, questions-api.ts, checkpoints-api.ts, branches-api.ts)
  * work over them. Nothing outside the runtime imports this module (.dependency-cruiser.cjs,
  * "runtime-private"); the cluster reaches what it needs through cluster-port.ts, tests through
  * internals.testing.ts.
@@ -13,6 +13,7 @@ import type { Responders } from "../questions/responders.js";
 import type { SecretStore } from "../questions/secrets.js";
 import type { Store } from "../store/types.js";
 import type { Bus } from "../util/bus.js";
+import type { IdSource } from "../util/ids.js";
 import type { Agents } from "./agents/index.js";
 import type { Approvals } from "./approvals.js";
 import type { Ownership } from "./ownership.js";
@@ -20,6 +21,8 @@ import type { ThreadRegistry } from "./thread-registry.js";
 
 export interface RuntimeParts {
   readonly settings: Settings;
+  /** Ids of new threads, turns and items (a fork makes all three). */
+  readonly ids: IdSource;
   readonly store: Store;
   /** The raw bus (every event, also of threads given up here); threads publish through ownership. */
   readonly bus: Bus;

@@ -4,6 +4,9 @@
  * approval (file_change); declined or headless → the patch is refused and the model told.
  * Paths outside the workspace are refused by the patch tool itself.
  *
+ * The approval carries what the patch would change, per file with its diff (masked), computed
+ * without writing; a patch that does not apply asks without it.
+ *
  * The approval lists every path the parser will touch (Add, Update, Delete and `*** Move to:`
  * targets, however indented), absolute with symbolic links resolved, so `a.txt`, `./a.txt` and
  * `/ws/a.txt` are one key for accept-for-session. An unparseable patch asks with no paths, which
@@ -11,10 +14,10 @@
  * without asking: no approval can grant it.
  */
 
-import { guardFor, patchTargets, refusedText } from "../tools/patch/index.js";
+import { guardFor, patchTargets, previewPatch, refusedText } from "../tools/patch/index.js";
 import { parsePatch } from "../tools/patch/parser.js";
 import type { ToolHooks } from "../tools/registry.js";
-import type { ToolContext } from "../tools/types.js";
+import { APPROVAL_UNAVAILABLE, type ToolContext } from "../tools/types.js";
 
 function inspect(input: string, ctx: ToolContext): { paths: string[]; refused?: string } {
   let ops: ReturnType<typeof parsePatch>;
@@ -34,14 +37,25 @@ export const patchApprovalHook: ToolHooks = {
       typeof call.args === "string" ? call.args : String((call.args as { input?: string })?.input ?? "");
     const { paths, refused } = inspect(input, ctx);
     if (refused !== undefined) return { block: refusedText(refused) };
+    // The approval shows what the patch would change (nothing is written before the decision).
+    // Masked like every display item (tools/registry.ts): the context lines may hold a secret.
+    const changes = previewPatch(
+      input,
+      ctx.cwd,
+      undefined,
+      ctx.safety.sandbox.writableRoots,
+      guardFor(ctx),
+    )?.map((c) => ({ ...c, diff: ctx.secrets.mask(c.diff) }));
     const decision = await ctx.safety.requestApproval({
       kind: "file_change",
       reason: "The sandbox is read-only; this patch would change files.",
       cwd: ctx.cwd,
       paths,
+      ...(changes ? { changes } : {}),
     });
     if (decision === "cancel") throw Object.assign(new Error("cancelled"), { name: "AbortError" });
     if (decision === "decline") return { block: "the user declined this file change (read-only sandbox)" };
+    if (decision === "unavailable") return { block: APPROVAL_UNAVAILABLE };
     return undefined;
   },
 };

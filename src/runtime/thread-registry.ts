@@ -5,7 +5,7 @@
  *
  * Contract:
  * - `start` stores nothing: the thread's first turn does (Thread.persist), so a thread that never
- *   gets input leaves nothing behind. It publishes `thread.started` and records the context items.
+ *   gets input leaves nothing behind (unless `storeNow` asks to store it at once). It publishes `thread.started` and records the context items.
  * - `open` returns the loaded thread when there is one. Otherwise, before anything is written, it
  *   takes the thread's lease (ThreadInUseError naming the live holder when another process drives
  *   it); a sub-agent opens through its working ancestor; then the patch is stored with the thread
@@ -105,6 +105,7 @@ export class ThreadRegistry {
     // Stored with its first turn (Thread.persist): a thread that never gets input leaves nothing.
     const thread = this.attach(record, [], opts.mcpServers);
     thread.stored = false;
+    if (opts.storeNow) thread.persist();
     this.deps.bus.publish({
       type: "thread.started",
       thread_id: id,
@@ -117,6 +118,9 @@ export class ThreadRegistry {
       const agents = agentsMdItem(record.cwd, this.deps.threadHost.hiddenPaths);
       if (agents) thread.recordItem(agents, null);
     }
+    // The skills catalog (progressive disclosure): names, descriptions and paths only.
+    const catalog = opts.ephemeral ? undefined : this.deps.threadHost.skills?.catalog(record.cwd);
+    if (catalog) thread.recordItem(catalog.item, null);
     return thread;
   }
 

@@ -30,6 +30,7 @@ import { PauseClock } from "../util/pause-clock.js";
 import { threadTitle } from "../util/thread-title.js";
 import { TurnBusyError } from "./errors.js";
 import type { ThreadHost, ThreadStorage } from "./host.js";
+import { attachSkills, type SkillInput } from "./skill-turn.js";
 import { compactorFor, promptFor } from "./thread-model.js";
 import { toolContext } from "./tool-context.js";
 import type { ActiveTurn, SandboxInForce, ThreadHandle, TurnHandle } from "./types.js";
@@ -37,6 +38,7 @@ import { runUserShell, type UserShell } from "./user-shell.js";
 import { TurnWorkspace } from "./workspace-diff.js";
 
 export { TurnBusyError } from "./errors.js";
+
 export type { ActiveTurn } from "./types.js";
 
 export class Thread implements ThreadHandle {
@@ -65,6 +67,10 @@ export class Thread implements ThreadHandle {
   private unsaved: Array<{ item: ResponseItem; turnId: string | null }> = [];
   /** Set on shutdown and when the thread moves away: nothing more is written (ownership.ts). */
   suspended = false;
+  /** Whether the skill files skipped were shown (once per thread, at its first turn here). */
+  private skillsWarned = false;
+  /** A new item id (skill-turn.ts). */
+  readonly newItemId = (prefix: string): string => this.host.ids.item(prefix);
   /** Keeps the prompt within the model's window (agent/compaction-run.ts). */
   readonly compactor: Compactor;
 
@@ -100,6 +106,15 @@ export class Thread implements ThreadHandle {
 
   items(): ResponseItem[] {
     return this.history;
+  }
+
+  /**
+   * Replaces the in-memory history with `items`, the stored history after a rewind truncated it
+   * (./branches-api.ts). Only between turns; throws while a turn runs.
+   */
+  reloadHistory(items: ResponseItem[]): void {
+    if (this.active) throw new TurnBusyError(`thread ${this.id} has a running turn; interrupt it first`);
+    this.history = items;
   }
 
   /** Persists then appends one item. */
@@ -167,7 +182,10 @@ export class Thread implements ThreadHandle {
   }
 
   /** Starts a turn with user input. Throws TurnBusyError while another turn runs. */
-  startTurn(text: string, opts: { images?: string[]; options?: TurnOptions } = {}): ActiveTurn {
+  startTurn(
+    text: string,
+    opts: { images?: string[]; options?: TurnOptions; skills?: string[] } = {},
+  ): ActiveTurn {
     if (this.closed) throw new Error(`thread ${this.id} is closed`);
     if (this.suspended) throw new Error(`thread ${this.id} is shutting down or moved to another process`);
     if (this.active)
@@ -175,10 +193,13 @@ export class Thread implements ThreadHandle {
         `thread ${this.id} already has a running turn (${this.active.id}); steer it or interrupt it`,
       );
     const turnId = this.host.ids.turn();
+    // A custom command (`/name args`) is sent as the prompt it stands for (skill-use.ts).
+    const cwd = opts.options?.cwd ?? this.record.cwd;
+    text = this.host.skills?.expand(cwd, text) ?? text;
     const item = userMessage(text, opts.images ?? []);
     if (!this.record.title) this.update({ title: threadTitle(text) });
     const pending: PendingInput[] = [{ id: this.host.ids.item("user"), item }];
-    return this.launch(turnId, opts.options ?? {}, pending, []);
+    return this.launch(turnId, opts.options ?? {}, pending, [], false, { text, skills: opts.skills ?? [] });
   }
 
   /** Runs the user's own shell command as a turn of its own (user-shell.ts); TurnBusyError while one runs. */
@@ -186,7 +207,7 @@ export class Thread implements ThreadHandle {
     if (this.closed || this.suspended) throw new Error(`thread ${this.id} is closed or shutting down`);
     if (this.active)
       throw new TurnBusyError(`thread ${this.id} already has a running turn; wait or interrupt it`);
-    return this.launch(this.host.ids.turn(), {}, [], [], false, { command, timeoutMs: opts.timeoutMs });
+    return this.launch(this.host.ids.turn(), {}, [], [], false, undefined, { command, timeoutMs: opts.timeoutMs });
   }
 
   /** Continues a turn whose calls were left waiting (e.g. a question pending across a restart). */
@@ -254,6 +275,7 @@ export class Thread implements ThreadHandle {
     pending: PendingInput[],
     resumed: ResumedCall[],
     compactOnly = false,
+    use?: SkillInput,
     shell?: UserShell,
   ): ActiveTurn {
     const ctrl = new AbortController();
@@ -283,39 +305,74 @@ export class Thread implements ThreadHandle {
       record: !this.ephemeral,
     });
     this.emit({ type: "turn.started", thread_id: this.id, turn_id: turnId, mode });
-    turn.done = this.run(turn, resumed, compactOnly, shell);
+    turn.done = this.run(turn, resumed, compactOnly, use, shell);
     return turn;
   }
 
   private async run(
     turn: ActiveTurn,
     resumed: ResumedCall[],
-    compactOnly: boolean,
+    compactOnly = false,
+    use?: SkillInput,
     shell?: UserShell,
   ): Promise<TurnOutcome> {
     const s = this.host.settings;
-    const outcome = shell
+    // User hooks (runtime/hooks.ts): trust, SessionStart, UserPromptSubmit; Stop may go on.
+    // "blocked": every prompt of the turn was refused (a turn resumed from history has none).
+    const prompts = turn.pending.length;
+    // The user's own command (user-shell.ts) is no prompt: no prompt hooks, no skills, no Stop.
+    const before = compactOnly || shell ? undefined : this.host.hooks.beforeTurn(this, turn);
+    const gate = !before
+      ? "run"
+      : await before.then(
+          () => (prompts && !turn.pending.length && !resumed.length ? "blocked" : "run"),
+          () => "interrupted",
+        );
+    // Skills the input names (skill-use.ts), once the prompt got past the hooks.
+    const skillFailure =
+      gate === "run" && use && this.host.skills
+        ? await attachSkills(this.host.skills, this, turn, use, !this.skillsWarned)
+        : undefined;
+    if (use) this.skillsWarned = true;
+    const go = () =>
+      runTurn({
+        threadId: this.id,
+        turnId: turn.id,
+        signal: turn.ctrl.signal,
+        model: this.host.model,
+        registry: this.registry,
+        parallelToolCalls: s.parallel_tool_calls,
+        maxRetries: s.stream_max_retries,
+        retryBaseMs: s.retry_base_ms,
+        items: () => this.history,
+        record: (item) => this.recordItem(item, turn.id),
+        takePendingInput: () => turn.pending.splice(0),
+        prompt: (h) => this.prompt(h, turn),
+        toolContext: (call, signal) => this.toolContext(call, signal, turn),
+        emit: (e) => this.emit(e),
+        onUsage: (last) => this.countUsage(turn.id, last),
+        resumed,
+        compactor: this.compactor,
+        compactOnly,
+      });
+    let outcome: TurnOutcome = shell
       ? await runUserShell(this.host, this, turn, shell)
-      : await runTurn({
-          threadId: this.id,
-          turnId: turn.id,
-          signal: turn.ctrl.signal,
-          model: this.host.model,
-          registry: this.registry,
-          parallelToolCalls: s.parallel_tool_calls,
-          maxRetries: s.stream_max_retries,
-          retryBaseMs: s.retry_base_ms,
-          items: () => this.history,
-          record: (item) => this.recordItem(item, turn.id),
-          takePendingInput: () => turn.pending.splice(0),
-          prompt: (h) => this.prompt(h, turn),
-          toolContext: (call, signal) => this.toolContext(call, signal, turn),
-          emit: (e) => this.emit(e),
-          onUsage: (last) => this.countUsage(turn.id, last),
-          resumed,
-          compactor: this.compactor,
-          compactOnly,
-        });
+      : (skillFailure ??
+        (gate === "run"
+          ? await go()
+          : { status: gate === "blocked" ? "completed" : "interrupted", usage: emptyUsage() }));
+    for (
+      let round = 0;
+      gate === "run" && !shell && !skillFailure && !compactOnly && outcome.status === "completed";
+      round++
+    ) {
+      const more = await this.host.hooks.onStop(this, turn, outcome.lastMessage, round);
+      if (more === undefined) break;
+      turn.pending.push({ id: this.host.ids.item("user"), item: userMessage(more) });
+      const before = outcome.usage;
+      outcome = await go();
+      addUsage(outcome.usage, before);
+    }
     // Commands' changes are compared in the background: the turn's diff is complete first.
     await this.workspace.settled();
     // Questions of an interrupted turn are settled by the tools' abort; make sure of it (Q8).

@@ -88,7 +88,7 @@ export function toolContext(
         stream: u.stream,
         chunk: u.chunk,
       }),
-    secrets: host.secrets.view(thread.id),
+    secrets: withSkillEnv(host.secrets.view(thread.id), () => host.skillEnv?.(thread.id) ?? {}),
     pause: thread.pause,
     questions: {
       enabled: settings.questions.enabled && offer,
@@ -134,4 +134,18 @@ function ask(
     ...(q.elicitation && { elicitation: q.elicitation }),
   };
   return host.questions.ask(request, q.signal);
+}
+
+/** The thread's secrets view whose `env()` also sets the variables its skills were given (skill-use.ts). */
+function withSkillEnv(
+  view: ToolContext["secrets"],
+  skillEnv: () => Record<string, string>,
+): ToolContext["secrets"] {
+  return {
+    env: () => ({ ...view.env(), ...skillEnv() }),
+    mask: (text) => view.mask(text),
+    ...(view.safeCut
+      ? { safeCut: (text: string, at?: number) => view.safeCut?.(text, at) ?? text.length }
+      : {}),
+  };
 }

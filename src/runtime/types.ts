@@ -28,6 +28,11 @@ export interface StartThreadOptions {
   headlessQuestions?: "defer" | "stdin";
   /** Never stored, never listed (a client's helper thread, e.g. the Codex TUI's title writer). */
   ephemeral?: boolean;
+  /**
+   * Stored at once, not with its first turn: for a client that hands the id out and may load
+   * the thread later from another process (ACP's session/new, then session/load).
+   */
+  storeNow?: boolean;
   /** Tools this thread never offers nor runs (names as the model sees them). */
   disabledTools?: string[];
   outputSchema?: Record<string, unknown>;
@@ -108,10 +113,14 @@ export interface ThreadHandle {
   readonly ephemeral: boolean;
   /** The history as the model sees it (context items included), oldest first. */
   items(): readonly ResponseItem[];
-  /** Starts a turn with user input; throws TurnBusyError while another turn runs. */
-  startTurn(text: string, opts?: { images?: string[]; options?: TurnOptions }): TurnHandle;
   /** Runs the user's own shell command as a turn of its own (runtime.turns.shell). */
   shell(command: string, opts?: { timeoutMs?: number | null }): TurnHandle;
+  /**
+   * Starts a turn with user input; throws TurnBusyError while another turn runs.
+   * `text` may invoke a custom command (`/name args`, expanded first) and name skills as `$name`;
+   * `skills` names more (a client's skill input). See runtime/skill-use.ts.
+   */
+  startTurn(text: string, opts?: { images?: string[]; options?: TurnOptions; skills?: string[] }): TurnHandle;
   /** Queues input for the running turn; throws TurnBusyError when none runs. */
   steer(text: string): { inputId: string; turnId: string };
   /** Aborts the running turn (false when none runs). */

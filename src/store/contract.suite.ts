@@ -130,6 +130,36 @@ export function storeContract(newTarget: () => string): void {
       expect(s.loadItems("none")).toEqual([]);
     });
 
+    // Fails if items past the cut survive, the dropped turns stay, or the next seq skips/repeats.
+    it("truncateHistory keeps the first N items, drops the named turns, continues the seqs", () => {
+      const s = store();
+      s.createThread(thread("t1"));
+      s.createThread(thread("t2"));
+      for (const [i, turn] of ["a", "a", "b", "b", "c"].entries())
+        s.appendItem("t1", `turn_${turn}`, msg(`m${i}`));
+      s.appendItem("t2", "turn_x", msg("other"));
+      for (const id of ["turn_a", "turn_b", "turn_c"])
+        s.putTurn({
+          id,
+          thread_id: "t1",
+          started_at: 1,
+          ended_at: 2,
+          status: "completed",
+          usage: null,
+          error: null,
+        });
+      s.truncateHistory("t1", 2, ["turn_b", "turn_c"]);
+      expect(s.loadItems("t1").map((r) => [r.seq, r.item])).toEqual([
+        [1, msg("m0")],
+        [2, msg("m1")],
+      ]);
+      expect(s.countItems("t1")).toBe(2);
+      expect(s.listTurns("t1").map((t) => t.id)).toEqual(["turn_a"]);
+      expect(s.appendItem("t1", "turn_d", msg("next"))).toBe(3);
+      expect(s.loadItems("t2")).toHaveLength(1);
+      expect(() => s.truncateHistory("ghost", 0, [])).toThrowError(/thread ghost does not exist/);
+    });
+
     it("refuses items for an unknown thread with a not_found error", () => {
       const s = store();
       expect(() => s.appendItem("ghost", null, msg("x"))).toThrowError(/thread ghost does not exist/);

@@ -112,6 +112,23 @@ export function searchContract(newTarget: () => string): void {
       expect(hit.snippet!.startsWith("…")).toBe(true);
     });
 
+    // Fails if truncateHistory leaves the cut messages in the index (a rewound thread found by
+    // words it no longer holds), or if appending after the cut collides with their index rows.
+    it("forgets the messages truncateHistory cut away and indexes what is appended after", () => {
+      const s = store();
+      s.createThread(thread("a"));
+      s.appendItem("a", "turn_1", message("user", "keep the walrus"));
+      s.appendItem("a", "turn_2", message("user", "drop the narwhal"));
+      s.appendItem("a", "turn_2", message("assistant", "narwhal dropped"));
+      s.truncateHistory("a", 1, ["turn_2"]);
+      expect(ids(s, "walrus")).toEqual(["a"]);
+      expect(ids(s, "narwhal")).toEqual([]);
+      s.appendItem("a", "turn_3", message("user", "now the octopus"));
+      expect(ids(s, "octopus")).toEqual(["a"]);
+      expect(s.searchThreads("octopus")[0].snippet).toBe("now the octopus");
+      expect(ids(s, "narwhal")).toEqual([]);
+    });
+
     it("a reopened store finds what an earlier one wrote", () => {
       const first = store();
       first.createThread(thread("a", { title: "persisted title" }));

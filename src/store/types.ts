@@ -49,6 +49,12 @@ export interface Store {
   appendItem(threadId: string, turnId: string | null, item: ResponseItem): number;
   loadItems(threadId: string): StoredItem[];
   countItems(threadId: string): number;
+  /**
+   * Rewind (README "Undo, redo, fork and rewind"): deletes the thread's items after the first
+   * `keepItems` and the turns `dropTurns`, in one transaction; the next item gets seq
+   * `keepItems + 1`. Throws `not_found` for an unknown thread (and `fenced` like appendItem).
+   */
+  truncateHistory(threadId: string, keepItems: number, dropTurns: readonly string[]): void;
 
   putTurn(turn: TurnRecord): void;
   updateTurn(id: string, patch: Partial<Omit<TurnRecord, "id" | "thread_id">>): void;

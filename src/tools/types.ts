@@ -64,7 +64,21 @@ export interface ToolContext {
   safety: SafetyContext;
 }
 
-export type ApprovalDecision = "accept" | "accept_for_session" | "accept_and_remember" | "decline" | "cancel";
+/**
+ * `unavailable`: nobody could be asked or nobody saw it (headless, or the client cannot show it);
+ * nothing runs, as for `decline`, but the model is told no one decided (never "the user declined").
+ */
+export type ApprovalDecision =
+  | "accept"
+  | "accept_for_session"
+  | "accept_and_remember"
+  | "decline"
+  | "cancel"
+  | "unavailable";
+
+/** What the model is told when an approval could not be asked (see ApprovalDecision). */
+export const APPROVAL_UNAVAILABLE =
+  "No one could approve this: nobody who can answer approvals saw the request (headless run, or a client that cannot show it), so it did not run. Work within the sandbox, or ask the user to run it.";
 
 /** What a tool asks the user to approve. */
 export interface ApprovalAsk {
@@ -76,6 +90,13 @@ export interface ApprovalAsk {
   justification?: string;
   prefix_rule?: string[];
   paths?: string[];
+  /** file_change: the patch's would-be changes per file, with unified diffs (shown, not applied). */
+  changes?: Array<{
+    path: string;
+    kind: "add" | "update" | "delete" | "move";
+    move_path?: string;
+    diff: string;
+  }>;
 }
 
 export interface SafetyContext {
@@ -100,7 +121,7 @@ export interface SafetyContext {
    * Asks the user through the broker's queue (approvals before questions). Resolves with
    * the decision; already-approved commands (this session, or a remembered prefix rule)
    * resolve `accept` without asking. `cancel` also interrupts the turn. With no responder
-   * attached (headless), resolves `decline`: the policy decides, nobody waits.
+   * attached (headless), resolves `unavailable`: the policy decides, nobody waits.
    */
   requestApproval(ask: ApprovalAsk): Promise<ApprovalDecision>;
 }

@@ -220,9 +220,6 @@ describe("tandem app-server: Codex methods beyond the core set", () => {
     expect(login.message).toMatch(
       /^-32601: method not found: account\/login\/start is not supported by Tandem \(/,
     );
-    const fork = await failure(client.request("thread/fork", { threadId: "thr_x" }));
-    expect(fork.code).toBe(-32601);
-    expect(fork.message).toMatch(/thread\/fork is not supported by Tandem/);
     const fs = await failure(client.request("fs/readFile", { path: "/etc/hostname" }));
     expect(fs).toMatchObject({ code: -32601, message: "-32601: method not found: fs/readFile" });
   });

@@ -121,6 +121,9 @@ function build(): CodexValidator {
           ?.replace(/Params$/, "Response")
       : v && fromMethod(v.method);
     if (!name) return undefined;
+    // Both config writes answer Codex's one ConfigWriteResponse.
+    if (v?.method === "config/value/write" || v?.method === "config/batchWrite")
+      return "ref#/definitions/v2/ConfigWriteResponse";
     if (ref.definitions.v2[name]) return `ref#/definitions/v2/${name}`;
     if (ref.definitions[name]) return `ref#/definitions/${name}`;
     return undefined;

@@ -91,14 +91,20 @@ describe("OpenAPI", () => {
       "/question/{id}/reject",
       "/question/{id}/reply",
       "/question/{id}/touch",
+      "/skills",
       "/thread",
       "/thread/{id}",
+      "/thread/{id}/checkpoints",
       "/thread/{id}/compact",
+      "/thread/{id}/fork",
       "/thread/{id}/interrupt",
+      "/thread/{id}/redo",
+      "/thread/{id}/rewind",
       "/thread/{id}/settings",
       "/thread/{id}/shell",
       "/thread/{id}/steer",
       "/thread/{id}/turn",
+      "/thread/{id}/undo",
     ]);
     const refs = JSON.stringify(doc).match(/"\$ref":"#\/components\/schemas\/[^"]+"/g) ?? [];
     for (const r of refs) expect(doc.components.schemas[r.split("/").pop()!.slice(0, -1)], r).toBeDefined();

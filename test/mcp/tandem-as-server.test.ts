@@ -286,13 +286,14 @@ describe("tandem mcp-server", () => {
   });
 
   // fails if a host without elicitation makes the turn wait, or if the model is not told that
-  // nobody can answer, or if an approval is granted when nobody could be asked.
-  it("without the elicitation capability: no responder, approvals declined, the turn completes", async () => {
+  // nobody can answer (an approval nobody saw is "unavailable", never "the user declined"), or if
+  // an approval is granted when nobody could be asked.
+  it("without the elicitation capability: no responder, approvals unavailable, the turn completes", async () => {
     const h = await startHost({
       steps: [
         ASK,
         execCall("call_t1", "touch unasked.txt"),
-        message("Proceeding without answers.", ["declined to run this command"]),
+        message("Proceeding without answers.", ["No one could approve this"]),
       ],
     });
     const work = tempDir("tandem-mcp-work-");

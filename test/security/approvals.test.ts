@@ -167,7 +167,7 @@ describe.skipIf(!hasBwrap)("approvals: session grants, remembered rules, headles
     expect(existsSync(ok2)).toBe(true); // every part covered by the rule: runs without asking
   });
 
-  // fails if a remembered rule is checked before the "no responder → decline" gate: headless, the
+  // fails if a remembered rule is checked before the "no responder → unavailable" gate: headless, the
   // planted rule would approve the escalation and `two` would be written outside the sandbox.
   it("headless, a remembered rule does not approve; with a responder it still does", async () => {
     const home = tempDir("tandem-home-");
@@ -185,7 +185,8 @@ describe.skipIf(!hasBwrap)("approvals: session grants, remembered rules, headles
     thread = h.runtime.threads.start({ cwd });
     expect(h.runtime.approvals.rules(cwd)).toEqual([["touch"]]);
     expect((await thread.startTurn("go").done).status).toBe("completed");
-    expect(outputOf(h, "h2")).toMatch(/declined/);
+    // Nobody could be asked: the model hears "unavailable", not a user's decline.
+    expect(outputOf(h, "h2")).toMatch(/No one could approve this/);
     expect(existsSync(join(outside, "headless-two"))).toBe(false);
     await h.close();
 

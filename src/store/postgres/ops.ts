@@ -149,6 +149,24 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
         created_at: r.created_at,
       }));
     },
+    async truncateHistory(threadId: string, keep: number, dropTurns: string[]) {
+      await tx(async () => {
+        const rows = await q("SELECT lease_generation FROM threads WHERE id = $1 FOR UPDATE", [threadId]);
+        if (!rows.length)
+          throw new OpError("not_found", `truncateHistory: thread ${threadId} does not exist`);
+        const g = gen(threadId);
+        if (g !== null && Number(rows[0].lease_generation) !== g) {
+          held.get(threadId)!.lost = true;
+          throw fencedError("truncateHistory", threadId);
+        }
+        await q("DELETE FROM items WHERE thread_id = $1 AND seq > $2", [threadId, keep]);
+        // The search index of the cut messages goes with them (schema.ts migration 5).
+        await q("DELETE FROM thread_text WHERE thread_id = $1 AND seq > $2", [threadId, keep]);
+        await q("UPDATE threads SET item_count = LEAST(item_count, $2) WHERE id = $1", [threadId, keep]);
+        if (dropTurns.length)
+          await q("DELETE FROM turns WHERE thread_id = $1 AND id = ANY($2::text[])", [threadId, dropTurns]);
+      });
+    },
     async countItems(threadId: string) {
       const rows = await q("SELECT item_count FROM threads WHERE id = $1", [threadId]);
       return rows.length ? rows[0].item_count : 0;

@@ -134,6 +134,9 @@ export class PostgresStore implements Store {
   countItems(threadId: string): number {
     return this.bridge.call("countItems", threadId);
   }
+  truncateHistory(threadId: string, keepItems: number, dropTurns: readonly string[]): void {
+    this.bridge.call("truncateHistory", threadId, keepItems, [...dropTurns]);
+  }
   putTurn(turn: TurnRecord): void {
     this.bridge.call("putTurn", turn);
   }

@@ -250,6 +250,10 @@ class SqliteStore implements Store {
       ),
       // Items are append-only and contiguous from 1, so the last seq is the count (O(log n)).
       countItems: p("SELECT COALESCE(MAX(seq), 0) AS n FROM items WHERE thread_id = ?"),
+      truncateItems: p("DELETE FROM items WHERE thread_id = ? AND seq > ?"),
+      // The search index of the cut messages goes with them (schema.ts migration 5).
+      truncateText: p("DELETE FROM thread_text WHERE thread_id = ? AND seq > ?"),
+      dropTurn: p("DELETE FROM turns WHERE id = ? AND thread_id = ?"),
       putTurn: p(
         "INSERT INTO turns (id, thread_id, started_at, ended_at, status, usage, error, diff) " +
           "VALUES (@id, @thread_id, @started_at, @ended_at, @status, @usage, @error, @diff) " +
@@ -398,6 +402,18 @@ class SqliteStore implements Store {
 
   countItems(threadId: string): number {
     return (this.#s.countItems.get(threadId) as { n: number }).n;
+  }
+
+  truncateHistory(threadId: string, keepItems: number, dropTurns: readonly string[]): void {
+    this.#db
+      .transaction(() => {
+        if (!this.#s.getThread.get(threadId))
+          throw new StoreError("not_found", `truncateHistory: thread ${threadId} does not exist`);
+        this.#s.truncateItems.run(threadId, keepItems);
+        this.#s.truncateText.run(threadId, keepItems);
+        for (const id of dropTurns) this.#s.dropTurn.run(id, threadId);
+      })
+      .immediate();
   }
 
   putTurn(turn: TurnRecord): void {

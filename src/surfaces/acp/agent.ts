@@ -117,7 +117,8 @@ export class AcpAgent {
       .onRequest(methods.agent.session.new, ({ params }) => {
         checkCwd(params.cwd);
         const mcpServers = clientMcpServers(params.mcpServers);
-        const thread = this.opts.runtime.threads.start({ cwd: params.cwd, mcpServers });
+        // Stored now: the editor may session/load this id from a later process before prompting.
+        const thread = this.opts.runtime.threads.start({ cwd: params.cwd, mcpServers, storeNow: true });
         const session = this.open(thread);
         setImmediate(() => session.advertiseCommands()); // once the client has the session id
         return { sessionId: session.id, ...session.state() };

@@ -12,7 +12,8 @@
  *   exit code as rawOutput. A declined or failed command ends `failed`.
  * - Patches: the files are the locations; while pending the content shows the proposed diffs
  *   (diffs.ts), once applied the written diffs; a refused or failed patch ends `failed` with why.
- * - `plan.updated` becomes a `plan` update (all entries medium priority: Tandem has none).
+ * - `plan.updated` becomes a `plan` update (all entries medium priority: Tandem has none); the
+ *   update_plan call then ends `completed` with the checklist as its content.
  * - Everything else (usage, status, question events, turn diffs) maps to nothing here: questions
  *   travel as requests (asker.ts), the turn's end is the prompt's response.
  */
@@ -215,6 +216,18 @@ export class SessionUpdates {
             ...(item.output !== undefined
               ? { content: [text(item.output)], rawOutput: parseArgs(item.output) }
               : {}),
+          },
+        ];
+      // update_plan finishes as its checklist (the plan itself went out as a `plan` update).
+      case "todo_list":
+        return [
+          {
+            sessionUpdate: "tool_call_update",
+            toolCallId: item.id,
+            status: item.status === "failed" ? "failed" : "completed",
+            content: [
+              text(item.plan.map((s) => `${s.status === "completed" ? "[x]" : "[ ]"} ${s.step}`).join("\n")),
+            ],
           },
         ];
       default:

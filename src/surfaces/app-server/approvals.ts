@@ -33,6 +33,7 @@ import {
 } from "../../protocol/questions.js";
 import { commandWords } from "../../tools/exec/safe-commands.js";
 import { codexCommand, commandActions } from "./codex-command.js";
+import { fileChangeItem } from "./file-change.js";
 import type { CodexAnswerResult } from "./questions.js";
 
 export const COMMAND_APPROVAL = "item/commandExecution/requestApproval";
@@ -76,6 +77,26 @@ function commandDecision(
     case "cancel":
       return "cancel";
   }
+}
+
+/**
+ * For a patch approval that carries the patch's would-be diffs: `item/fileChange/patchUpdated`
+ * params, sent just before the approval request so the client shows the diff it is asked about.
+ */
+export function patchPreview(request: QuestionRequest, approval: ApprovalInfo) {
+  if (approval.kind !== "file_change" || !approval.changes?.length) return undefined;
+  const item = fileChangeItem({
+    id: request.call_id,
+    type: "file_change",
+    changes: approval.changes,
+    status: "in_progress",
+  });
+  return {
+    threadId: request.thread_id,
+    turnId: request.turn_id,
+    itemId: request.call_id,
+    changes: item.changes,
+  };
 }
 
 /** The server request for an approval: method and params. */

@@ -129,3 +129,17 @@ describe("MCP elicitation → Codex mcpServer/elicitation/request", () => {
     expect(mapped).toEqual({ kind: "reply", reply: { answers: { url: { selected: ["Done"] } } } });
   });
 });
+
+describe("an accepted form without content", () => {
+  // Fails if `accept` with `content: null` on a form with required fields is asked again (a client
+  // that cannot render the form answers the same way every time: an endless loop) instead of one
+  // decline that says why.
+  it("is one decline with the reason, never a re-ask", () => {
+    const request = requestFor({ mode: "form", message: "Who are you?", requestedSchema: FORM as never });
+    for (const content of [null, undefined, {}])
+      expect(elicitationAnswer(request, { action: "accept", content })).toEqual({
+        kind: "decline",
+        reason: "the user submitted the form without an answer",
+      });
+  });
+});

@@ -81,3 +81,53 @@ export function fileChangeItem(item: Extract<TurnItem, { type: "file_change" }>)
     status: STATUS[item.status],
   };
 }
+
+/**
+ * A turn's stored net diff (turn.diff, `---`/`+++` sections as tools/patch/diff.ts writes them)
+ * split per file, keyed by the path of each side (without `a/`/`b/`). Quoted paths are skipped.
+ */
+export function diffSections(diff: string | null | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!diff) return out;
+  const lines = diff.split("\n");
+  let start = -1;
+  const flush = (end: number) => {
+    if (start < 0) return;
+    const text = `${lines.slice(start, end).join("\n")}\n`;
+    for (const header of [lines[start], lines[start + 1]]) {
+      const m = /^(?:---|\+\+\+) [ab]\/(.+)$/.exec(header ?? "");
+      if (m && !out.has(m[1])) out.set(m[1], text);
+    }
+  };
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].startsWith("--- ") && lines[i + 1]?.startsWith("+++ ")) {
+      flush(i);
+      start = i;
+      i++;
+    }
+  }
+  flush(lines.at(-1) === "" ? lines.length - 1 : lines.length);
+  return out;
+}
+
+/**
+ * A stored fileChange item with each file's diff from its turn's net diff (`sections`), for
+ * history: the store keeps the patch, not the per-call display, so a file the turn changed again
+ * later shows the turn's net change of it.
+ */
+export function withTurnDiffs(item: FileChangeItem, sections: Map<string, string>): FileChangeItem {
+  if (sections.size === 0) return item;
+  const find = (path: string) => {
+    const direct = sections.get(path);
+    if (direct !== undefined) return direct;
+    for (const [p, d] of sections) if (p.endsWith(`/${path}`) || path.endsWith(`/${p}`)) return d;
+    return undefined;
+  };
+  return {
+    ...item,
+    changes: item.changes.map((c) => {
+      const moved = c.kind.type === "update" && c.kind.move_path ? find(c.kind.move_path) : undefined;
+      return { ...c, diff: c.diff || moved || find(c.path) || "" };
+    }),
+  };
+}

@@ -19,7 +19,10 @@ import {
   QuestionReplyParams,
   QuestionTouchParams,
 } from "../../protocol/app-server.js";
+import { BRANCH_METHODS } from "./branches.js";
+import { COMMAND_EXEC_METHODS } from "./command-exec.js";
 import { COMPACT_METHODS } from "./compact.js";
+import { CONFIG_WRITE_METHODS } from "./config-write.js";
 import type { ServerContext } from "./context.js";
 import { FUZZY_SEARCH_METHODS } from "./fuzzy-search.js";
 import { INFO_METHODS } from "./info.js";
@@ -114,6 +117,9 @@ const METHODS: Record<string, Method<any>> = {
   ...COMPACT_METHODS,
   ...SHELL_COMMAND_METHODS,
   ...FUZZY_SEARCH_METHODS,
+  ...BRANCH_METHODS,
+  ...CONFIG_WRITE_METHODS,
+  ...COMMAND_EXEC_METHODS,
 };
 
 /**
@@ -126,15 +132,12 @@ const UNSUPPORTED: Record<string, string> = {
   "account/logout": "Tandem has no login; unset the API key in the environment instead",
   "account/rateLimits/read": "Tandem does not track account rate limits",
   "account/usage/read": "Tandem does not track account usage",
-  "config/value/write": "Tandem's configuration is read-only here; edit $TANDEM_HOME/config.toml",
-  "config/batchWrite": "Tandem's configuration is read-only here; edit $TANDEM_HOME/config.toml",
   "modelProvider/list": "Tandem serves one provider per process; config/read names it",
-  "thread/fork": "Tandem cannot fork threads over the app server",
   "thread/delete": "Tandem keeps every thread; thread/archive hides one from thread/list",
-  "thread/rollback": "Tandem cannot roll back turns",
-  "thread/revert": "Tandem cannot revert turns",
+  "thread/rollback": "it is not in the Codex protocol Tandem speaks; thread/revert cuts history",
   "review/start": "Tandem has no review mode",
-  "command/exec": "Tandem runs commands only as tools within a turn",
+  "command/exec/write": "Tandem's command/exec has no stdin streaming (streamStdin)",
+  "command/exec/resize": "Tandem's command/exec has no terminal (tty)",
   "plugin/list": "Tandem has no plugins",
   "app/list": "Tandem has no apps",
   "experimentalFeature/list": "Tandem has no experimental feature flags",
@@ -177,4 +180,6 @@ const OPENS_THREAD = new Set([
   "thread/settings/update",
   "thread/compact/start",
   "thread/shellCommand",
+  "thread/fork",
+  "thread/revert",
 ]);

@@ -7,10 +7,12 @@
  *   they are left out, and never become the thread preview.
  * - A tool call and its output become one item keyed by the call id (the id live items used).
  *   `exec_command` becomes a `commandExecution` whose exit code and output are read back from the
- *   output header; `apply_patch` becomes a `fileChange` naming the patch's files (the store keeps no
- *   diff), completed when the output reports the files written; other tools become
- *   `dynamicToolCall`; `request_user_input` calls are left out (their questions travel as server
- *   requests, see session.ts).
+ *   output header; `apply_patch` becomes a `fileChange` naming the patch's files, completed when
+ *   the output reports the files written, each file with its diff from the turn's stored net diff
+ *   (file-change.ts `withTurnDiffs`); other tools become `dynamicToolCall`; `request_user_input`
+ *   calls are left out (their questions travel as server requests, see session.ts), and so are
+ *   `update_plan` calls (live they are `turn/plan/updated`, plan.ts).
+ * - An assistant message with a `<proposed_plan>` block is the message and its `plan` item.
  * - Developer/system messages and reasoning without a summary are left out.
  */
 
@@ -21,8 +23,9 @@ import type { StoredItem, TurnRecord } from "../../protocol/threads.js";
 import { parseUserCommandRecord } from "../../protocol/user-command.js";
 import { codexCommand, commandActions } from "./codex-command.js";
 import { collabItem } from "./collab.js";
-import { PATCH_TOOL, patchCallItem } from "./file-change.js";
+import { diffSections, PATCH_TOOL, patchCallItem, withTurnDiffs } from "./file-change.js";
 import { codexTurn, dynamicToolCall, QUESTION_TOOL } from "./mapping.js";
+import { agentMessageItems, PLAN_TOOL } from "./plan.js";
 
 const ABORTED = "aborted";
 /** How apply_patch's output starts when the patch was written (tools/patch). */
@@ -47,12 +50,18 @@ export function codexTurns(turns: TurnRecord[], items: StoredItem[], cwd: string
   const byTurn = new Map<string, CodexThreadItem[]>();
   for (const t of turns) byTurn.set(t.id, []);
   const running = new Set(turns.filter((t) => t.status === "running").map((t) => t.id));
+  const diffs = new Map(turns.map((t) => [t.id, diffSections(t.diff)]));
   for (const s of items) {
     if (s.turn_id === null) continue;
     const list = byTurn.get(s.turn_id);
     if (!list) continue;
     const mapped = storedItem(s.item, s.seq, outputs, cwd, running.has(s.turn_id), s.thread_id);
-    if (mapped) list.push(mapped);
+    for (const m of mapped ? [mapped].flat() : []) {
+      const sections = diffs.get(s.turn_id);
+      list.push(
+        m.type === "fileChange" && m.status === "completed" && sections ? withTurnDiffs(m, sections) : m,
+      );
+    }
   }
   return turns.map((t) => codexTurn(t, byTurn.get(t.id) ?? []));
 }
@@ -64,7 +73,7 @@ function storedItem(
   cwd: string,
   turnRunning: boolean,
   threadId: string,
-): CodexThreadItem | undefined {
+): CodexThreadItem | CodexThreadItem[] | undefined {
   switch (item.type) {
     case "message":
       return message(item, seq, cwd);
@@ -82,9 +91,14 @@ function storedItem(
   }
 }
 
-function message(item: MessageItem, seq: number, cwd: string): CodexThreadItem | undefined {
+function message(
+  item: MessageItem,
+  seq: number,
+  cwd: string,
+): CodexThreadItem | CodexThreadItem[] | undefined {
   const id = item.id ?? `item_${seq}`;
-  if (item.role === "assistant") return { type: "agentMessage", id, text: messageText(item) };
+  // A <proposed_plan> block is the plan item it was live (plan.ts).
+  if (item.role === "assistant") return agentMessageItems(id, messageText(item), true);
   if (item.role !== "user") return undefined;
   // A compaction's summary item (agent/compaction.ts) is Codex's contextCompaction item.
   if (messageText(item).startsWith(SUMMARY_MARKER))
@@ -119,7 +133,7 @@ function toolCall(
   turnRunning: boolean,
   threadId: string,
 ): CodexThreadItem | undefined {
-  if (call.name === QUESTION_TOOL) return undefined;
+  if (call.name === QUESTION_TOOL || call.name === PLAN_TOOL) return undefined;
   const args = call.type === "function_call" ? call.arguments : call.input;
   const pendingStatus = turnRunning ? "in_progress" : "failed";
   if (call.name === PATCH_TOOL) {

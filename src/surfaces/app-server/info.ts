@@ -12,6 +12,8 @@
  *     sandbox, reasoning effort/summary, service tier), under Codex's keys; unset ones are absent.
  *     `on-failure` is reported as `on-request` (Codex has no such policy; Tandem asks the same way).
  *     Tandem has no config layers: `origins` is empty and `layers` null; `cwd` changes nothing.
+ *     Values written since start-up by `config/value/write`/`config/batchWrite` (config-write.ts)
+ *     replace the start-up ones.
  *   - `account/read`: Tandem has no account and no login. With the `openai` provider it reports
  *     `{type: "apiKey"}` when a key is set in the environment (the only auth it uses) and
  *     `requiresOpenaiAuth: true`; other providers report no account and `requiresOpenaiAuth: false`.
@@ -27,6 +29,7 @@ import {
   GetAccountParams,
   ModelListParams,
 } from "../../protocol/app-server.js";
+import { writtenConfig } from "./config-write.js";
 import { type Ctx, type Method, method, pageOf } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
 
@@ -90,6 +93,12 @@ const configRead = method(ConfigReadParams, ({ server }: Ctx) => {
     ...(s.service_tier ? { service_tier: s.service_tier } : {}),
     ...(s.model_context_window ? { model_context_window: s.model_context_window } : {}),
   };
+  // What config/value/write and config/batchWrite saved since start-up (null: removed).
+  for (const [key, value] of writtenConfig(server)) {
+    const shown = key === "approval_policy" && value === "on-failure" ? "on-request" : value;
+    if (value === null) delete (config as Record<string, unknown>)[key];
+    else (config as Record<string, unknown>)[key] = shown;
+  }
   return { config, origins: {}, layers: null };
 });
 

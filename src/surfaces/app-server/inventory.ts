@@ -4,7 +4,10 @@
  * `thread/goal/get`, `thread/backgroundTerminals/list`, `thread/turns/list`.
  *
  * Contract:
- * - Tandem has no skills, Codex hooks, plugins, Bedrock account or thread goals: those answer the
+ * - `skills/list` lists the skills Tandem finds for each cwd (SKILL.md folders, runtime.skills) with
+ *   the files it skipped as `errors`.
+ * - `hooks/list` reports the user's hooks (README "Hooks") in Codex's HookMetadata shape.
+ * - Tandem has no plugins, Bedrock account or thread goals: those answer the
  *   valid empty shape (one entry per requested cwd where the method is per-cwd), never an error, so
  *   a Codex UI shows nothing rather than a red error line.
  * - `mcpServerStatus/list` reports the configured MCP servers (see below).
@@ -22,6 +25,7 @@ import {
   ThreadTurnsListParams,
 } from "../../protocol/app-server-settings.js";
 import { sanitizeName } from "../../tools/mcp/names.js";
+import { codexSkill } from "./codex-skills.js";
 import { codexTurns } from "./history.js";
 import { type Ctx, type Method, method, pageOf } from "./method.js";
 import { requireThread } from "./threads.js";
@@ -29,12 +33,47 @@ import { requireThread } from "./threads.js";
 const cwdsOf = (p: { cwds?: string[] | null }): string[] =>
   (p.cwds?.length ? p.cwds : [process.cwd()]).map((c) => resolve(c));
 
-const skills = method(CwdsParams.passthrough(), (_ctx: Ctx, p) => ({
-  data: cwdsOf(p).map((cwd) => ({ cwd, skills: [], errors: [] })),
+/** `skills/list`: the skills of each cwd (runtime.skills, docs/skills.md) as Codex `SkillMetadata`. */
+const skills = method(CwdsParams.passthrough(), ({ server }: Ctx, p) => ({
+  data: cwdsOf(p).map((cwd) => {
+    const found = server.runtime.skills.list(cwd);
+    return { cwd, skills: found.skills.map(codexSkill), errors: found.problems };
+  }),
 }));
 
-const hooks = method(CwdsParams.passthrough(), (_ctx: Ctx, p) => ({
-  data: cwdsOf(p).map((cwd) => ({ cwd, hooks: [], warnings: [], errors: [] })),
+/** `hooks/list`: the hooks that apply in each cwd (README "Hooks"), as Codex's HookMetadata. */
+const hooks = method(CwdsParams.passthrough(), ({ server }: Ctx, p) => ({
+  data: cwdsOf(p).map((cwd) => {
+    const found = server.runtime.hooks.list(cwd);
+    const listed = found.hooks.filter((h) => h.event !== "Notification");
+    const unlisted = found.hooks.length - listed.length;
+    return {
+      cwd,
+      hooks: listed.map((h, i) => ({
+        key: h.key,
+        eventName: h.event[0].toLowerCase() + h.event.slice(1),
+        handlerType: "command",
+        command: h.command,
+        async: false,
+        matcher: h.matcher ?? null,
+        timeoutSec: h.timeoutSec,
+        source: h.source.scope,
+        sourcePath: h.source.path,
+        trustStatus: h.source.trust,
+        currentHash: h.source.sha256,
+        displayOrder: i,
+        enabled: h.source.trust === "trusted",
+        isManaged: false,
+        statusMessage: null,
+        pluginId: null,
+      })),
+      warnings: [
+        ...found.warnings,
+        ...(unlisted ? [`${unlisted} Notification hook(s) not listed: Codex has no such event name`] : []),
+      ],
+      errors: found.errors,
+    };
+  }),
 }));
 
 const plugins = method(CwdsParams.passthrough(), () => ({ marketplaces: [], marketplaceLoadErrors: [] }));

@@ -62,7 +62,7 @@ describe("EventMapper", () => {
       {
         id: "x1",
         type: "tool_call",
-        tool: "update_plan",
+        tool: "view_image",
         arguments: '{"a":1}',
         status: "completed",
         output: "ok",
@@ -149,6 +149,8 @@ describe("EventMapper", () => {
       status: "in_progress",
     };
     expect(codexItem(question, "/")).toBeUndefined();
+    // update_plan is turn/plan/updated (plan.ts), never an item that does not complete.
+    expect(codexItem({ ...question, tool: "update_plan" }, "/")).toBeUndefined();
     expect(codexItem({ id: "e", type: "error", message: "x" }, "/")).toBeUndefined();
   });
 

@@ -33,6 +33,7 @@ import type { ThreadRecord, TurnRecord } from "../../protocol/threads.js";
 import { codexCommand, commandActions } from "./codex-command.js";
 import { collabItem, subAgentFields } from "./collab.js";
 import { fileChangeItem, PATCH_TOOL, patchCallItem } from "./file-change.js";
+import { agentMessageItems, PLAN_TOOL, PlanTurns, planUpdated } from "./plan.js";
 
 export const QUESTION_TOOL = "request_user_input";
 
@@ -187,7 +188,8 @@ export function codexItem(item: TurnItem, cwd: string, threadId?: string): Codex
         durationMs: null,
       };
     case "tool_call":
-      if (item.tool === QUESTION_TOOL) return undefined;
+      // update_plan is `turn/plan/updated` (plan.ts), not an item.
+      if (item.tool === QUESTION_TOOL || item.tool === PLAN_TOOL) return undefined;
       if (item.tool === PATCH_TOOL) return patchCallItem(item.id, item.arguments, item.status);
       return (
         (threadId && collabItem(item.id, item.tool, item.arguments, item.status, item.output, threadId)) ||
@@ -236,6 +238,7 @@ export class EventMapper {
   private announced = new Map<string, Set<string>>();
   /** Threads waiting on the user → the activeFlags last reported for them. */
   private waitingFlags = new Map<string, string>();
+  private plans = new PlanTurns();
 
   constructor(
     private readonly cwdOf: (threadId: string) => string,
@@ -261,6 +264,7 @@ export class EventMapper {
         return this.waitingChanged(event.thread_id);
       case "turn.started": {
         this.turnStarts.set(event.turn_id, time);
+        this.plans.started(event.turn_id, event.mode);
         return [
           {
             method: "turn/started",
@@ -272,6 +276,7 @@ export class EventMapper {
         const started = this.turnStarts.get(event.turn_id);
         this.turnStarts.delete(event.turn_id);
         this.announced.delete(event.turn_id);
+        this.plans.completed(event.turn_id);
         const turn: CodexTurn = {
           id: event.turn_id,
           items: [],
@@ -287,7 +292,25 @@ export class EventMapper {
       case "item.completed":
         return this.item(event, time);
       case "agent_message.delta":
-        return [{ method: "item/agentMessage/delta", params: deltaParams(event, event.delta) }];
+        return this.plans.delta(
+          { threadId: event.thread_id, turnId: event.turn_id, itemId: event.item_id },
+          event.delta,
+          time,
+        );
+      case "plan.updated":
+        return [
+          {
+            method: "turn/plan/updated",
+            params: planUpdated(event.thread_id, event.turn_id, event.explanation, event.plan),
+          },
+        ];
+      case "turn.diff":
+        return [
+          {
+            method: "turn/diff/updated",
+            params: { threadId: event.thread_id, turnId: event.turn_id, diff: event.diff },
+          },
+        ];
       case "reasoning.delta": {
         // Tandem announces reasoning only when complete; Codex clients expect item/started first.
         const seen = this.seen(event.turn_id);
@@ -388,10 +411,39 @@ export class EventMapper {
     return seen;
   }
 
+  /** A completed Plan-mode agent message: its plan item (plan.ts) completes, then the message. */
+  private planMessage(event: Extract<Event, { type: "item.completed" }>, time: number): Notification[] {
+    const msg = event.item as Extract<TurnItem, { type: "agent_message" }>;
+    const items = agentMessageItems(msg.id, msg.text, true);
+    const seen = this.seen(event.turn_id);
+    const ids = { threadId: event.thread_id, turnId: event.turn_id };
+    const out: Notification[] = [];
+    for (const item of items) {
+      const announced =
+        item.type === "plan" ? this.plans.planAnnounced(event.turn_id, msg.id) : seen.has(item.id);
+      if (!announced) out.push({ method: "item/started", params: { ...ids, item, startedAtMs: time } });
+      seen.add(item.id);
+      out.push({ method: "item/completed", params: { ...ids, item, completedAtMs: time } });
+    }
+    // A started message whose text was all plan still completes (empty).
+    if (seen.has(msg.id) && !items.some((i) => i.id === msg.id))
+      out.push({
+        method: "item/completed",
+        params: { ...ids, item: { type: "agentMessage", id: msg.id, text: "" }, completedAtMs: time },
+      });
+    return out;
+  }
+
   private item(
     event: Extract<Event, { type: "item.started" | "item.completed" }>,
     time: number,
   ): Notification[] {
+    if (
+      event.item.type === "agent_message" &&
+      event.type === "item.completed" &&
+      this.plans.isPlan(event.turn_id)
+    )
+      return this.planMessage(event, time);
     const item = codexItem(event.item, this.cwdOf(event.thread_id), event.thread_id);
     if (!item) return [];
     const base = { threadId: event.thread_id, turnId: event.turn_id, item };

@@ -29,7 +29,7 @@ import type { QuestionRequest, Responder } from "../../protocol/questions.js";
 import { Asker, type ClientError } from "../../questions/asker.js";
 import type { Runtime } from "../../runtime/core.js";
 import { askHost } from "../shared/ask-host.js";
-import { approvalReply, approvalRequest } from "./approvals.js";
+import { approvalReply, approvalRequest, patchPreview } from "./approvals.js";
 import { ELICITATION_REQUEST, elicitationAnswer, elicitationParams } from "./elicitation.js";
 import { REQUEST_USER_INPUT, requestUserInputParams, userInputReply } from "./questions.js";
 import { ConnectionClosedError, RemoteError, RequestCancelledError, RpcConnection } from "./rpc.js";
@@ -53,6 +53,7 @@ export class ClientSession {
   clientName = "";
   /** Opted into `tandem/*` notifications at initialize (Codex clients do not get them). */
   tandemNotifications = false;
+  private disposers: Array<() => void> = [];
   private optOut = new Set<string>();
   private attachments = new Map<string, () => void>();
   private readonly asker: Asker<undefined>;
@@ -160,7 +161,13 @@ export class ClientSession {
     this.notify("serverRequest/resolved", { threadId, requestId: entry.rpcId });
   }
 
+  /** Runs `fn` when the connection goes (what it started must end with it, e.g. command/exec). */
+  onDispose(fn: () => void): void {
+    this.disposers.push(fn);
+  }
+
   dispose(): void {
+    for (const fn of this.disposers.splice(0)) fn();
     for (const detach of this.attachments.values()) detach();
     this.attachments.clear();
     this.asker.close();
@@ -181,6 +188,8 @@ export class ClientSession {
   private async exchange(request: QuestionRequest, signal: AbortSignal, attempt: number) {
     const rpcId = attempt === 1 ? request.request_id : `${request.request_id}.${attempt}`;
     const { method, params } = this.serverRequest(request);
+    const preview = request.approval && patchPreview(request, request.approval);
+    if (preview) this.notify("item/fileChange/patchUpdated", preview);
     this.sent.set(request.request_id, { rpcId, request });
     const { result } = this.rpc.request(method, params, { id: rpcId });
     const withdraw = () => this.rpc.forget(rpcId, (signal.reason as Error)?.message);

@@ -5,7 +5,8 @@
  * Contract:
  * - `thread/settings/update` changes the thread's later turns: model, reasoning effort,
  *   collaboration mode (its `settings.model` and `settings.reasoning_effort` apply too: the effort
- *   follows the mode, a null effort falls back to the configuration's), approval policy, sandbox
+ *   follows the mode; a null one when switching modes falls back to the configuration's, and
+ *   keeps the thread's effort when the mode stays), approval policy, sandbox
  *   policy or permission profile (not both: -32602), cwd (an existing directory). Null or absent
  *   fields keep what the thread has. It answers `{}`, then every connection attached to the thread
  *   (and the caller) gets `thread/settings/updated` with the full settings now in force.
@@ -90,8 +91,13 @@ const settingsUpdate = method(ThreadSettingsUpdateParams, (ctx: Ctx, p) => {
   if (model) patch.model = model;
   if (mode) patch.mode = mode.mode;
   if (cwd) patch.cwd = cwd;
-  // The mode's effort wins; a mode without one means "no effort of the thread's own".
-  const effortText = mode ? (mode.settings.reasoning_effort ?? null) : p.effort;
+  // An update changes only what it names: the mode's effort wins; a mode without one switching
+  // modes means "no effort of the thread's own", and the mode the thread already has (what a
+  // client re-sends with `/permissions`) keeps its effort.
+  const switching = mode !== undefined && mode !== null && mode.mode !== thread.record.mode;
+  const modeEffort = mode?.settings.reasoning_effort ?? (switching ? null : undefined);
+  // A null `effort` field is "not named" (as every null field here), never "clear".
+  const effortText = modeEffort !== undefined ? modeEffort : (p.effort ?? undefined);
   if (effortText === null) patch.effort = null;
   else if (effortText !== undefined) {
     const effort = TurnOptions.shape.effort.safeParse(effortText);

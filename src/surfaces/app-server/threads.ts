@@ -65,8 +65,8 @@ export function threadObject(server: ServerContext, record: ThreadRecord, withTu
   );
 }
 
-/** The settings part shared by thread/start and thread/resume responses. */
-function settingsOf(server: ServerContext, thread: Thread) {
+/** The settings part shared by thread/start, thread/resume and thread/fork responses. */
+export function settingsOf(server: ServerContext, thread: Thread) {
   const { record } = thread;
   return {
     model: record.model,

@@ -43,13 +43,18 @@ function invalid(name: string, message: string): RpcError {
   return new RpcError(ErrorCode.InvalidParams, `invalid params for ${name}: ${message}`);
 }
 
-/** Text (joined by newlines) and image URLs of Codex user input. */
-export function userInput(name: string, input: UserInput[]): { text: string; images: string[] } {
+/** Text (joined by newlines), image URLs and skill names of Codex user input. */
+export function userInput(
+  name: string,
+  input: UserInput[],
+): { text: string; images: string[]; skills: string[] } {
   const texts: string[] = [];
   const images: string[] = [];
+  const skills: string[] = [];
   input.forEach((item, i) => {
     if (item.type === "text") texts.push(item.text);
     else if (item.type === "image") images.push(item.url);
+    else if (item.type === "skill") skills.push(item.name);
     else {
       const mime = IMAGE_TYPES[extname(item.path).toLowerCase()];
       if (!mime) throw invalid(name, `input.${i}.path: ${item.path} is not a png, gif, webp or jpeg image`);
@@ -60,9 +65,10 @@ export function userInput(name: string, input: UserInput[]): { text: string; ima
       }
     }
   });
-  const text = texts.join("\n");
+  // A turn of skills alone names them, so the message says what was asked.
+  const text = texts.join("\n") || skills.map((s) => `$${s}`).join(" ");
   if (text.trim() === "" && images.length === 0) throw invalid(name, "input: no text or image to send");
-  return { text, images };
+  return { text, images, skills };
 }
 
 function loadedThread(server: ServerContext, threadId: string): Thread {
@@ -91,7 +97,7 @@ function expectTurn(thread: Thread, turnId: string): void {
 
 const start = method(TurnStartParams, ({ server, session }: Ctx, p) => {
   requireThread(server, p.threadId);
-  const { text, images } = userInput("turn/start", p.input);
+  const { text, images, skills } = userInput("turn/start", p.input);
   const settings = p.collaborationMode?.settings;
   const effortText = settings?.reasoning_effort ?? p.effort ?? undefined;
   const effort = effortText === undefined ? undefined : TurnOptions.shape.effort.safeParse(effortText);
@@ -118,7 +124,7 @@ const start = method(TurnStartParams, ({ server, session }: Ctx, p) => {
         { threadId: p.threadId, activeTurnId: thread.active.id },
       );
     applySafety(server.runtime, thread, safety);
-    const turn = thread.startTurn(text, { images, options });
+    const turn = thread.startTurn(text, { images, options, ...(skills.length ? { skills } : {}) });
     return { turn: server.mapper.liveTurn(turn.id) };
   } catch (err) {
     if (attached && !server.runtime.threads.get(p.threadId)) session.detach(p.threadId);

@@ -56,6 +56,8 @@ export class HumanPrinter {
         } else if (item.type === "file_change") {
           this.err.write(fileChangeSummary(item));
           if (item.error) this.err.write(`apply_patch failed: ${safe(item.error)}\n`);
+        } else if (item.type === "error") {
+          this.err.write(`${safe(item.message)}\n`);
         } else if (item.type === "tool_call") {
           this.err.write(dim(`  ${safe(item.tool)}: ${item.status}\n`, this.color));
         }
@@ -75,6 +77,9 @@ export class HumanPrinter {
         break;
       case "exec.output_delta":
         this.err.write(dim(this.stream(event.item_id, true, event.stream).write(event.chunk), this.color));
+        break;
+      case "hook.warning":
+        this.err.write(`hook: ${safe(event.message)}\n`);
         break;
       case "error":
         // A final error is the failed turn's own: the turn.completed line below says it once.

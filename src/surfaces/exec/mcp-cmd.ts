@@ -118,7 +118,8 @@ export async function runMcpCommand(argv: string[]): Promise<number> {
     err("--, --env, --url and --bearer-token-env-var are for `tandem mcp add`");
     return 2;
   }
-  const { settings, home } = loadConfig({ overrides: v.config ?? [] });
+  const { settings, home, warnings } = loadConfig({ overrides: v.config ?? [] });
+  for (const w of warnings) err(`warning: ${w}`);
   const file = join(home, "config.toml");
   const servers = settings.mcp_servers;
 

@@ -71,7 +71,7 @@ export async function runRulesCommand(argv: string[]): Promise<number> {
   }
   const cwd = resolve(v.cd ?? process.cwd());
   const project = rulesProject(cwd);
-  const store = openCatalog({ overrides: v.config ?? [] });
+  const store = openCatalog({ overrides: v.config ?? [], warn: (w) => err(`warning: ${w}`) });
   try {
     const rules = store.rules(cwd);
     if (action === "list") {

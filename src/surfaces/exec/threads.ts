@@ -53,7 +53,10 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
     process.stderr.write(`tandem ${cmd}: --limit must be a positive integer, got "${limitText}"\n`);
     return 2;
   }
-  const store = openCatalog({ overrides: (parsed.values.config as string[] | undefined) ?? [] });
+  const store = openCatalog({
+    overrides: (parsed.values.config as string[] | undefined) ?? [],
+    warn: (w) => process.stderr.write(`tandem ${cmd}: warning: ${w}\n`),
+  });
   try {
     if (cmd === "threads") {
       // A thread whose last turn failed lists as failed (runtime/thread-status.ts).

@@ -15,7 +15,9 @@ import { StoreError, ThreadInUseError } from "../../runtime/errors.js";
 import { bearerAuth } from "./auth.js";
 import { fail, tooLarge } from "./errors.js";
 import { openApiDocument } from "./openapi.js";
+import { checkpointRoutes } from "./routes/checkpoints.js";
 import { questionRoutes } from "./routes/questions.js";
+import { skillRoutes } from "./routes/skills.js";
 import { threadRoutes } from "./routes/threads.js";
 import { type EventStreamOptions, eventStream } from "./sse.js";
 import { webRoutes } from "./web/index.js";
@@ -54,6 +56,7 @@ export function createHttpApp(runtime: Runtime, opts: HttpAppOptions): Hono {
   app.use("/thread", auth);
   app.use("/thread/*", auth);
   app.use("/question", auth);
+  app.use("/skills", auth);
   app.use("/question/*", auth);
   app.use("/event", bearerAuth({ token: opts.token, queryParam: "token" }));
   opts.extend?.(app);
@@ -62,7 +65,9 @@ export function createHttpApp(runtime: Runtime, opts: HttpAppOptions): Hono {
     "/thread",
     threadRoutes(runtime, { defaultCwd: opts.defaultCwd ?? process.cwd(), maxBodyBytes: maxBody }),
   );
+  app.route("/thread", checkpointRoutes(runtime, { maxBodyBytes: maxBody }));
   app.route("/question", questionRoutes(runtime, { maxBodyBytes: maxBody }));
+  app.route("/skills", skillRoutes(runtime));
   app.get("/event", (c) => eventStream(c, runtime, opts));
   app.get("/openapi.json", (c) => c.json(openApiDocument(opts.version ?? "0.0.0")));
   app.route("/", webRoutes());

@@ -180,6 +180,8 @@ export async function runServe(argv: string[]): Promise<number> {
           `warning: listening on ${host}, not just this machine. Anyone who can reach it and has the token can run commands as you.`,
         );
       process.stdout.write(`tandem serve listening on ${server.url}\n`);
+      // Notifications link here (README "Notifications"): the origin only, never the token.
+      runtime.hooks.serveUrl = new URL(server.url).origin;
       announce(access, v, server.port, { stdout: process.stdout, err: log });
 
       await stopped;

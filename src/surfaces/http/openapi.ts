@@ -6,6 +6,7 @@
 import { z } from "zod";
 import * as Http from "../../protocol/http.js";
 import { QuestionRequest } from "../../protocol/questions.js";
+import { checkpointPaths } from "./routes/checkpoints.js";
 
 type Json = Record<string, unknown>;
 
@@ -204,6 +205,22 @@ export function openApiDocument(version: string): Json {
         },
       },
     },
+    "/skills": {
+      get: {
+        summary:
+          "Skills and custom commands usable in a directory (names, descriptions, paths; never bodies)",
+        parameters: [{ name: "cwd", in: "query", required: true, schema: { type: "string" } }],
+        responses: {
+          "200": {
+            description:
+              "{skills: [{name, description, path}], commands: [{name, description, argument_hint}], problems: [{path, message}]}",
+            content: { "application/json": { schema: { type: "object" } } },
+          },
+          "400": error("cwd is not an existing absolute directory"),
+          "401": common["401"],
+        },
+      },
+    },
     "/question/{id}/reply": {
       post: {
         summary: "Answer a pending question (typed answers, or text parsed like a chat reply)",
@@ -296,7 +313,7 @@ export function openApiDocument(version: string): Json {
     },
     servers: [{ url: "/" }],
     security: [{ bearer: [] }],
-    paths,
+    paths: { ...paths, ...checkpointPaths },
     components: { schemas, securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
   };
   return cached;

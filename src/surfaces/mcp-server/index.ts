@@ -36,7 +36,7 @@ Serves Tandem as an MCP server over stdio (for other agents and MCP hosts). Tool
                  approval_policy, model); returns the final message and the thread id
   tandem_reply   continue a thread with a new prompt (threadId, prompt)
 Tandem's questions and approvals go to the host as MCP elicitation forms when it supports them;
-otherwise Tandem is told nobody can answer and approvals are declined.
+otherwise Tandem is told nobody can answer and approvals do not run (unavailable, not declined).
 
 Options:
   -c, --config k=v      override a configuration value

@@ -62,7 +62,7 @@ const Output = {
 };
 
 const QUESTIONS_NOTE =
-  "Tandem's questions and approvals during the turn are asked through MCP elicitation when the client supports it; otherwise Tandem is told nobody can answer (questions) and commands that need approval are declined.";
+  "Tandem's questions and approvals during the turn are asked through MCP elicitation when the client supports it; otherwise Tandem is told nobody can answer (questions) and commands that need approval do not run (the model is told no one could approve them).";
 
 export const TANDEM_DESCRIPTION = `Run a task with Tandem, a coding agent: starts a new thread and runs one turn to completion (it may read and edit files and run commands in cwd, within the sandbox). Returns the final message and the threadId; continue the conversation with tandem_reply. ${QUESTIONS_NOTE}`;
 export const REPLY_DESCRIPTION = `Continue a Tandem thread: runs one more turn with a new prompt on the thread a tandem call returned (its cwd, mode, sandbox and approval policy carry over). Returns the final message. ${QUESTIONS_NOTE}`;

@@ -75,6 +75,9 @@ export function App({
   const onBack = useCallback(() => {
     agents.back();
   }, [agents]);
+  const onRewind = useCallback(() => {
+    controller.command("rewind", "");
+  }, [controller]);
   const onKey = useCallback(() => {
     armedAt.current = 0;
   }, []);
@@ -122,10 +125,13 @@ export function App({
             onSubmit={onSubmit}
             onInterrupt={onInterrupt}
             onBack={viewing ? onBack : undefined}
+            onRewind={onRewind}
             onKey={onKey}
             history={controller.history}
             pastes={pastes}
             menus={controller.menus}
+            completions={controller.skills}
+            drafts={controller.skills}
           />
         </Box>
         <StatusLine

@@ -14,6 +14,10 @@ export const COMMANDS = {
   approvals: "choose the approval policy and sandbox (/approvals POLICY|SANDBOX …)",
   status: "show model, provider, directory, sandbox, approvals and token use",
   diff: "show the files the current or last turn changed",
+  undo: "undo the file changes of the last turn (asks first; /undo TURN for an earlier one)",
+  redo: "re-apply the file changes an /undo took back (asks first)",
+  rewind: "cut the conversation back to an earlier message, optionally its files too (Esc Esc)",
+  fork: "continue in a new thread holding this conversation (the original stays)",
   compact: "summarise the conversation so far to free context (the stored thread keeps everything)",
   init: "write an AGENTS.md skeleton into the directory (never overwrites one)",
   plan: "switch to plan mode (the model plans and may ask you questions before acting)",
@@ -23,6 +27,7 @@ export const COMMANDS = {
   resume: "continue a stored thread: pick one, or /resume ID (a unique prefix is enough)",
   threads: "list recent threads",
   agents: "list this thread's sub-agents; pick one to view its transcript (Esc goes back)",
+  skills: "list the skills usable here; pick one to name it ($name) in your message",
   help: "show commands and keys",
   quit: "leave Tandem (same as pressing the quit key, Ctrl+C, twice)",
 } as const;
@@ -34,11 +39,15 @@ export type ParsedCommand =
   | { ok: false; error: string }
   | null;
 
-/** `null` when the text is not a command (does not start with "/", or starts with "//" to send a literal slash). */
-export function parseCommand(text: string): ParsedCommand {
+/**
+ * `null` when the text is not a command (does not start with "/", or starts with "//" to send a
+ * literal slash), or invokes one of `custom` (a custom command: sent as typed, the runtime expands it).
+ */
+export function parseCommand(text: string, custom: readonly string[] = []): ParsedCommand {
   if (!text.startsWith("/") || text.startsWith("//")) return null;
   const [head, ...rest] = text.slice(1).trim().split(/\s+/);
   const name = head === "exit" ? "quit" : head;
+  if (!(name in COMMANDS) && custom.includes(head)) return null;
   if (!(name in COMMANDS))
     return {
       ok: false,
@@ -50,20 +59,40 @@ export function parseCommand(text: string): ParsedCommand {
 }
 
 export interface CommandEntry {
-  name: CommandName;
+  name: string;
   description: string;
 }
 
-/** The commands the `/` list shows for the composer text (see the contract above). */
-export function filterCommands(text: string): CommandEntry[] {
+/**
+ * The commands the `/` list shows for the composer text (see the contract above): the built-in
+ * ones, then `custom` (custom commands; a name a built-in has is left out).
+ */
+export function filterCommands(text: string, custom: readonly CommandEntry[] = []): CommandEntry[] {
   if (!/^\/[^\s/]*$/.test(text)) return [];
-  const word = text.slice(1).toLowerCase();
-  const all = Object.entries(COMMANDS).map(([name, description]) => ({
-    name: name as CommandName,
-    description,
-  }));
-  const starts = all.filter((c) => c.name.startsWith(word));
-  const contains = all.filter((c) => !c.name.startsWith(word) && c.name.includes(word));
+  const all = [
+    ...Object.entries(COMMANDS).map(([name, description]) => ({ name, description })),
+    ...custom.filter((c) => !(c.name in COMMANDS)),
+  ];
+  return matching(all, text.slice(1));
+}
+
+/** The skills the `$` list shows while the draft ends in `$word` (a skill mention being typed). */
+export function filterSkills(text: string, skills: readonly CommandEntry[]): CommandEntry[] {
+  const m = /(?:^|\s)\$([a-z0-9-]*)$/.exec(text);
+  return m ? matching(skills, m[1]) : [];
+}
+
+/** `text` with its trailing `$word` replaced by `$name ` (completing a skill mention). */
+export function completeSkill(text: string, name: string): string {
+  return text.replace(/\$[a-z0-9-]*$/, `$${name} `);
+}
+
+function matching(all: readonly CommandEntry[], typed: string): CommandEntry[] {
+  const word = typed.toLowerCase();
+  const starts = all.filter((c) => c.name.toLowerCase().startsWith(word));
+  const contains = all.filter(
+    (c) => !c.name.toLowerCase().startsWith(word) && c.name.toLowerCase().includes(word),
+  );
   return [...starts, ...contains];
 }
 

@@ -10,12 +10,14 @@
  * The `/` list: while the draft is a lone `/word`, the matching commands show under the input
  * (commands.ts `filterCommands`); popup.up/down move, popup.complete fills in `/name `,
  * popup.accept runs the selected command, popup.close hides the list until the draft changes;
- * a draft recalled from history opens no list.
+ * a draft recalled from history opens no list. Custom commands (`completions.commands`) follow
+ * the built-in ones. While the draft ends in `$word`, the `$` list shows the matching skills
+ * (`completions.skills`); popup.complete or popup.accept replaces the word with `$name `.
  * Pickers: while `menus` has one open (picker.ts), it replaces the input and takes the keys.
  */
 import { Box, Text, useInput } from "ink";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
-import { filterCommands } from "./commands.js";
+import { type CommandEntry, completeSkill, filterCommands, filterSkills } from "./commands.js";
 import {
   type ComposerAction,
   type ComposerState,
@@ -29,6 +31,9 @@ import { type MenuHost, moveSelection } from "./picker.js";
 import { CommandList, PickerView } from "./pickers.js";
 import { theme } from "./theme.js";
 
+/** Esc Esc: the second press within this many ms opens the rewind picker. */
+export const REWIND_WINDOW_MS = 1000;
+
 export interface ComposerProps {
   keymap: Keymap;
   locked: boolean;
@@ -37,12 +42,27 @@ export interface ComposerProps {
   onInterrupt(): void;
   /** Set while a sub-agent's transcript is shown: the interrupt key goes back instead. */
   onBack?(): void;
+  /** The interrupt key pressed twice within REWIND_WINDOW_MS, nothing typed, no turn running (/rewind). */
+  onRewind?(): void;
   /** Called on every key the composer handles (the app uses it to reset the Ctrl-C prompt). */
   onKey?(): void;
   history?: HistorySource;
   pastes?: PasteSource;
   /** Pickers the controller opens (/resume, /model, /approvals). */
   menus?: MenuHost;
+  /** Custom commands (in the `/` list) and skills (the `$` list); controller.ts keeps them. */
+  completions?: Completions;
+  /** Text the controller puts in the draft (a skill picked in /skills), appended at the end. */
+  drafts?: DraftSource;
+}
+
+export interface Completions {
+  commands(): CommandEntry[];
+  skills(): CommandEntry[];
+}
+
+export interface DraftSource {
+  subscribe(fn: (text: string) => void): () => void;
 }
 
 export interface HistorySource {
@@ -111,10 +131,17 @@ export function Composer(props: ComposerProps) {
   const here = popupState.for === state.text;
   // A command recalled from history does not open the list: ↑/↓ keep walking the history.
   const browsing = state.historyIndex < state.history.length;
-  const entries = (here && popupState.dismissed) || browsing ? [] : filterCommands(state.text);
+  const completions = props.completions;
+  const commands =
+    (here && popupState.dismissed) || browsing ? [] : filterCommands(state.text, completions?.commands());
+  // While the draft ends in `$word`, the `$` list offers the skills of that name.
+  const skillList = commands.length || (here && popupState.dismissed) || browsing || !completions;
+  const skillEntries = skillList ? [] : filterSkills(state.text, completions.skills());
+  const sigil = skillEntries.length ? "$" : "/";
+  const entries = skillEntries.length ? skillEntries : commands;
   const selected = here ? Math.min(popupState.selected, Math.max(0, entries.length - 1)) : 0;
-  const popup = useRef({ entries, selected });
-  popup.current = { entries, selected };
+  const popup = useRef({ entries, selected, sigil });
+  popup.current = { entries, selected, sigil };
 
   const apply = (actions: ComposerAction[]) => {
     const p = latest.current;
@@ -136,6 +163,16 @@ export function Composer(props: ComposerProps) {
     [history],
   );
 
+  const drafts = props.drafts;
+  useEffect(
+    () =>
+      drafts?.subscribe((text) => {
+        const cur = ref.current.text;
+        applyRef.current([{ type: "set", text: cur && !/\s$/.test(cur) ? `${cur} ${text}` : cur + text }]);
+      }),
+    [drafts],
+  );
+
   const pastes = props.pastes;
   useEffect(() => {
     if (props.locked || !pastes) return;
@@ -146,6 +183,7 @@ export function Composer(props: ComposerProps) {
     });
   }, [pastes, props.locked]);
 
+  const lastEscape = useRef(0);
   useInput(
     (input, key) => {
       const p = latest.current;
@@ -173,6 +211,14 @@ export function Composer(props: ComposerProps) {
           });
           return;
         }
+        if (
+          list.sigil === "$" &&
+          (km.is("popup.complete", input, key) || km.is("popup.accept", input, key))
+        ) {
+          p.onKey?.();
+          apply([{ type: "set", text: completeSkill(text, chosen.name) }]);
+          return;
+        }
         if (km.is("popup.complete", input, key)) {
           p.onKey?.();
           apply([{ type: "set", text: `/${chosen.name} ` }]);
@@ -192,6 +238,13 @@ export function Composer(props: ComposerProps) {
       if (actions === "interrupt") {
         if (p.onBack) p.onBack();
         else if (p.running) p.onInterrupt();
+        else if (p.onRewind && ref.current.text === "") {
+          const now = Date.now();
+          if (now - lastEscape.current <= REWIND_WINDOW_MS) {
+            lastEscape.current = 0;
+            p.onRewind();
+          } else lastEscape.current = now;
+        }
         return;
       }
       if (actions.length) p.onKey?.();
@@ -252,7 +305,7 @@ export function Composer(props: ComposerProps) {
         )}
       </Box>
       {entries.length && !props.locked ? (
-        <CommandList entries={entries} selected={selected} />
+        <CommandList entries={entries} selected={selected} sigil={sigil} />
       ) : (
         <Text dimColor wrap="truncate-end">
           {`${km.label("composer.submit")} ${props.running ? "queue steer" : "send"} · ${km.label("composer.newline")} or \\⏎ newline · ${km.pair("composer.historyPrev", "composer.historyNext")} history${props.onBack ? ` · ${km.label("turn.interrupt")} back` : props.running ? ` · ${km.label("turn.interrupt")} interrupt` : ""} · ${km.label("app.quit")} twice quit`}

@@ -13,11 +13,13 @@
  * call per `touchEveryMs`). `dispose()` detaches the responder and unsubscribes; it does not shut
  * the runtime down (the caller owns it).
  */
+
 import type { CollaborationMode, Usage } from "../../protocol/events.js";
 import type { QuestionReply, QuestionRequest, Responder } from "../../protocol/questions.js";
 import type { Runtime } from "../../runtime/core.js";
 import type { ThreadHandle as Thread } from "../../runtime/types.js";
 import { AgentView } from "./agent-view.js";
+import { type BranchDeps, runBranchCommand } from "./branch-commands.js";
 import { cellsFromHistory } from "./cells.js";
 import { type CommandName, helpText, parseCommand } from "./commands.js";
 import { ComposerHistory } from "./history.js";
@@ -42,6 +44,7 @@ import {
   statusLines,
   threadListLines,
 } from "./session.js";
+import { TuiSkills } from "./skills.js";
 import { ViewStore } from "./view-store.js";
 
 export interface ControllerOptions {
@@ -71,6 +74,8 @@ export class TuiController {
   private readonly responder: Responder;
   private lastTouch = new Map<string, number>();
   readonly menus = new MenuHost();
+  /** Custom commands and skills for the composer, and /skills (skills.ts). */
+  readonly skills: TuiSkills;
   /** The sub-agent whose transcript is shown instead of the thread's (issue 14). */
   readonly agentView: AgentView;
   /** Settings chosen with /model and /approvals in this UI (applied to threads it opens). */
@@ -92,6 +97,7 @@ export class TuiController {
       { demo: opts.demo, frameMs: opts.frameMs },
     );
     this.agentView = new AgentView(runtime, this.store, this.menus, { frameMs: opts.frameMs });
+    this.skills = new TuiSkills(runtime);
     const sub = runtime.subscribe((s) => {
       if (s.event.type === "token.usage") this.lastUsage.set(s.event.thread_id, s.event.last);
       this.store.handle(s.event);
@@ -182,6 +188,7 @@ export class TuiController {
     this.pendingPatch =
       thread.active && (sandbox_mode || approval_policy) ? { sandbox_mode, approval_policy } : null;
     this.detach = this.runtime.questions.attach({ threadId: thread.id }, this.responder);
+    this.skills.refresh(thread.record.cwd);
     this.store.setThread(this.info(thread), thread.status);
     for (const request of this.runtime.questions.list({ threadId: thread.id }))
       this.store.addPending(request);
@@ -189,7 +196,7 @@ export class TuiController {
 
   /** Enter in the composer: a slash command, a new turn, or a steer for the running one. */
   submit(text: string): SubmitResult {
-    const cmd = parseCommand(text);
+    const cmd = parseCommand(text, this.skills.commandNames());
     if (cmd) {
       if (!cmd.ok) {
         this.store.notice(cmd.error, "error");
@@ -216,6 +223,7 @@ export class TuiController {
       this.pendingPatch = null;
       this.store.setThread(this.info(thread), thread.status);
       thread.startTurn(body, { options: { mode: this.mode } });
+      this.skills.refresh(thread.record.cwd);
       return "sent";
     } catch (err) {
       this.store.notice(`could not send: ${(err as Error).message}`, "error");
@@ -283,6 +291,9 @@ export class TuiController {
       case "agents":
         this.agentView.openPicker();
         return "command";
+      case "skills":
+        this.skills.openPicker(this.menus, (text) => this.store.notice(text, "dim"));
+        return "command";
       case "model":
       case "approvals":
         this.settingsCommand(name, arg);
@@ -315,6 +326,12 @@ export class TuiController {
         if (wasRunning) this.store.notice("context will be compacted before the next request", "dim");
         return "command";
       }
+      case "undo":
+      case "redo":
+      case "fork":
+      case "rewind":
+        runBranchCommand(this.branchDeps(), name, arg);
+        return "command";
       case "init": {
         const r = initAgentsMd(this.thread?.record.cwd ?? this.opts.cwd);
         this.store.notice(r.message, r.ok ? "ok" : "warn");
@@ -348,6 +365,35 @@ export class TuiController {
         return "command";
       }
     }
+  }
+
+  private branchDeps(): BranchDeps {
+    return {
+      runtime: this.runtime,
+      thread: () => this.thread,
+      notice: (text, tone) => this.store.notice(text, tone),
+      menus: this.menus,
+      open: (id) => {
+        try {
+          this.resume(id);
+        } catch (err) {
+          this.store.notice((err as Error).message, "error");
+        }
+      },
+      replay: () => this.replay(),
+      interruptKey: this.opts.keymap.label("turn.interrupt"),
+    };
+  }
+
+  /** After a rewind: the screen is cleared and the shown thread's (shorter) history drawn again. */
+  private replay(): void {
+    const thread = this.thread;
+    if (!thread) return;
+    this.opts.clearScreen?.();
+    this.header();
+    this.store.addCells(
+      cellsFromHistory(thread.items(), (callId) => this.runtime.questions.ofCall(thread.id, callId)),
+    );
   }
 
   /** /model and /approvals: with arguments they apply at once; without, a picker asks. */

@@ -10,10 +10,12 @@
  * demo instead (default no). The demo only runs on an explicit yes — never a silent fallback.
  * `opts.demo` (`tandem demo --tui`) runs the scripted question demo directly, with a banner.
  */
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { render } from "ink";
 import { loadConfig, resolveProvider, tandemHome } from "../../config/load.js";
+import { firstRunNotes } from "../../doctor/first-run.js";
 import type { Runtime } from "../../runtime/core.js";
 import { MissingKeyError } from "../../runtime/create.js";
 import { openRuntime, runSurface } from "../shared/startup.js";
@@ -55,7 +57,10 @@ async function build(args: TuiArgs, demo: DemoSetup | undefined): Promise<Built>
   if (opened.error instanceof MissingKeyError && !demo) {
     const overrides = [...args.config, ...(args.model ? [`model=${JSON.stringify(args.model)}`] : [])];
     const variable = keyVariable(overrides);
-    say(`tandem: no API key — set ${variable} to use a real model (for example: export ${variable}=sk-…).`);
+    say(
+      `tandem: no API key — set ${variable} to use a real model (for example: export ${variable}=sk-…), ` +
+        "or store one with `tandem login`. `tandem doctor` checks the rest of the setup.",
+    );
     const yes = await askYesNo(
       "Run the offline demo instead? It uses a built-in SCRIPTED model, not a real one. (y/N) ",
     );
@@ -91,6 +96,7 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
   }
   // Keys and history come from the user's home even when the demo switches to a throwaway one.
   const home = tandemHome();
+  const homeExisted = existsSync(home);
   const { keymap, warnings: keyWarnings } = loadKeymap(home);
   const history = new ComposerHistory(home);
   let built: Exclude<Built, { code: number }> | undefined;
@@ -104,7 +110,8 @@ export async function runTui(argv: string[], opts: { demo?: boolean } = {}): Pro
   // then the runtime shuts down; exit 130/143 after them.
   return runSurface(
     { name: "tui", flags: { ...args, "log-file": args.logFile }, create },
-    ({ signal, after }) => runUi(args, built!, { keymap, keyWarnings, history, signal, after }),
+    ({ signal, after }) =>
+      runUi(args, built!, { keymap, keyWarnings, history, signal, after, home, homeExisted }),
   );
 }
 
@@ -118,9 +125,12 @@ async function runUi(
     history: ComposerHistory;
     signal: AbortSignal;
     after: (step: () => unknown) => void;
+    /** The user's home, and whether it existed before this run (the first-run notes). */
+    home: string;
+    homeExisted: boolean;
   },
 ): Promise<number> {
-  const { keymap, keyWarnings, history } = o;
+  const { keymap, keyWarnings, history, home, homeExisted } = o;
   const { runtime, demo } = built;
   const cwd = demo ? demo.cwd : resolve(args.cd ?? process.cwd());
   // `/clear` wipes the terminal through Ink once it is mounted.
@@ -137,6 +147,11 @@ async function runUi(
   const store = controller.store;
   if (demo) store.add({ kind: "banner", ...demo.banner });
   for (const w of [...built.warnings, ...keyWarnings]) store.notice(`warning: ${w}`, "warn");
+  // A first day: what `tandem doctor` would say without the network (doctor/first-run.ts).
+  if (!demo) {
+    const { settings, provider } = built.runtime;
+    for (const note of firstRunNotes({ home, homeExisted, settings, provider })) store.notice(note, "warn");
+  }
 
   try {
     if (args.resumeId) {

@@ -46,8 +46,16 @@ describe("filterCommands", () => {
   // fails if the list matched anywhere-first, or stayed open after a space or for "//"
   it("puts prefix matches first, then substring matches, and closes on a space or //", () => {
     expect(filterCommands("/").map((c) => c.name)).toContain("model");
-    expect(filterCommands("/re").map((c) => c.name)).toEqual(["resume", "threads"]);
-    expect(filterCommands("/d").map((c) => c.name)).toEqual(["diff", "default", "model", "threads"]);
+    expect(filterCommands("/re").map((c) => c.name)).toEqual(["redo", "rewind", "resume", "threads"]);
+    expect(filterCommands("/d").map((c) => c.name)).toEqual([
+      "diff",
+      "default",
+      "model",
+      "undo",
+      "redo",
+      "rewind",
+      "threads",
+    ]);
     expect(filterCommands("/mo")[0].name).toBe("model");
     expect(filterCommands("/model ")).toEqual([]);
     expect(filterCommands("//x")).toEqual([]);
@@ -91,7 +99,7 @@ describe("the / list in the composer", () => {
     await until(() => frame().includes("›"), "the composer");
     await press(
       "/",
-      (f) => f.includes("/approvals") && f.includes("1/15"),
+      (f) => f.includes("/approvals") && f.includes("1/20"),
       "the full list (8 rows and a counter)",
     );
     await press("d", (f) => f.includes("/diff") && !f.includes("/approvals"), "the filtered list");

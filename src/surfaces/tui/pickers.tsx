@@ -25,10 +25,13 @@ export function CommandList({
   entries,
   selected,
   rows = POPUP_ROWS,
+  sigil = "/",
 }: {
   entries: CommandEntry[];
   selected: number;
   rows?: number;
+  /** What the names start with: "/" for commands, "$" for skills. */
+  sigil?: string;
 }) {
   const start = windowStart(selected, entries.length, rows);
   const width = Math.max(...entries.map((e) => e.name.length)) + 2;
@@ -39,7 +42,7 @@ export function CommandList({
         return (
           <Text key={e.name} wrap="truncate-end">
             <Text color={on ? theme.accent : undefined} bold={on}>
-              {`${on ? "›" : " "} /${e.name.padEnd(width)}`}
+              {`${on ? "›" : " "} ${sigil}${line(e.name).padEnd(width)}`}
             </Text>
             <Text dimColor={!on}>{line(e.description)}</Text>
           </Text>

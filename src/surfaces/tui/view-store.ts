@@ -313,7 +313,9 @@ export class ViewStore {
         this.add({ kind: "user", text: item.text });
         break;
       case "error":
-        this.notice(`error: ${item.message}`, "error");
+        // A warning (a skill file skipped, runtime/thread.ts) says so itself.
+        if (item.message.startsWith("warning: ")) this.notice(item.message, "warn");
+        else this.notice(`error: ${item.message}`, "error");
         break;
       case "todo_list":
         this.add({ kind: "plan", explanation: item.explanation, steps: item.plan });

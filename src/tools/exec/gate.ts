@@ -11,7 +11,7 @@
  *   unless the user chose `danger-full-access`.
  */
 import { AbortError } from "../../util/abort.js";
-import type { ToolContext } from "../types.js";
+import { APPROVAL_UNAVAILABLE, type ToolContext } from "../types.js";
 import { isKnownSafe } from "./safe-commands.js";
 import { sandboxWrap } from "./sandbox.js";
 import type { ExecCommandArgs } from "./schema.js";
@@ -22,6 +22,12 @@ export type Gate =
 
 const DECLINED =
   "The user declined to run this command. Do not retry it as is; adjust your approach or ask the user how to proceed.";
+
+const refused = (d: "decline" | "unavailable"): Gate => ({
+  kind: "refuse",
+  status: "declined",
+  message: d === "decline" ? DECLINED : APPROVAL_UNAVAILABLE,
+});
 
 export async function gateCommand(args: ExecCommandArgs, cwd: string, ctx: ToolContext): Promise<Gate> {
   const { safety } = ctx;
@@ -36,7 +42,7 @@ export async function gateCommand(args: ExecCommandArgs, cwd: string, ctx: ToolC
     });
     if (decision === "cancel")
       throw new AbortError("the user cancelled the command; the turn is interrupted");
-    return decision !== "decline";
+    return decision;
   };
 
   if (args.sandbox_permissions === "require_escalated") {
@@ -47,14 +53,14 @@ export async function gateCommand(args: ExecCommandArgs, cwd: string, ctx: ToolC
         message:
           "Escalation refused: the approval policy is `never`, so commands cannot run outside the sandbox. Work within the sandbox.",
       };
-    const ok = await ask(args.justification ?? "The model asks to run this command outside the sandbox.");
-    if (!ok) return { kind: "refuse", status: "declined", message: DECLINED };
+    const d = await ask(args.justification ?? "The model asks to run this command outside the sandbox.");
+    if (d === "decline" || d === "unavailable") return refused(d);
     return { kind: "run", escalated: true };
   }
 
   if (safety.approvalPolicy === "untrusted" && !isKnownSafe(args.cmd, args.shell)) {
-    const ok = await ask("Untrusted mode: this command is not on the known-safe list.");
-    if (!ok) return { kind: "refuse", status: "declined", message: DECLINED };
+    const d = await ask("Untrusted mode: this command is not on the known-safe list.");
+    if (d === "decline" || d === "unavailable") return refused(d);
   }
 
   // The writable roots come from the thread's cwd; the resolved workdir is only where it starts.

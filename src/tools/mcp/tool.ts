@@ -18,7 +18,7 @@
 import { z } from "zod";
 import type { McpServerConfig } from "../../config/schema.js";
 import { AbortError } from "../../util/abort.js";
-import type { FunctionTool, ToolContext, ToolResult } from "../types.js";
+import { APPROVAL_UNAVAILABLE, type FunctionTool, type ToolContext, type ToolResult } from "../types.js";
 import type { McpConnection, McpTool } from "./connection.js";
 import { toToolResult } from "./results.js";
 
@@ -64,6 +64,7 @@ export function mcpTool(opts: {
         if (decision === "cancel") throw new AbortError("cancelled at the approval");
         if (decision === "decline")
           return { output: `The user declined this call of ${name}; it did not run.`, success: false };
+        if (decision === "unavailable") return { output: APPROVAL_UNAVAILABLE, success: false };
       }
       const timeout = new AbortController();
       const signal = AbortSignal.any([ctx.signal, timeout.signal]);

@@ -12,7 +12,10 @@
  * the middle differs in more than MAX_EDITS lines, that middle is shown as one removal followed
  * by one addition instead (a correct diff, just not minimal) to bound time and memory.
  */
+import { headerPath } from "../../util/diff-header.js";
 import { splitText } from "./applier.js";
+
+export { headerPath } from "../../util/diff-header.js";
 
 const EQ = 0;
 const DEL = 1;
@@ -109,33 +112,6 @@ interface Row {
   /** Old lines before this row; new lines before this row. */
   a: number;
   b: number;
-}
-
-const C_ESCAPES: Record<string, string> = {
-  "\x07": "\\a",
-  "\b": "\\b",
-  "\t": "\\t",
-  "\n": "\\n",
-  "\v": "\\v",
-  "\f": "\\f",
-  "\r": "\\r",
-  '"': '\\"',
-  "\\": "\\\\",
-};
-
-/**
- * `prefix + path` for a `---`/`+++` line, quoted as git quotes it (C escapes inside double
- * quotes) when the path holds a control character, a double quote or a backslash: a file name
- * with a newline must not read as the next line of the diff (a forged header or hunk).
- */
-export function headerPath(prefix: string, path: string): string {
-  const full = prefix + path;
-  if (!/[\u0000-\u001f\u007f"\\]/.test(full)) return full;
-  const body = full.replace(
-    /[\u0000-\u001f\u007f"\\]/g,
-    (c) => C_ESCAPES[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, "0")}`,
-  );
-  return `"${body}"`;
 }
 
 export function unifiedDiff(before: string | null, after: string | null, opts: DiffOptions = {}): string {

@@ -30,7 +30,13 @@ import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import type { TurnItem } from "../../protocol/events.js";
 import { AbortError } from "../../util/abort.js";
-import type { CustomTool, FunctionTool, ToolContext, ToolResult } from "../types.js";
+import {
+  APPROVAL_UNAVAILABLE,
+  type CustomTool,
+  type FunctionTool,
+  type ToolContext,
+  type ToolResult,
+} from "../types.js";
 import { PatchApplyError } from "./applier.js";
 import { commitPlan, type FileChange, planPatch } from "./changes.js";
 import { APPLY_PATCH_GRAMMAR, CUSTOM_DESCRIPTION, FUNCTION_DESCRIPTION } from "./description.js";
@@ -90,6 +96,25 @@ export function applyPatch(
     throw err;
   }
   return { ok: true, changes: plan.changes, summary: summarize(plan.changes) };
+}
+
+/**
+ * What `input` would change relative to `cwd`, per file with unified diffs, without writing
+ * anything (for the approval a read-only sandbox asks); undefined when the patch does not apply.
+ */
+export function previewPatch(
+  input: string,
+  cwd: string,
+  fs: PatchFs = nodePatchFs,
+  extraRoots: string[] = [],
+  guard?: PathGuard,
+): DisplayChange[] | undefined {
+  try {
+    return displayChanges(planPatch(parsePatch(input), cwd, fs, extraRoots, guard).changes);
+  } catch (err) {
+    if (PatchParseError.isInstance(err) || PatchApplyError.isInstance(err)) return undefined;
+    throw err;
+  }
 }
 
 /** Codex's summary: added, then modified (incl. moves, by new path), then deleted. */
@@ -206,6 +231,7 @@ async function writableRootsFor(
       ok: false,
       message: `The user declined this file change outside the workspace (${paths.join(", ")}).`,
     };
+  if (decision === "unavailable") return { ok: false, message: APPROVAL_UNAVAILABLE };
   return { ok: true, roots: [...roots, ...outside.map((t) => dirname(t.abs))] };
 }
 

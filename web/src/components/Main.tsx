@@ -9,6 +9,7 @@ import { printable } from "../../../src/util/printable.js";
 import { imageDataUrl } from "../lib/image.js";
 import { app, changed, createThread, interrupt, selectThread, send, shortId, threadName } from "../state.js";
 import { statusText } from "./Side.js";
+import { SuggestList, suggestions, useSuggestLists } from "./Suggest.js";
 import { ThreadSettings } from "./ThreadSettings.js";
 import { Transcript } from "./Transcript.js";
 
@@ -106,6 +107,15 @@ function Composer() {
   const [error, setError] = useState("");
   const [images, setImages] = useState<string[]>([]);
   const box = useRef<HTMLTextAreaElement>(null);
+  const [draft, setDraft] = useState("");
+  const suggest = suggestions(draft, useSuggestLists(t?.cwd));
+  const pick = (name: string) => {
+    const el = box.current;
+    if (!el) return;
+    el.value = suggest.complete(name);
+    setDraft(el.value);
+    el.focus();
+  };
   const go = async () => {
     const el = box.current;
     const text = el?.value.trim() ?? "";
@@ -119,6 +129,7 @@ function Composer() {
     try {
       await send(text, mode, images);
       el.value = "";
+      setDraft("");
       setImages([]);
     } catch (e) {
       setError((e as Error).message);
@@ -146,13 +157,20 @@ function Composer() {
         }
         aria-label="Message"
         enterKeyHint="send"
+        onInput={(ev) => setDraft(ev.currentTarget.value)}
         onKeyDown={(ev) => {
+          if (ev.key === "Tab" && suggest.entries.length) {
+            ev.preventDefault();
+            pick(suggest.entries[0].name);
+            return;
+          }
           if (ev.key === "Enter" && !ev.shiftKey && !ev.nativeEvent.isComposing) {
             ev.preventDefault();
             void go();
           }
         }}
       />
+      <SuggestList sigil={suggest.sigil} entries={suggest.entries} onPick={pick} />
       {images.length > 0 && (
         <ul className="attachments" aria-label="Attached images">
           {images.map((src, i) => (

@@ -128,7 +128,7 @@ const noThread = (id: string) => `no thread with id ${id}; GET /thread lists thr
  * the web page's short id (runtime.threads.resolve). Unknown → 404, ambiguous → 400 naming the
  * candidates.
  */
-function threadParam(runtime: Runtime, c: Context): { id: string } | { response: Response } {
+export function threadParam(runtime: Runtime, c: Context): { id: string } | { response: Response } {
   const given = c.req.param("id") ?? "";
   const ref = runtime.threads.resolve(given);
   if (ref.ok) return { id: ref.id };

@@ -1,0 +1,93 @@
+/**
+ * The composer's suggestions (docs/skills.md): while the message is a lone `/word`, the custom
+ * commands of the thread's directory; while it ends in `$word`, its skills — from
+ * `GET /skills?cwd=`. Clicking one, or Tab in the message box, completes it (`/name ` or `$name `);
+ * sending `/name args` or a message naming `$name` is expanded by the server.
+ */
+import { useEffect, useState } from "react";
+import { api, enc } from "../api.js";
+
+export interface Entry {
+  name: string;
+  description: string;
+  hint?: string | null;
+}
+
+interface Lists {
+  commands: Entry[];
+  skills: Entry[];
+}
+
+const cache = new Map<string, Lists>();
+
+/** The commands and skills of `cwd`, fetched once per directory and page load. */
+export function useSuggestLists(cwd: string | undefined): Lists {
+  const [lists, setLists] = useState<Lists>({ commands: [], skills: [] });
+  useEffect(() => {
+    if (!cwd) return;
+    const known = cache.get(cwd);
+    if (known) return setLists(known);
+    let live = true;
+    api<{ commands: Array<Entry & { argument_hint: string | null }>; skills: Entry[] }>(
+      "GET",
+      `/skills?cwd=${enc(cwd)}`,
+    )
+      .then((r) => {
+        const got = { commands: r.commands.map((c) => ({ ...c, hint: c.argument_hint })), skills: r.skills };
+        cache.set(cwd, got);
+        if (live) setLists(got);
+      })
+      .catch(() => {});
+    return () => {
+      live = false;
+    };
+  }, [cwd]);
+  return lists;
+}
+
+/** What the suggestion list shows for `text`, and how choosing an entry rewrites it. */
+export function suggestions(
+  text: string,
+  lists: Lists,
+): { sigil: string; entries: Entry[]; complete(name: string): string } {
+  const slash = /^\/([^\s/]*)$/.exec(text);
+  if (slash)
+    return {
+      sigil: "/",
+      entries: lists.commands.filter((c) => c.name.startsWith(slash[1])),
+      complete: (n) => `/${n} `,
+    };
+  const dollar = /(?:^|\s)\$([a-z0-9-]*)$/.exec(text);
+  if (dollar)
+    return {
+      sigil: "$",
+      entries: lists.skills.filter((s) => s.name.startsWith(dollar[1])),
+      complete: (n) => text.replace(/\$[a-z0-9-]*$/, `$${n} `),
+    };
+  return { sigil: "", entries: [], complete: (n) => n };
+}
+
+export function SuggestList({
+  sigil,
+  entries,
+  onPick,
+}: {
+  sigil: string;
+  entries: Entry[];
+  onPick(name: string): void;
+}) {
+  if (!entries.length) return null;
+  return (
+    <ul id="composer-suggest" className="suggest" aria-label={sigil === "/" ? "Commands" : "Skills"}>
+      {entries.slice(0, 8).map((e) => (
+        <li key={e.name}>
+          <button type="button" className="small secondary" onClick={() => onPick(e.name)}>
+            {`${sigil}${e.name}`}
+            {e.hint ? ` ${e.hint}` : ""}
+          </button>
+          <span className="muted">{e.description}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
