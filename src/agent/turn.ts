@@ -305,12 +305,12 @@ async function runCalls(
     const call = calls[i];
     if (log.enabled("debug")) logCallEnd(env, call, r);
     if (r.aborted) {
-      env.record(outputFor(call, ABORTED_OUTPUT));
-      env.emit({
-        type: "item.completed",
-        ...base,
-        item: finishDisplay(starts[i], { status: "failed" }, ABORTED_OUTPUT),
-      });
+      // An interrupted command keeps what it printed, with the interruption noted (its partial).
+      const output = r.partial ? r.partial.output : ABORTED_OUTPUT;
+      env.record(outputFor(call, output));
+      const text = typeof output === "string" ? output : JSON.stringify(output);
+      const patch = { status: "failed", ...(r.partial?.display ?? {}) };
+      env.emit({ type: "item.completed", ...base, item: finishDisplay(starts[i], patch, text) });
       return;
     }
     env.record(outputFor(call, r.result.output));
@@ -348,7 +348,7 @@ function finishDisplay(start: TurnItem, patch: Record<string, unknown>, output: 
     return { ...patch, id: start.id } as TurnItem;
   if (start.type === "tool_call") return { ...start, output, ...patch } as TurnItem;
   if (start.type === "command_execution") {
-    const known = ["aggregated_output", "exit_code", "status", "session_id"];
+    const known = ["aggregated_output", "exit_code", "status", "session_id", "interrupted"];
     const picked: Record<string, unknown> = {};
     for (const k of known) if (k in patch) picked[k] = patch[k];
     return { ...start, ...picked } as TurnItem;

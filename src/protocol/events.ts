@@ -76,6 +76,8 @@ export const TurnItem = z.discriminatedUnion("type", [
     exit_code: z.number().nullable(),
     status: z.enum(["in_progress", "completed", "failed", "declined"]),
     session_id: z.number().optional(),
+    /** The user interrupted it (status `failed`); `aggregated_output` is what it printed first. */
+    interrupted: z.boolean().optional(),
   }),
   z.object({
     id: z.string(),

@@ -88,6 +88,15 @@ export const SteerBody = z
   .strict();
 export type SteerBody = z.infer<typeof SteerBody>;
 
+/** `POST /thread/:id/shell`: the user's own command (README "Your own commands: `!`"). */
+export const ShellBody = z
+  .object({
+    command: z.string().trim().min(1).max(100_000).describe("Shell command, run with full access"),
+    timeout_ms: z.number().int().nonnegative().nullable().optional().describe("Default one hour"),
+  })
+  .strict();
+export type ShellBody = z.infer<typeof ShellBody>;
+
 /** Who is replying. Defaults to `{kind: "http"}`; the web page sends `{kind: "web", id}`. */
 export const ReplyingClient = z
   .object({

@@ -8,6 +8,7 @@
  * - `turns` (turns-api.ts): start, steer, interrupt, compact;
  * - `questions` (questions-api.ts): list, stored, get, reply, decline, touch, attach (responders);
  * - `approvals`: the rules remembered per project; `agents`: who a sub-agent is;
+ * - `files` (files-api.ts): fuzzy search over a workspace's files (`@` mentions);
  * - `checkpoints` (checkpoints-api.ts): list, plan, undo, redo of a thread's turns' file changes;
  * - `branches` (branches-api.ts): fork and rewind a thread's conversation;
  * - `subscribe`, `lastSeq`, `addToolHooks`, `shutdown`, and the configuration in force
@@ -41,6 +42,7 @@ import { CheckpointsApi } from "./checkpoints-api.js";
 import { CommandsApi } from "./commands-api.js";
 import { DEFAULT_BASE_INSTRUCTIONS } from "./context.js";
 import { familySecrets } from "./family-secrets.js";
+import { FilesApi } from "./files-api.js";
 import { type HooksApi, RuntimeHooks } from "./hooks.js";
 import { storageFor, type ThreadHost } from "./host.js";
 import { type RuntimeParts, registerParts } from "./internals.js";
@@ -83,6 +85,8 @@ export class Runtime {
   readonly questions: QuestionsApi;
   readonly approvals: ApprovalsApi;
   readonly agents: AgentsApi;
+  /** The workspace's files for `@` mentions and fuzzy file search (files-api.ts). */
+  readonly files = new FilesApi();
   /** Skills and custom commands of a directory (skills-api.ts). */
   readonly skills: SkillsApi;
   /** Checkpoints of threads' turns: list, plan, undo, redo (README "Undo, redo, fork and rewind"). */
@@ -316,6 +320,7 @@ export class Runtime {
     // Closing first stops a scan still running (a large workspace's first one), so shutdown
     // never waits on it; what was queued after it then finds the workspace closed.
     workspaces.closeAll();
+    this.files.close();
     await Promise.all(threads.map((t) => t.workspace.settled()));
     registry.clear();
     registry.releaseAll();

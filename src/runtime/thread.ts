@@ -34,6 +34,7 @@ import { attachSkills, type SkillInput } from "./skill-turn.js";
 import { compactorFor, promptFor } from "./thread-model.js";
 import { toolContext } from "./tool-context.js";
 import type { ActiveTurn, SandboxInForce, ThreadHandle, TurnHandle } from "./types.js";
+import { runUserShell, type UserShell } from "./user-shell.js";
 import { TurnWorkspace } from "./workspace-diff.js";
 
 export { TurnBusyError } from "./errors.js";
@@ -201,6 +202,14 @@ export class Thread implements ThreadHandle {
     return this.launch(turnId, opts.options ?? {}, pending, [], false, { text, skills: opts.skills ?? [] });
   }
 
+  /** Runs the user's own shell command as a turn of its own (user-shell.ts); TurnBusyError while one runs. */
+  shell(command: string, opts: { timeoutMs?: number | null } = {}): ActiveTurn {
+    if (this.closed || this.suspended) throw new Error(`thread ${this.id} is closed or shutting down`);
+    if (this.active)
+      throw new TurnBusyError(`thread ${this.id} already has a running turn; wait or interrupt it`);
+    return this.launch(this.host.ids.turn(), {}, [], [], false, undefined, { command, timeoutMs: opts.timeoutMs });
+  }
+
   /** Continues a turn whose calls were left waiting (e.g. a question pending across a restart). */
   resumeTurn(turnId: string, resumed: ResumedCall[], options: TurnOptions = {}): ActiveTurn {
     if (this.active) throw new TurnBusyError(`thread ${this.id} already has a running turn`);
@@ -267,6 +276,7 @@ export class Thread implements ThreadHandle {
     resumed: ResumedCall[],
     compactOnly = false,
     use?: SkillInput,
+    shell?: UserShell,
   ): ActiveTurn {
     const ctrl = new AbortController();
     // Every parallel tool call and pending question listens on this one signal.
@@ -295,7 +305,7 @@ export class Thread implements ThreadHandle {
       record: !this.ephemeral,
     });
     this.emit({ type: "turn.started", thread_id: this.id, turn_id: turnId, mode });
-    turn.done = this.run(turn, resumed, compactOnly, use);
+    turn.done = this.run(turn, resumed, compactOnly, use, shell);
     return turn;
   }
 
@@ -304,12 +314,14 @@ export class Thread implements ThreadHandle {
     resumed: ResumedCall[],
     compactOnly = false,
     use?: SkillInput,
+    shell?: UserShell,
   ): Promise<TurnOutcome> {
     const s = this.host.settings;
     // User hooks (runtime/hooks.ts): trust, SessionStart, UserPromptSubmit; Stop may go on.
     // "blocked": every prompt of the turn was refused (a turn resumed from history has none).
     const prompts = turn.pending.length;
-    const before = compactOnly ? undefined : this.host.hooks.beforeTurn(this, turn);
+    // The user's own command (user-shell.ts) is no prompt: no prompt hooks, no skills, no Stop.
+    const before = compactOnly || shell ? undefined : this.host.hooks.beforeTurn(this, turn);
     const gate = !before
       ? "run"
       : await before.then(
@@ -343,14 +355,15 @@ export class Thread implements ThreadHandle {
         compactor: this.compactor,
         compactOnly,
       });
-    let outcome: TurnOutcome =
-      skillFailure ??
-      (gate === "run"
-        ? await go()
-        : { status: gate === "blocked" ? "completed" : "interrupted", usage: emptyUsage() });
+    let outcome: TurnOutcome = shell
+      ? await runUserShell(this.host, this, turn, shell)
+      : (skillFailure ??
+        (gate === "run"
+          ? await go()
+          : { status: gate === "blocked" ? "completed" : "interrupted", usage: emptyUsage() }));
     for (
       let round = 0;
-      gate === "run" && !skillFailure && !compactOnly && outcome.status === "completed";
+      gate === "run" && !shell && !skillFailure && !compactOnly && outcome.status === "completed";
       round++
     ) {
       const more = await this.host.hooks.onStop(this, turn, outcome.lastMessage, round);

@@ -33,6 +33,15 @@ export class TurnsApi {
     return this.#thread(threadId).startTurn(text, opts);
   }
 
+  /**
+   * Runs the user's own shell command in the thread as a turn of its own (README "Your own
+   * commands: `!`"): full access, streamed as a `command_execution` item, recorded in history for
+   * the model's next turn. Throws TurnBusyError while a turn runs; may throw what `open` throws.
+   */
+  shell(threadId: string, command: string, opts: { timeoutMs?: number | null } = {}): TurnHandle {
+    return this.#thread(threadId).shell(command, opts);
+  }
+
   /** Queues input for the running turn, recorded before its next request (L7). */
   steer(threadId: string, text: string): { inputId: string; turnId: string } {
     return this.#thread(threadId).steer(text);

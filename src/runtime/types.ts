@@ -113,8 +113,10 @@ export interface ThreadHandle {
   readonly ephemeral: boolean;
   /** The history as the model sees it (context items included), oldest first. */
   items(): readonly ResponseItem[];
-  /** Starts a turn with user input; throws TurnBusyError while another turn runs. */
+  /** Runs the user's own shell command as a turn of its own (runtime.turns.shell). */
+  shell(command: string, opts?: { timeoutMs?: number | null }): TurnHandle;
   /**
+   * Starts a turn with user input; throws TurnBusyError while another turn runs.
    * `text` may invoke a custom command (`/name args`, expanded first) and name skills as `$name`;
    * `skills` names more (a client's skill input). See runtime/skill-use.ts.
    */

@@ -42,7 +42,10 @@ export interface ToolHooks {
   ): PostToolHookResult | undefined | Promise<PostToolHookResult | undefined>;
 }
 
-export type DispatchResult = { aborted: false; result: ToolResult; args: unknown } | { aborted: true };
+/** `partial`: what an interrupted call had done (AbortError.partial), kept as its output. */
+export type DispatchResult =
+  | { aborted: false; result: ToolResult; args: unknown }
+  | { aborted: true; partial?: ToolResult };
 
 function describeZodError(err: z.ZodError): string {
   return err.issues
@@ -123,7 +126,9 @@ export class ToolRegistry {
 
   async dispatch(call: ToolCallItem, ctx: ToolContext): Promise<DispatchResult> {
     const r = await this.run(call, ctx);
-    return r.aborted ? r : { ...r, result: masked(r.result, (t) => ctx.secrets.mask(t)) };
+    const mask = (t: string) => ctx.secrets.mask(t);
+    if (r.aborted) return r.partial ? { aborted: true, partial: masked(r.partial, mask) } : r;
+    return { ...r, result: masked(r.result, mask) };
   }
 
   private async run(call: ToolCallItem, ctx: ToolContext): Promise<DispatchResult> {
@@ -171,7 +176,10 @@ export class ToolRegistry {
       }
       return done(result, args);
     } catch (err) {
-      if (ctx.signal.aborted || AbortError.isInstance(err)) return { aborted: true };
+      if (ctx.signal.aborted || AbortError.isInstance(err)) {
+        const partial = AbortError.isInstance(err) ? err.partial : undefined;
+        return partial ? { aborted: true, partial: partial as ToolResult } : { aborted: true };
+      }
       return done(errorResult(`tool "${call.name}" failed: ${(err as Error)?.message ?? String(err)}`));
     }
   }

@@ -1,8 +1,23 @@
 /** Abort helpers. Listeners are registered `{once:true}` and removed in `finally` (STYLE 4). */
 
+/**
+ * What an interrupted tool call had done before it stopped (a command's output so far, with a
+ * note that the user interrupted it): recorded as the call's output instead of "aborted", so
+ * the model and every surface keep it (README "Stopping Tandem").
+ */
+export interface AbortPartial {
+  /** The tool's output payload (tools/types.ts ToolResult), opaque here. */
+  output: unknown;
+  display?: Record<string, unknown>;
+}
+
 export class AbortError extends Error {
   override name = "AbortError";
-  constructor(message = "aborted") {
+  constructor(
+    message = "aborted",
+    /** Set by a tool that has something to keep from the interrupted call. */
+    readonly partial?: AbortPartial,
+  ) {
     super(message);
   }
   static isInstance(e: unknown): e is AbortError {

@@ -101,6 +101,7 @@ describe("OpenAPI", () => {
       "/thread/{id}/redo",
       "/thread/{id}/rewind",
       "/thread/{id}/settings",
+      "/thread/{id}/shell",
       "/thread/{id}/steer",
       "/thread/{id}/turn",
       "/thread/{id}/undo",

@@ -111,7 +111,10 @@ describe("turn loop over HTTP", () => {
     const stored = h.runtime.threads.history(thread.id).map((s) => s.item);
     expectPaired(stored);
     const out = stored.find((i) => i.type === "function_call_output") as any;
-    expect(out.output).toBe("aborted");
+    // What the command printed is kept (nothing here), with the note that the user interrupted it.
+    expect(out.output).toMatch(
+      /^Chunk ID: .*\nWall time: .*\nProcess interrupted by the user \(killed; exit code \d+\)\nOutput:$/,
+    );
     const done = h.events.find((e) => e.event.type === "turn.completed")!.event as any;
     expect(done.status).toBe("interrupted");
   });

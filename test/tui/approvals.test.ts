@@ -157,6 +157,28 @@ describe.skipIf(!hasTmux || !hasBwrap)(
       expect(t.turns.map((x) => x.status)).toEqual(["completed"]);
     });
 
+    it("y accepts in one key, and the hint line lists the one-key decisions", async () => {
+      const outside = freshOutside();
+      const cmd = `echo ONE_$((2*21)) > ${outside}/y.txt && cat ${outside}/y.txt`;
+      const script: Script = {
+        steps: [
+          { output: [escalated("call_y", cmd)] },
+          { expect: { input_contains: ["ONE_42"] }, output: [message("Approved with y.")] },
+        ],
+      };
+      const mock = await startMock(script);
+      const { cwd } = launch({ url: mock.url });
+      const shown = await promptUntilApproval("write the log", cmd, cwd);
+      expect(shown).toContain("y accept · a session · r remember · n decline · Esc decline & stop");
+      literal("y");
+      await waitFor("Approved with y.");
+      const screen = await waitFor(/done in [\d.]+m?s/);
+      expectApprovalCell(screen, "Accept");
+      expect(readFileSync(join(outside, "y.txt"), "utf8")).toBe("ONE_42\n");
+      expect(sentOutput(mock.log, "call_y")).toMatch(/Process exited with code 0[\s\S]*ONE_42/);
+      await quit();
+    });
+
     it("decline: nothing runs and the model is told the user declined", async () => {
       const outside = freshOutside();
       const cmd = `touch ${outside}/declined.txt`;

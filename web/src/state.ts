@@ -291,6 +291,12 @@ export async function send(text: string, mode: "plan" | "default", images: strin
     id = t.id;
   }
   const t = app.threads.get(id);
+  // `!cmd` runs the user's own command (README "Your own commands: `!`").
+  const own = text.startsWith("!") ? text.slice(1).trim() : "";
+  if (own && !t?.active_turn_id) {
+    await api("POST", `/thread/${enc(id)}/shell`, { command: own });
+    return;
+  }
   if (t?.active_turn_id) {
     await api("POST", `/thread/${enc(id)}/steer`, { text });
     return;

@@ -24,6 +24,7 @@ import { COMMAND_EXEC_METHODS } from "./command-exec.js";
 import { COMPACT_METHODS } from "./compact.js";
 import { CONFIG_WRITE_METHODS } from "./config-write.js";
 import type { ServerContext } from "./context.js";
+import { FUZZY_SEARCH_METHODS } from "./fuzzy-search.js";
 import { INFO_METHODS } from "./info.js";
 import { INVENTORY_METHODS } from "./inventory.js";
 import { MANAGE_METHODS } from "./manage.js";
@@ -31,6 +32,7 @@ import { brokerError, type Method, method, parseParams } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
 import type { ClientSession } from "./session.js";
 import { SETTINGS_METHODS } from "./settings.js";
+import { SHELL_COMMAND_METHODS } from "./shell-command.js";
 import { inUseOr, THREAD_METHODS } from "./threads.js";
 import { TURN_METHODS } from "./turns.js";
 
@@ -113,6 +115,8 @@ const METHODS: Record<string, Method<any>> = {
   ...INVENTORY_METHODS,
   ...QUESTION_METHODS,
   ...COMPACT_METHODS,
+  ...SHELL_COMMAND_METHODS,
+  ...FUZZY_SEARCH_METHODS,
   ...BRANCH_METHODS,
   ...CONFIG_WRITE_METHODS,
   ...COMMAND_EXEC_METHODS,
@@ -134,7 +138,6 @@ const UNSUPPORTED: Record<string, string> = {
   "review/start": "Tandem has no review mode",
   "command/exec/write": "Tandem's command/exec has no stdin streaming (streamStdin)",
   "command/exec/resize": "Tandem's command/exec has no terminal (tty)",
-  fuzzyFileSearch: "Tandem has no file search over the app server",
   "plugin/list": "Tandem has no plugins",
   "app/list": "Tandem has no apps",
   "experimentalFeature/list": "Tandem has no experimental feature flags",
@@ -176,6 +179,7 @@ const OPENS_THREAD = new Set([
   "turn/start",
   "thread/settings/update",
   "thread/compact/start",
+  "thread/shellCommand",
   "thread/fork",
   "thread/revert",
 ]);

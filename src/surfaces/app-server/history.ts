@@ -20,6 +20,7 @@ import { SUMMARY_MARKER } from "../../agent/compaction-prompt.js";
 import type { CodexThreadItem, CodexTurn } from "../../protocol/app-server.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
 import type { StoredItem, TurnRecord } from "../../protocol/threads.js";
+import { parseUserCommandRecord } from "../../protocol/user-command.js";
 import { codexCommand, commandActions } from "./codex-command.js";
 import { collabItem } from "./collab.js";
 import { diffSections, PATCH_TOOL, patchCallItem, withTurnDiffs } from "./file-change.js";
@@ -75,7 +76,7 @@ function storedItem(
 ): CodexThreadItem | CodexThreadItem[] | undefined {
   switch (item.type) {
     case "message":
-      return message(item, seq);
+      return message(item, seq, cwd);
     case "reasoning": {
       const summary = item.summary.map((s) => s.text).filter((t) => t !== "");
       return summary.length
@@ -90,7 +91,11 @@ function storedItem(
   }
 }
 
-function message(item: MessageItem, seq: number): CodexThreadItem | CodexThreadItem[] | undefined {
+function message(
+  item: MessageItem,
+  seq: number,
+  cwd: string,
+): CodexThreadItem | CodexThreadItem[] | undefined {
   const id = item.id ?? `item_${seq}`;
   // A <proposed_plan> block is the plan item it was live (plan.ts).
   if (item.role === "assistant") return agentMessageItems(id, messageText(item), true);
@@ -98,6 +103,21 @@ function message(item: MessageItem, seq: number): CodexThreadItem | CodexThreadI
   // A compaction's summary item (agent/compaction.ts) is Codex's contextCompaction item.
   if (messageText(item).startsWith(SUMMARY_MARKER))
     return { type: "contextCompaction", id } as unknown as CodexThreadItem;
+  // The user's own command (thread/shellCommand, `!cmd`) reads back as the command it was.
+  const own = parseUserCommandRecord(messageText(item));
+  if (own)
+    return {
+      type: "commandExecution",
+      id,
+      command: own.command,
+      commandActions: [],
+      cwd,
+      processId: null,
+      status: own.exitCode === 0 && !own.interrupted ? "completed" : "failed",
+      aggregatedOutput: own.output,
+      exitCode: own.exitCode,
+      durationMs: null,
+    } as unknown as CodexThreadItem;
   const content = item.content.map((c) =>
     c.type === "input_image"
       ? { type: "image" as const, url: c.image_url }

@@ -52,7 +52,7 @@ export class HumanPrinter {
           this.err.write(`${dim(`thinking: ${safe(item.text)}`, this.color)}\n`);
         } else if (item.type === "command_execution") {
           this.err.write(dim(this.endStreams(item.id), this.color));
-          this.err.write(dim(`  exit ${item.exit_code ?? "?"} (${item.status})\n`, this.color));
+          this.err.write(dim(`  ${commandEnd(item)}\n`, this.color));
         } else if (item.type === "file_change") {
           this.err.write(fileChangeSummary(item));
           if (item.error) this.err.write(`apply_patch failed: ${safe(item.error)}\n`);
@@ -216,4 +216,22 @@ export function formatQuestion(request: QuestionRequest): string {
     if (q.allow_other) lines.push(q.options.length ? "     or type your own answer" : "     (free text)");
   }
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * How a finished command ended, as it really did: `exit 0 (completed)`, `interrupted (killed,
+ * exit 143)`, `still running as session 3`, `declined`, or `failed` when it never ran.
+ */
+export function commandEnd(item: {
+  exit_code: number | null;
+  status: string;
+  interrupted?: boolean;
+  session_id?: number;
+}): string {
+  const code = item.exit_code;
+  if (item.interrupted) return `interrupted (killed${code !== null ? `, exit ${code}` : ""})`;
+  if (code !== null) return `exit ${code} (${item.status})`;
+  if (item.session_id !== undefined && item.status === "completed")
+    return `still running as session ${item.session_id}`;
+  return item.status === "declined" ? "declined" : `${item.status} (it did not run)`;
 }

@@ -140,7 +140,8 @@ export async function runExec(argv: string[]): Promise<number> {
   // `exec resume` — exit 130/143), and the shutdown whatever the run's end.
   return runSurface(
     { name: "exec", flags: { ...args, "log-file": args.logFile } },
-    ({ runtime, signal, stopped }) => run(runtime, args, { prompt, given, answering, signal, stopped }),
+    ({ runtime, signal, stopped, after }) =>
+      run(runtime, args, { prompt, given, answering, signal, stopped, after }),
   );
 }
 
@@ -154,6 +155,8 @@ async function run(
     answering: boolean;
     signal: AbortSignal;
     stopped: Promise<void>;
+    /** Runs a step after the runtime's shutdown (surfaces/shared/startup.ts). */
+    after: (step: () => unknown) => void;
   },
 ): Promise<number> {
   const { prompt, given, answering, stopped } = o;
@@ -341,7 +344,10 @@ async function run(
     process.stderr.write(`tandem exec: ${terminalText((err as Error).message)}\n`);
     code = EXIT.failed;
   } finally {
-    sub.unsubscribe();
+    // Stopped by a signal: the shutdown ends the running command, and the printer still says
+    // how it ended (its output so far, "interrupted (killed, exit N)"); it stops listening after.
+    if (o.signal.aborted) o.after(() => sub.unsubscribe());
+    else sub.unsubscribe();
   }
   return code;
 }

@@ -14,6 +14,7 @@ const requestSchemas = {
   CreateThreadBody: Http.CreateThreadBody,
   StartTurnBody: Http.StartTurnBody,
   SteerBody: Http.SteerBody,
+  ShellBody: Http.ShellBody,
   ThreadSettingsBody: Http.ThreadSettingsBody,
   ReplyBody: Http.ReplyBody,
   RejectBody: Http.RejectBody,
@@ -139,6 +140,20 @@ export function openApiDocument(version: string): Json {
           ...common,
           "404": error("No such thread"),
           "409": error("No turn is running"),
+        },
+      },
+    },
+    "/thread/{id}/shell": {
+      post: {
+        summary:
+          "Run the user's own shell command in the thread (full access, no approval, as `!cmd`): a turn of its own with one command_execution item, recorded in history for the model's next turn",
+        parameters: [pathId(THREAD_ID)],
+        requestBody: body("ShellBody"),
+        responses: {
+          "202": json("TurnStarted", "The command is running; follow it on GET /event"),
+          ...common,
+          "404": error("No such thread"),
+          "409": error("A turn is running, or another process drives the thread"),
         },
       },
     },

@@ -3,10 +3,12 @@
  * committed it is printed once (Ink `<Static>`) and never redrawn, which keeps streaming cheap.
  * Also converts a stored thread's history into cells for `/resume` and `--resume`.
  */
+
 import { SUMMARY_MARKER } from "../../agent/compaction-prompt.js";
 import type { Usage } from "../../protocol/events.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
+import { parseUserCommandRecord } from "../../protocol/user-command.js";
 import { type MdLine, parseLines } from "./markdown.js";
 
 export type Tone = "info" | "warn" | "error" | "dim" | "ok";
@@ -67,11 +69,18 @@ export function isContextMessage(item: MessageItem): boolean {
 }
 
 /** Output text and exit code from an `exec_command` result header (SPEC T1). */
-export function parseExecOutput(output: string): { text: string; exitCode: number | null } {
-  const exit = /Process exited with code (-?\d+)/.exec(output);
+export function parseExecOutput(output: string): {
+  text: string;
+  exitCode: number | null;
+  interrupted: boolean;
+} {
+  const exit =
+    /Process exited with code (-?\d+)|Process interrupted by .* \(killed; exit code (-?\d+)\)/.exec(output);
+  const interrupted =
+    /^Process (interrupted by |exited with code -?\d+; then the turn was interrupted)/m.test(output);
   const at = output.indexOf("Output:\n");
   const text = at >= 0 ? output.slice(at + "Output:\n".length) : output;
-  return { text, exitCode: exit ? Number(exit[1]) : null };
+  return { text, exitCode: exit ? Number(exit[1] ?? exit[2]) : null, interrupted };
 }
 
 function argsOf(call: ToolCallItem): Record<string, unknown> {
@@ -105,7 +114,19 @@ export function cellsFromHistory(
         // A compaction's summary item (agent/compaction.ts) is a marker line, not user input.
         if (it.role === "user" && messageText(it).startsWith(SUMMARY_MARKER))
           cells.push(makeCell({ kind: "notice", text: "context compacted", tone: "dim" }));
-        else if (it.role === "user" && !isContextMessage(it))
+        else if (it.role === "user" && parseUserCommandRecord(messageText(it))) {
+          // The user's own `!command`, shown as the command it was.
+          const r = parseUserCommandRecord(messageText(it))!;
+          cells.push(
+            makeCell({
+              kind: "exec",
+              command: r.command,
+              output: r.output,
+              exitCode: r.exitCode,
+              status: r.interrupted ? "interrupted" : r.exitCode === 0 ? "completed" : "failed",
+            }),
+          );
+        } else if (it.role === "user" && !isContextMessage(it))
           cells.push(makeCell({ kind: "user", text: messageText(it) }));
         else if (it.role === "assistant") {
           const { out } = parseLines(messageText(it).split("\n"));
@@ -122,14 +143,24 @@ export function cellsFromHistory(
       case "custom_tool_call": {
         const out = outputs.get(it.call_id);
         if (it.name === "exec_command") {
-          const parsed = out === undefined ? { text: "", exitCode: null } : parseExecOutput(outputText(out));
+          const parsed =
+            out === undefined
+              ? { text: "", exitCode: null, interrupted: false }
+              : parseExecOutput(outputText(out));
           cells.push(
             makeCell({
               kind: "exec",
               command: String(argsOf(it).cmd ?? ""),
               output: parsed.text,
               exitCode: parsed.exitCode,
-              status: out === undefined ? "pending" : parsed.exitCode === 0 ? "completed" : "failed",
+              status:
+                out === undefined
+                  ? "pending"
+                  : parsed.interrupted
+                    ? "interrupted"
+                    : parsed.exitCode === 0
+                      ? "completed"
+                      : "failed",
             }),
           );
           break;

@@ -207,7 +207,14 @@ export class TuiController {
     const body = text.startsWith("//") ? text.slice(1) : text;
     const thread = this.thread;
     if (!thread) return "ignored";
+    // `!cmd` runs the user's own command (README "Your own commands: `!`").
+    const own = text.startsWith("!") ? text.slice(1).trim() : "";
     try {
+      if (own) {
+        this.store.setThread(this.info(thread), thread.status);
+        thread.shell(own);
+        return "sent";
+      }
       if (thread.active) {
         thread.steer(body);
         return "steered";

@@ -65,6 +65,11 @@ export const DEFAULT_BINDINGS = {
   "overlay.enter": ["enter"],
   "overlay.decline": ["escape"],
   "overlay.deleteBack": ["backspace"],
+  "approval.accept": ["y"],
+  "approval.session": ["a"],
+  "approval.remember": ["r"],
+  "approval.decline": ["n"],
+  "approval.cancel": ["escape"],
   "text.wordLeft": ["alt+left", "ctrl+left", "alt+b"],
   "text.wordRight": ["alt+right", "ctrl+right", "alt+f"],
   "confirm.yes": ["enter", "y"],
@@ -221,8 +226,9 @@ const KEY_LABELS: Record<string, string> = {
   pagedown: "PgDn",
 };
 
-/** "alt+enter" → "Alt+Enter", "up" → "↑", "ctrl+c" → "Ctrl+C". */
+/** "alt+enter" → "Alt+Enter", "up" → "↑", "ctrl+c" → "Ctrl+C"; a bare letter stays as typed ("y"). */
 export function formatSpec(spec: string): string {
+  if ([...spec].length === 1) return spec;
   return spec
     .split("+")
     .map((p) => KEY_LABELS[p] ?? (p.length <= 1 ? p.toUpperCase() : p[0].toUpperCase() + p.slice(1)))

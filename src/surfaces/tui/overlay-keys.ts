@@ -7,7 +7,8 @@
  * delivered together such as "1⏎") is replayed one character at a time so it means the same as
  * typing it.
  */
-import type { KeyInfo, Keymap } from "./keymap.js";
+import type { ApprovalDecisionName } from "../../protocol/questions.js";
+import type { Action, KeyInfo, Keymap } from "./keymap.js";
 import { type OverlayAction, type OverlayState, reduce, type Step } from "./overlay-state.js";
 
 /** Splits a multi-character chunk into single keypresses; CR/LF become Enter, TAB Tab, DEL/BS Backspace. */
@@ -21,6 +22,15 @@ export function explode(input: string, key: KeyInfo): Array<[string, KeyInfo]> {
     return [c, {}];
   });
 }
+
+/** The one-key decisions of an approval, in the order the hints list them. */
+export const APPROVAL_KEYS: ReadonlyArray<readonly [Action, ApprovalDecisionName]> = [
+  ["approval.accept", "accept"],
+  ["approval.session", "accept_for_session"],
+  ["approval.remember", "accept_and_remember"],
+  ["approval.decline", "decline"],
+  ["approval.cancel", "cancel"],
+];
 
 const printable = (input: string, key: KeyInfo) =>
   input !== "" && !key.ctrl && !key.meta && !/[\u0000-\u001f\u007f]/.test(input);
@@ -70,6 +80,11 @@ export function overlayAction(
     if (km.is("confirm.yes", input, key)) return { type: "confirmYes" };
     if (km.is("confirm.no", input, key)) return { type: "confirmNo" };
     return undefined;
+  }
+  // An approval decides in one key (y/a/r/n, Esc = decline and stop the turn); digits still pick.
+  if (s.request.approval && s.focus === "options") {
+    for (const [action, decision] of APPROVAL_KEYS)
+      if (km.is(action, input, key)) return { type: "decide", decision };
   }
   const inText = s.focus !== "options";
   if (km.is("overlay.decline", input, key)) return { type: "escape" };

@@ -11,6 +11,7 @@ import { printable } from "../../util/printable.js";
 import { displayWidth } from "./ansi.js";
 import { secondsLeft } from "./format.js";
 import type { Keymap } from "./keymap.js";
+import { APPROVAL_KEYS } from "./overlay-keys.js";
 import { linesFor, MARKER, optionRows, scrollWindow, wrapText } from "./overlay-layout.js";
 import { answerOf, type Draft, hasNote, hasOptions, type OverlayState } from "./overlay-state.js";
 import { splitAt } from "./text-field.js";
@@ -154,6 +155,20 @@ export function hintText(state: OverlayState, km: Keymap): string {
   const q = state.request.questions[state.index];
   const last = state.index === state.request.questions.length - 1;
   const parts: string[] = [];
+  if (state.request.approval && state.focus === "options") {
+    // One key decides; the digits and Enter still work (README "The terminal UI").
+    const words: Record<string, string> = {
+      accept: "accept",
+      accept_for_session: "session",
+      accept_and_remember: "remember",
+      decline: "decline",
+      cancel: "decline & stop",
+    };
+    for (const [action, decision] of APPROVAL_KEYS) parts.push(`${km.label(action)} ${words[decision]}`);
+    parts.push(`1-${q.options.length} pick`, `${km.pair("overlay.up", "overlay.down")} move`);
+    parts.push(`${km.label("overlay.enter")} submit`);
+    return parts.join(" · ");
+  }
   if (hasOptions(q) && state.focus === "options") {
     parts.push(`1-${q.options.length + (q.allow_other ? 1 : 0)} pick`);
     if (q.kind === "multi") parts.push(`${km.label("overlay.toggle")} toggle`);

@@ -355,3 +355,49 @@ describe("overlay reducer: typed questions (MCP elicitation)", () => {
     );
   });
 });
+
+describe("approvals decide in one key", () => {
+  const approval = (): OverlayState => {
+    const q: Question = {
+      id: "decision",
+      header: "Approve",
+      prompt: "Run `ls`?",
+      kind: "single",
+      options: ["Accept", "Accept for session", "Accept and remember", "Decline", "Cancel"].map((label) => ({
+        label,
+        description: "",
+      })),
+      allow_other: false,
+      secret: false,
+    };
+    return initOverlay({
+      ...requestOf([q]),
+      source: "internal",
+      approval: { kind: "exec", reason: "r", cwd: "/w", command: "ls" },
+    });
+  };
+  const noKey = {};
+  it.each([
+    ["y", "Accept"],
+    ["a", "Accept for session"],
+    ["r", "Accept and remember"],
+    ["n", "Decline"],
+  ])("%s submits %s", (key, label) => {
+    const step = applyKeys(approval(), key, noKey, defaultKeymap);
+    expect(step.effect).toEqual({ type: "submit", reply: { answers: { decision: { selected: [label] } } } });
+  });
+
+  it("Esc declines and stops the turn (Cancel), not a plain decline", () => {
+    const step = applyKeys(approval(), "", { escape: true }, defaultKeymap);
+    expect(step.effect).toEqual({
+      type: "submit",
+      reply: { answers: { decision: { selected: ["Cancel"] } } },
+    });
+  });
+
+  it("a model question keeps its letters as text (y is not Accept there)", () => {
+    const step = applyKeys(initOverlay(requestOf([stackQuestion])), "y", noKey, defaultKeymap);
+    expect(step.effect).toBeUndefined();
+    expect(step.state.drafts[0].other).toBe("y");
+  });
+});

@@ -25,7 +25,14 @@
  * Text fields (Other/answer and note) have a cursor each (text-field.ts): typing and Backspace act
  * at it, `edit` actions move it or delete forward.
  */
-import type { Question, QuestionAnswer, QuestionReply, QuestionRequest } from "../../protocol/questions.js";
+import {
+  APPROVAL_LABELS,
+  type ApprovalDecisionName,
+  type Question,
+  type QuestionAnswer,
+  type QuestionReply,
+  type QuestionRequest,
+} from "../../protocol/questions.js";
 import { defaultAnswer, typedHint } from "../../questions/typed.js";
 import { edit, type FieldOp } from "./text-field.js";
 
@@ -79,6 +86,8 @@ export type OverlayAction =
   | { type: "enter" }
   | { type: "escape" }
   | { type: "confirmYes" }
+  /** An approval's one-key decision: submits that option at once (when the request offers it). */
+  | { type: "decide"; decision: ApprovalDecisionName }
   | { type: "confirmNo" }
   | { type: "failed"; message: string };
 
@@ -235,6 +244,11 @@ export function reduce(s: OverlayState, action: OverlayAction): Step {
   const d = s.drafts[s.index];
   const options = hasOptions(q);
   switch (action.type) {
+    case "decide": {
+      const label = APPROVAL_LABELS[action.decision];
+      if (!s.request.approval || !q.options.some((o) => o.label === label)) return { state: s };
+      return { state: s, effect: { type: "submit", reply: { answers: { [q.id]: { selected: [label] } } } } };
+    }
     case "escape": {
       if (!hasInput(s)) return { state: s, effect: { type: "decline" } };
       const { unanswered } = collect(s);

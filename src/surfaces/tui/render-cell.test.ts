@@ -132,7 +132,7 @@ describe("cells from a stored history", () => {
     );
     expect(cells.map((c: Cell) => c.kind)).toEqual(["user", "exec", "questions", "agent"]);
     expect(cells[1]).toMatchObject({ command: "ls", output: "a\n", exitCode: 0 });
-    expect(parseExecOutput("no header")).toEqual({ text: "no header", exitCode: null });
+    expect(parseExecOutput("no header")).toEqual({ text: "no header", exitCode: null, interrupted: false });
   });
 });
 

@@ -228,7 +228,12 @@ function cellLines(cell: Cell, o: RenderOptions): string[] {
       const body = fold(output).flatMap((l) =>
         hardWrap(l, width - 4).map((r) => paint(`  │ ${r}`, DIM, color)),
       );
-      const end = cell.exitCode === null ? cell.status : `exit ${cell.exitCode}`;
+      const end =
+        cell.status === "interrupted"
+          ? `interrupted${cell.exitCode === null ? "" : ` (exit ${cell.exitCode})`}`
+          : cell.exitCode === null
+            ? cell.status
+            : `exit ${cell.exitCode}`;
       return [...head, ...body, paint(`  └ ${end}`, DIM, color)];
     }
     case "tool": {

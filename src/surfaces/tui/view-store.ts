@@ -299,7 +299,7 @@ export class ViewStore {
           command: item.command,
           output: item.aggregated_output,
           exitCode: item.exit_code,
-          status: item.status,
+          status: item.interrupted ? "interrupted" : item.status,
         });
         break;
       case "tool_call":

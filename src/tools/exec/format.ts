@@ -5,6 +5,9 @@
  *   Chunk ID: <id>
  *   Wall time: <seconds, 4 decimals> seconds
  *   Process exited with code <n>   |   Process running with session ID <n>
+ *   | Process interrupted by the user (killed; exit code <n>)   (the turn was interrupted; or
+ *     "by Tandem shutting down", "by <hand-over reason>")
+ *   | Process exited with code <n>; then the turn was interrupted (the user)
  *   Original token count: <n>      (only when the output was truncated)
  *   Output:                        (followed by "\n<output>" when the output is non-empty)
  *
@@ -20,6 +23,11 @@ export interface ChunkReport {
   /** Exit code when the process finished; null while it runs (then `sessionId` is set). */
   exitCode: number | null;
   sessionId?: number;
+  /**
+   * The turn was interrupted: the process was killed (or had just exited). `by`: who stopped it
+   * ("the user", or why Tandem did: "Tandem shut down", a hand-over).
+   */
+  interrupted?: { exitedBefore: boolean; by: string };
   raw: Taken;
   maxTokens: number;
   mask(text: string): string;
@@ -36,7 +44,13 @@ export function renderChunk(r: ChunkReport): Rendered {
   const cleaned = r.mask(r.raw.text).replace(/[\r\n]+$/, "");
   const out = truncateMiddle(cleaned, r.maxTokens, { omittedBytes: r.raw.omittedBytes });
   const lines = [`Chunk ID: ${r.chunkId}`, `Wall time: ${(r.wallMs / 1000).toFixed(4)} seconds`];
-  if (r.exitCode !== null) lines.push(`Process exited with code ${r.exitCode}`);
+  if (r.interrupted)
+    lines.push(
+      r.interrupted.exitedBefore
+        ? `Process exited with code ${r.exitCode}; then the turn was interrupted (${r.interrupted.by})`
+        : `Process interrupted by ${r.interrupted.by} (killed${r.exitCode !== null ? `; exit code ${r.exitCode}` : ""})`,
+    );
+  else if (r.exitCode !== null) lines.push(`Process exited with code ${r.exitCode}`);
   else lines.push(`Process running with session ID ${r.sessionId}`);
   if (out.truncated) lines.push(`Original token count: ${out.originalTokens}`);
   lines.push(out.text.length > 0 ? `Output:\n${out.text}` : "Output:");

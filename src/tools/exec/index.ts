@@ -72,13 +72,15 @@ function approvalFields(args: ExecCommandArgs): Record<string, unknown> {
 
 /**
  * Streams output while waiting up to `ms` active time for exit.
- * On abort: `onAbort()`, kill the tree, throw AbortError.
+ * On abort: `onAbort()`, kill the tree, throw AbortError carrying `partial()` — the output so
+ * far and the interruption note, which the registry records as the call's output.
  */
 async function waitForYield(
   proc: ExecProcess,
   ctx: ToolContext,
   ms: number,
   onAbort: () => void,
+  partial: (exitedBefore: boolean, by: string) => ToolResult,
 ): Promise<void> {
   const stream = maskedStream(ctx, proc);
   proc.listener = stream.listener;
@@ -92,9 +94,25 @@ async function waitForYield(
   }
   if (ctx.signal.aborted) {
     onAbort();
+    const exitedBefore = proc.exitCode !== null;
     await proc.kill(abortsNow(ctx.signal) ? 0 : undefined);
-    throw new AbortError("interrupted; the command's process tree was killed");
+    throw new AbortError(
+      "interrupted; the command's process tree was killed",
+      partial(exitedBefore, stoppedBy(ctx.signal)),
+    );
   }
+}
+
+/**
+ * Who stopped a turn, from its abort reason (runtime/thread.ts, runtime/core.ts): Tandem's
+ * shutdown, a hand-over to another process (AbortNow), or else the user (Esc, Ctrl-C, an
+ * approval's Cancel, an interrupt request).
+ */
+function stoppedBy(signal: AbortSignal): string {
+  const reason = signal.reason;
+  if (reason === "shutdown") return "Tandem shutting down";
+  if (abortsNow(signal)) return `Tandem (${String(reason)})`;
+  return "the user";
 }
 
 export function createExecTools(opts: ExecToolsOptions): {
@@ -104,15 +122,19 @@ export function createExecTools(opts: ExecToolsOptions): {
   const { sessions } = opts;
   const chunkId = opts.chunkId ?? randomIds.chunk;
 
-  /** Text + display for the output collected since the last read. */
+  /**
+   * Text + display for the output collected since the last read. `interrupted`: the user
+   * stopped the turn (the process is killed); `exitedBefore` says it had already exited.
+   */
   function report(
     proc: ExecProcess,
     ctx: ToolContext,
     started: number,
     maxTokens: number,
     sessionId?: number,
+    interrupted?: { exitedBefore: boolean; by: string },
   ) {
-    const exitCode = proc.finished ? proc.exitCode : null;
+    const exitCode = proc.finished || interrupted ? proc.exitCode : null;
     const rendered = renderChunk({
       chunkId: chunkId(),
       wallMs: performance.now() - started,
@@ -121,12 +143,14 @@ export function createExecTools(opts: ExecToolsOptions): {
       raw: takeOutput(proc, ctx.secrets),
       maxTokens,
       mask: (t) => ctx.secrets.mask(t),
+      ...(interrupted ? { interrupted } : {}),
     });
     const display: Display = {
       aggregated_output: rendered.output,
       exit_code: exitCode,
-      status: exitCode === null || exitCode === 0 ? "completed" : "failed",
+      status: interrupted ? "failed" : exitCode === null || exitCode === 0 ? "completed" : "failed",
     };
+    if (interrupted) display.interrupted = true;
     if (sessionId !== undefined) display.session_id = sessionId;
     return { output: rendered.text, success: true, display } satisfies ToolResult;
   }
@@ -181,12 +205,21 @@ export function createExecTools(opts: ExecToolsOptions): {
         return failure((err as Error).message, recorded);
       }
       sessions.track(proc);
+      const maxTokens = outputTokens(args.max_output_tokens);
       try {
-        await waitForYield(proc, ctx, yieldMs(args.yield_time_ms, LIMITS.execYieldMs), () => {});
+        await waitForYield(
+          proc,
+          ctx,
+          yieldMs(args.yield_time_ms, LIMITS.execYieldMs),
+          () => {},
+          (exitedBefore, by) => {
+            const r = report(proc, ctx, started, maxTokens, undefined, { exitedBefore, by });
+            return { ...r, display: { ...r.display, ...recorded } };
+          },
+        );
       } finally {
         sessions.untrack(proc);
       }
-      const maxTokens = outputTokens(args.max_output_tokens);
       if (proc.finished) {
         const result = report(proc, ctx, started, maxTokens);
         return { ...result, display: { ...result.display, ...recorded } };
@@ -242,8 +275,13 @@ export function createExecTools(opts: ExecToolsOptions): {
           }
         }
         if (!proc.finished) {
-          await waitForYield(proc, ctx, yieldMs(args.yield_time_ms, LIMITS.writeYieldMs), () =>
-            sessions.remove(id, "it was killed when its turn was interrupted"),
+          await waitForYield(
+            proc,
+            ctx,
+            yieldMs(args.yield_time_ms, LIMITS.writeYieldMs),
+            () => sessions.remove(id, "it was killed when its turn was interrupted"),
+            (exitedBefore, by) =>
+              report(proc, ctx, started, outputTokens(args.max_output_tokens), id, { exitedBefore, by }),
           );
         }
         const result = report(proc, ctx, started, outputTokens(args.max_output_tokens), id);

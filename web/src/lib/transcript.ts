@@ -15,6 +15,7 @@ import { compactionLine, SUMMARY_MARKER } from "../../../src/agent/compaction-pr
 import type { Event, TurnItem } from "../../../src/protocol/events.js";
 import type { TurnSummary } from "../../../src/protocol/http.js";
 import type { ResponseItem } from "../../../src/protocol/items.js";
+import { parseUserCommandRecord } from "../../../src/protocol/user-command.js";
 import { type DiffFile, parseCodexPatch, parseUnifiedDiff } from "./diff.js";
 import { type SubAgentEntry, subAgentEntry } from "./subagent.js";
 
@@ -172,6 +173,20 @@ export class Transcript {
           // A compaction's summary item: a marker line, not something the user said.
           if (text.startsWith(SUMMARY_MARKER)) {
             this.put({ kind: "turn", id: `h_${n}`, text: "context compacted", status: "started" });
+            continue;
+          }
+          // The user's own `!command`: shown as the command it was.
+          const own = parseUserCommandRecord(text);
+          if (own) {
+            turn++;
+            this.put({
+              kind: "command",
+              id: it.id || `h_${n}`,
+              command: own.command,
+              output: own.output,
+              exit: own.exitCode,
+              status: own.exitCode === 0 && !own.interrupted ? "completed" : "failed",
+            });
             continue;
           }
           turn++;

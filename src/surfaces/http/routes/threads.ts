@@ -12,6 +12,7 @@ import { type Context, Hono } from "hono";
 import type { ThreadStatus } from "../../../protocol/events.js";
 import {
   CreateThreadBody,
+  ShellBody,
   StartTurnBody,
   SteerBody,
   type ThreadDetail,
@@ -251,6 +252,22 @@ export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono 
       return c.json({ thread_id: id, turn_id: turnId, input_id: inputId }, 202);
     } catch (err) {
       if (err instanceof TurnBusyError) return fail(c, 409, "no_running_turn", err.message);
+      throw err;
+    }
+  });
+
+  app.post("/:id/shell", async (c) => {
+    const body = await readBody(c, ShellBody, opts.maxBodyBytes);
+    if (!body.ok) return body.response;
+    const param = threadParam(runtime, c);
+    if ("response" in param) return param.response;
+    const { id } = param;
+    if (!liveThread(runtime, id)) return fail(c, 404, "not_found", noThread(id));
+    try {
+      const turn = runtime.turns.shell(id, body.value.command, { timeoutMs: body.value.timeout_ms ?? null });
+      return c.json({ thread_id: id, turn_id: turn.id }, 202);
+    } catch (err) {
+      if (err instanceof TurnBusyError) return fail(c, 409, "turn_running", err.message);
       throw err;
     }
   });
