@@ -207,7 +207,10 @@ export class Thread implements ThreadHandle {
     if (this.closed || this.suspended) throw new Error(`thread ${this.id} is closed or shutting down`);
     if (this.active)
       throw new TurnBusyError(`thread ${this.id} already has a running turn; wait or interrupt it`);
-    return this.launch(this.host.ids.turn(), {}, [], [], false, undefined, { command, timeoutMs: opts.timeoutMs });
+    return this.launch(this.host.ids.turn(), {}, [], [], false, undefined, {
+      command,
+      timeoutMs: opts.timeoutMs,
+    });
   }
 
   /** Continues a turn whose calls were left waiting (e.g. a question pending across a restart). */

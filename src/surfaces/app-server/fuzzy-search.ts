@@ -43,7 +43,10 @@ const start = method(
   z.object({ sessionId: z.string(), roots: z.array(z.string()) }),
   ({ session }: Ctx, p) => {
     let mine = sessions.get(session);
-    if (!mine) sessions.set(session, (mine = new Map()));
+    if (!mine) {
+      mine = new Map();
+      sessions.set(session, mine);
+    }
     mine.set(p.sessionId, p.roots);
     return {};
   },
