@@ -1,5 +1,5 @@
 /**
- * Sub-agent figures (issue 14), printed only: time from the parent's spawn_agent call to the
+ * Sub-agent figures (README "Sub-agents"), printed only: time from the parent's spawn_agent call to the
  * child's first model request, and the relay round trip — a child's question seen by a
  * subscriber of the ROOT thread, answered there, until the child's next model request carries
  * the answer. An in-process scripted model, so the figures are Tandem's own cost.

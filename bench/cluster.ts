@@ -1,5 +1,5 @@
 /**
- * Scale-out figures (issue 16), printed by `npm run bench` (or alone:
+ * Scale-out figures (docs/scale-out.md), printed by `npm run bench` (or alone:
  * `node --import tsx bench/cluster.ts`): the store bridge's cost per call (SQLite vs
  * PostgreSQL), a question round trip across nodes, N concurrent threads with a pending question
  * across three nodes (RSS per node, reply throughput), and failover time from SIGKILL to the
@@ -72,7 +72,7 @@ const rss = (pid: number) =>
 
 export async function clusterBench(): Promise<void> {
   if (!hasTool("postgres") || !hasTool("nats-server")) {
-    line("scale-out (issue 16)", "skipped: needs postgresql and nats-server (apt-get install)");
+    line("scale-out", "skipped: needs postgresql and nats-server (apt-get install)");
     return;
   }
   const n = Number(process.env.TANDEM_BENCH_THREADS) || 1000;

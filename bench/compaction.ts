@@ -1,5 +1,5 @@
 /**
- * Long-session figures (issue 13 items 6–7): printed, never asserted.
+ * Long-session figures (README "Long sessions"): printed, never asserted.
  *
  * - `longSession`: 200 tool round trips whose outputs are 20 KB each, over real HTTP against
  *   `tandem mock-model` in its own process (so the RSS is Tandem's, not the mock's request log),

@@ -1,5 +1,5 @@
 /**
- * MCP startup cost (issue 12): time from thread start to the first model request with none, one
+ * MCP startup cost (README "MCP servers"): time from thread start to the first model request with none, one
  * and five stdio MCP servers configured. Servers start concurrently when the thread starts and the
  * first request waits for them, so five should cost about what one does.
  *

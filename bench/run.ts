@@ -92,7 +92,7 @@ await questionRoundTripStdio();
   await agentFigures();
 }
 {
-  // Scale-out (issue 16): three real nodes on postgres + nats-server; skipped where absent.
+  // Scale-out (docs/scale-out.md): three real nodes on postgres + nats-server; skipped where absent.
   const { clusterBench } = await import("./cluster.js");
   await clusterBench();
 }

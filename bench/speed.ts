@@ -1,5 +1,5 @@
 /**
- * Speed budget figures (issue 13): peak RSS of `tandem exec` on the README task over each
+ * Speed budget figures (README "Long sessions"): peak RSS of `tandem exec` on the README task over each
  * Responses transport, `tandem --version` against bare node, and what each heavy dependency
  * costs to import. Printed only; the targets sit beside the figures.
  */

@@ -1,5 +1,5 @@
 /**
- * The texts of compaction (SPEC L14): the prompt that asks the model for a handoff summary, and
+ * The texts of compaction (requirements L14): the prompt that asks the model for a handoff summary, and
  * the prefix that marks the summary item in history. Both start with fixed marker lines so a
  * model server (and `tandem mock-model`) can recognise a compaction request, and so the prompt
  * builder can recognise a summary item in stored history.

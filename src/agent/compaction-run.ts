@@ -1,5 +1,5 @@
 /**
- * The compactor of one thread (SPEC L14): decides when to compact and runs the compaction.
+ * The compactor of one thread (requirements L14): decides when to compact and runs the compaction.
  *
  * A compaction is one sampling request: the current prompt view (agent/compaction.ts), minus
  * calls still open, plus the written compaction prompt (compaction-prompt.ts), with no tools.

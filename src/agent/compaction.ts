@@ -1,5 +1,5 @@
 /**
- * Compacted prompt view and context budget (SPEC L14). Pure functions over stored history.
+ * Compacted prompt view and context budget (requirements L14). Pure functions over stored history.
  *
  * Stored history keeps every item: a compaction appends one summary item (a user message whose
  * text starts with SUMMARY_MARKER, carrying `tandem_compaction` metadata) and rewrites nothing.

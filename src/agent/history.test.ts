@@ -1,4 +1,4 @@
-/** normalizeForPrompt: every call paired once, outputs in call order (issue 9 item 11). */
+/** normalizeForPrompt: every call paired once, outputs in call order (README "Sandbox and approvals"). */
 import { describe, expect, it } from "vitest";
 import { type FunctionCallItem, outputFor, type ResponseItem, userMessage } from "../protocol/items.js";
 import { ABORTED_OUTPUT, normalizeForPrompt } from "./history.js";

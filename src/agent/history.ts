@@ -1,5 +1,5 @@
 /**
- * History normalisation for the prompt (SPEC L6). Pure functions over item lists.
+ * History normalisation for the prompt (requirements L6). Pure functions over item lists.
  *
  * - every tool call gets exactly one output: an orphan call gets an "aborted" output inserted
  *   right after it (or after its parallel siblings); outputs without a call and second outputs

@@ -1,5 +1,5 @@
 /**
- * The turn loop (SPEC L1, L4, L6–L9). One call runs one turn to its end:
+ * The turn loop (requirements L1, L4, L6–L9). One call runs one turn to its end:
  *
  *   drain steer input → build prompt from history → stream one sampling request (retrying
  *   transient failures, rebuilt from history) → record the response's items → run its tool

@@ -1,5 +1,5 @@
 /**
- * The cluster's event log (issue 16): an SSE client resumes with `Last-Event-ID` on any node,
+ * The cluster's event log (docs/scale-out.md): an SSE client resumes with `Last-Event-ID` on any node,
  * from the store, not from one node's memory.
  *
  * Contract:

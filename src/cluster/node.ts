@@ -1,5 +1,5 @@
 /**
- * One `tandem serve` node of a cluster (issue 16): PostgreSQL holds the threads and their
+ * One `tandem serve` node of a cluster (docs/scale-out.md): PostgreSQL holds the threads and their
  * leases (../store/postgres), NATS carries requests and events between nodes.
  *
  * Contract:
@@ -29,7 +29,7 @@
  *   copy here is dropped (ownership.ts `relinquish`, through runtime/cluster-port.ts: its turn stops, nothing more is written or
  *   published, its questions stay pending for the new owner). Should that owner die too, this
  *   node may take the thread over again like any other.
- * - Hand-over: `runtime.threads.claim(id)` (the app-server before it opens a thread, issue 16) asks the
+ * - Hand-over: `runtime.threads.claim(id)` (the app-server before it opens a thread, docs/scale-out.md) asks the
  *   live owner to hand the thread over (`POST /thread/:id/handover`, routes.ts): the owner stops
  *   it without writing and releases the lease, and this node opens it, going on with its turn
  *   and re-asking its questions with the same ids. An owner that does not answer is a

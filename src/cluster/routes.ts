@@ -1,5 +1,5 @@
 /**
- * What a cluster node adds to the `tandem serve` app (issue 16):
+ * What a cluster node adds to the `tandem serve` app (docs/scale-out.md):
  * - `GET /healthz` (200 while the process serves), `GET /readyz` (200 when the store answers,
  *   NATS is connected and the node is not draining; else 503 with the reasons), `GET /metrics`
  *   (Prometheus text, ./node.ts). These three need no token and hold no thread data.

@@ -1,5 +1,5 @@
 /**
- * `[agents]` settings (issue 14): limits on sub-agents and the roles a model may spawn.
+ * `[agents]` settings (README "Sub-agents"): limits on sub-agents and the roles a model may spawn.
  *
  * ```toml
  * [agents]

@@ -10,9 +10,9 @@ export const ProviderConfig = z.strictObject({
   name: z.string().optional(),
   base_url: z.string().optional().describe("API base URL, e.g. https://api.openai.com/v1"),
   env_key: z.string().optional().describe("Environment variable holding the API key"),
-  /** responses_websocket: the Responses wire over one WebSocket per thread (SPEC L13). */
+  /** responses_websocket: the Responses wire over one WebSocket per thread (requirements L13). */
   wire: z.enum(["responses", "chat", "responses_websocket"]).default("responses"),
-  /** Responses Lite (SPEC L12): tools travel in an additional_tools input item. */
+  /** Responses Lite (requirements L12): tools travel in an additional_tools input item. */
   lite: z.boolean().optional(),
 });
 export type ProviderConfig = z.infer<typeof ProviderConfig>;
@@ -186,7 +186,7 @@ export const Settings = z.strictObject({
     })
     .default({ network_access: false, writable_roots: [], readable_home: false }),
   base_instructions: z.string().optional(),
-  /** Record the environment-context and AGENTS.md items at thread start (SPEC L10). */
+  /** Record the environment-context and AGENTS.md items at thread start (requirements L10). */
   include_environment_context: z.boolean().default(true),
   include_agents_md: z.boolean().default(true),
   parallel_tool_calls: z.boolean().default(true),
@@ -224,7 +224,7 @@ export const Settings = z.strictObject({
   stream_max_retries: z.number().int().min(0).default(4),
   stream_idle_timeout_ms: z.number().int().positive().default(300_000),
   retry_base_ms: z.number().int().min(0).default(500),
-  /** Where threads are stored: a file path (SQLite) or a postgres:// URL (issue 16, docs/scale-out.md). */
+  /** Where threads are stored: a file path (SQLite) or a postgres:// URL (docs/scale-out.md). */
   store: z
     .strictObject({
       url: z.string().min(1).optional().describe("SQLite file path or postgres://user@host/db URL"),

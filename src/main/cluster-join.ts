@@ -1,5 +1,5 @@
 /**
- * A process joining a cluster (issue 16) without listening for HTTP itself: `tandem app-server
+ * A process joining a cluster (docs/scale-out.md) without listening for HTTP itself: `tandem app-server
  * --bus`. It gets the node's failover scan and event log, and an HTTP app that is never listened
  * on and serves the requests other nodes forward here (threads running here). Part of the
  * composition root (main/, with cli.ts): it wires the HTTP surface's app into another surface's

@@ -1,5 +1,5 @@
 /**
- * Compaction requests on the scripted model (SPEC L14, issue 13 item 3). A request is a
+ * Compaction requests on the scripted model (requirements L14, README "Long sessions"). A request is a
  * compaction request when its LAST input item (Responses `input`, Chat `messages`) carries
  * Tandem's compaction marker (agent/compaction-prompt.ts). Such a request is answered, in order
  * of precedence, by: a matching side step (like any request); the next unused step marked

@@ -1,5 +1,5 @@
 /**
- * The scripted model's Responses-over-WebSocket route (SPEC L13): an HTTP upgrade on
+ * The scripted model's Responses-over-WebSocket route (requirements L13): an HTTP upgrade on
  * `/v1/responses` (or `/responses`) of the same port. Each text frame the client sends is a
  * `response.create` (the Responses body with `type` added); the answer comes back as one JSON
  * text frame per event, the same events the SSE route sends.

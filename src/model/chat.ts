@@ -1,5 +1,5 @@
 /**
- * Chat Completions client (SPEC L11): any Chat-Completions-compatible server (Ollama, vLLM,
+ * Chat Completions client (requirements L11): any Chat-Completions-compatible server (Ollama, vLLM,
  * llama.cpp server, OpenRouter) by translating history items to messages and streamed
  * chunks back to items. Same contract as the Responses client: `stream()` never throws.
  *

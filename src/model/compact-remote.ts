@@ -1,5 +1,5 @@
 /**
- * Server-side compaction (SPEC L14, `compaction = "server"`): the Responses API's
+ * Server-side compaction (requirements L14, `compaction = "server"`): the Responses API's
  * `POST {base_url}/responses/compact`. The body is `{model, input, instructions}` (the same
  * history a sampling request would carry, base instructions as `instructions`); the answer's
  * `output` is the replacement history — typically the retained user messages plus one

@@ -1,5 +1,5 @@
 /**
- * How many tokens a model's context holds (SPEC L14): `model_context_window` from the config when
+ * How many tokens a model's context holds (requirements L14): `model_context_window` from the config when
  * set, else a built-in table of known model families (longest matching prefix wins), else
  * undefined — an unknown model has no known window, and nothing pretends otherwise.
  */

@@ -1,5 +1,5 @@
 /**
- * Classifies provider failures (SPEC L5): context length, quota, rate limit (with
+ * Classifies provider failures (requirements L5): context length, quota, rate limit (with
  * retry-after), overloaded, server, stream, timeout, auth, bad request. Wire errors only;
  * the loop decides what to do with `retryable` and `retryAfterMs`.
  */

@@ -1,5 +1,5 @@
 /**
- * Builds the Responses request body from a Prompt (SPEC L2, L3, L12). We own the body field
+ * Builds the Responses request body from a Prompt (requirements L2, L3, L12). We own the body field
  * for field: key order follows the seed's R1 fixture, absent options are omitted (never null),
  * and base instructions become a developer message at the front of `input`.
  */

@@ -1,5 +1,5 @@
 /**
- * Responses over WebSocket (SPEC L13; wire = "responses_websocket"). One socket per thread
+ * Responses over WebSocket (requirements L13; wire = "responses_websocket"). One socket per thread
  * (keyed by the prompt's thread id) carries `response.create` frames: the Responses body with
  * `type: "response.create"` in front; the answer arrives as JSON frames with the SSE event types.
  *

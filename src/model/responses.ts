@@ -1,5 +1,5 @@
 /**
- * Responses-wire client over HTTP (SPEC L2, L5). We build the body; sse-http.ts posts it on a
+ * Responses-wire client over HTTP (requirements L2, L5). We build the body; sse-http.ts posts it on a
  * keep-alive pool and parses the SSE answer (no SDK on this path: it cost memory and time, see
  * bench/speed.ts). There are no transport retries: the turn loop retries itself so that every
  * retry is visible as an event and rebuilt from history (L9).

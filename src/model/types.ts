@@ -17,7 +17,7 @@ export interface WireTool {
   format?: Record<string, unknown>;
 }
 
-/** Everything needed to build one sampling request (SPEC L2). */
+/** Everything needed to build one sampling request (requirements L2). */
 export interface Prompt {
   model: string;
   /** History for the prompt, already normalised (see agent/history.ts). */

@@ -1,5 +1,5 @@
 /**
- * Wire shapes of `tandem app-server` (SPEC S3): the subset of the Codex app-server v2 protocol Tandem
+ * Wire shapes of `tandem app-server` (requirements S3): the subset of the Codex app-server v2 protocol Tandem
  * accepts and emits, plus Tandem's own `tandem/…` methods. One zod definition per shape; types are
  * inferred. The reference for every Codex name is `codex-app-server-v2.schemas.json`.
  *

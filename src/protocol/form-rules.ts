@@ -4,7 +4,7 @@
  * app server) and the web page's sheet (web/src, which may import only protocol code). Pure, no
  * dependencies, so the web bundle takes it as is.
  *
- * Free text beside options (SPEC Q2: every model question accepts it) is offered only through an
+ * Free text beside options (requirements Q2: every model question accepts it) is offered only through an
  * explicit choice, never as a field that is always there:
  * - A `single` or `multi` question with options and `allow_other` gets one more choice, "Other…"
  *   (`otherChoice`: a label no option of that question has). Text, number and boolean questions,
@@ -17,7 +17,7 @@
  *   required text field per question whose "Other…" was chosen, named by the question's id (so no
  *   form ever carries an empty optional text field, and no field name is made up).
  *
- * Secret questions (SPEC Q10): the form lists their field names under `_meta["tandem/secret"]`
+ * Secret questions (requirements Q10): the form lists their field names under `_meta["tandem/secret"]`
  * (SECRET_META) and each one's description says it is secret; the web page masks the input and
  * offers no note. Only Tandem marks a field secret: an MCP server's form never can (its questions
  * are built with `secret: false`, tools/mcp/elicitation.ts).

@@ -1,5 +1,5 @@
 /**
- * Wire shapes of `tandem serve` (SPEC S4): request and response bodies of the HTTP API, defined
+ * Wire shapes of `tandem serve` (requirements S4): request and response bodies of the HTTP API, defined
  * once in zod. The server validates every body with these, and `GET /openapi.json` is generated
  * from the same definitions, so the document cannot drift from what is enforced.
  *
@@ -160,7 +160,7 @@ export const ErrorResponse = z.object({
 });
 export type ErrorResponse = z.infer<typeof ErrorResponse>;
 
-/** Who a sub-agent thread is (issue 14): its `settings.agent`, for lists that nest children. */
+/** Who a sub-agent thread is (README "Sub-agents"): its `settings.agent`, for lists that nest children. */
 export const ThreadAgent = z.object({
   nickname: z.string().describe("Its short name, e.g. Ada"),
   role: z.string().describe("Its role (`default` or an [agents.NAME] / .tandem/agents role)"),

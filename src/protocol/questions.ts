@@ -1,5 +1,5 @@
 /**
- * Question protocol types (SPEC Q1–Q13). One definition drives the broker, events, the
+ * Question protocol types (requirements Q1–Q13). One definition drives the broker, events, the
  * model-facing tool schema (see tools/request-user-input) and every surface's wire shape.
  *
  * Vocabulary: a *request* is one ask (one tool call, or one internal prompt) holding 1..n
@@ -94,7 +94,7 @@ export type QuestionPolicy = z.infer<typeof QuestionPolicy>;
 export const QuestionSource = z.enum(["model", "internal"]);
 
 /**
- * Present when the request is an approval (SPEC A2/A3): it then holds one single-choice
+ * Present when the request is an approval (requirements A2/A3): it then holds one single-choice
  * question `decision` whose options are APPROVAL_LABELS. Approvals share the questions'
  * queue, timeouts, pause accounting and persistence, and go before questions.
  */
@@ -121,7 +121,7 @@ export const ApprovalInfo = z.object({
 export type ApprovalInfo = z.infer<typeof ApprovalInfo>;
 
 /**
- * Present when the request is an MCP server's `elicitation/create` (SPEC S6). `form`: one
+ * Present when the request is an MCP server's `elicitation/create` (requirements S6). `form`: one
  * question per schema property. `url`: one single-choice question `url` with options
  * ELICITATION_URL_LABELS (Done / Decline) while the user visits `url`. The server's request
  * lives only in this process: after a restart the request settles as cancelled.
@@ -150,7 +150,7 @@ export function elicitationLabel(info: Pick<ElicitationInfo, "server" | "mode">)
 }
 
 /**
- * Present when a sub-agent asks (SPEC Q14): who asks, so the root thread's surfaces can say so.
+ * Present when a sub-agent asks (requirements Q14): who asks, so the root thread's surfaces can say so.
  * The request still belongs to the child (`thread_id`), and the answer goes back to it.
  */
 export const AgentInfo = z.object({

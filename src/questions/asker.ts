@@ -13,7 +13,7 @@
  *   validates it); a decline; a cancel (the person dismissed it without deciding) cancels what
  *   asked: an MCP server's request settles `cancelled`, so the server hears `cancel` and the turn
  *   goes on; an approval gets its Cancel decision and a model question stops its turn (both stop
- *   the turn, SPEC A3).
+ *   the turn, requirements A3).
  * - An answer the mapping or the broker refuses as invalid is never lost: the request is shown
  *   again with the reason, at most MAX_ATTEMPTS times in all. Every refusal is logged (secret
  *   answers never are) and passed to `AskClient.refused`.
@@ -26,7 +26,7 @@
  *   reply) declines with the client's message.
  * - A closed connection, or a request withdrawn (`withdraw`, `close`) or settled elsewhere
  *   (`settled`): nothing is settled; the request stays pending (stored) for other surfaces and the
- *   next connection (SPEC Q11). A disconnect never settles a question.
+ *   next connection (requirements Q11). A disconnect never settles a question.
  * - The asker never times a request out: the question's own policy does (Q7), and when the
  *   request settles anywhere `settled` aborts the exchange's signal, which withdraws the client's
  *   request. A result that arrives after that is ignored here.

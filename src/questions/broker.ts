@@ -1,5 +1,5 @@
 /**
- * The question broker (SPEC Q4, Q5, Q7, Q8, Q9, Q11): the one place in the core that owns pending
+ * The question broker (requirements Q4, Q5, Q7, Q8, Q9, Q11): the one place in the core that owns pending
  * questions. Surfaces and tools never keep their own bookkeeping; they call this and render events.
  *
  * Contract:

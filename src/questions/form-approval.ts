@@ -1,5 +1,5 @@
 /**
- * An approval (a broker request with `approval`, SPEC A2/A3) as a form, for clients that answer
+ * An approval (a broker request with `approval`, requirements A2/A3) as a form, for clients that answer
  * forms but have no approval request of their own (a host of `tandem mcp-server`). Part of the one
  * question↔form mapping (form.ts).
  *

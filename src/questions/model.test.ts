@@ -425,7 +425,7 @@ describe("toModelResult", () => {
     expect(empty.unanswered).toEqual(["db_engine", "features", "api_key"]);
   });
 
-  it("masks a secret the user also typed into another answer of the same reply (issue 9)", () => {
+  it("masks a secret the user also typed into another answer of the same reply", () => {
     // fails if only the secret question's own answer is replaced (the re-ask path after a
     // restart has no secret store to mask with, so toModelResult must do it itself).
     const r = parse({

@@ -1,5 +1,5 @@
 /**
- * The two ways a question request is built (SPEC Q1, Q2, Q10) and the JSON the model gets back (Q6).
+ * The two ways a question request is built (requirements Q1, Q2, Q10) and the JSON the model gets back (Q6).
  *
  * - `fromModelTool` takes the model's `request_user_input` arguments. The zod schema below only
  *   checks *types*; every limit (count, ids, lengths, option rules) is checked by

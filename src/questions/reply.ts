@@ -1,5 +1,5 @@
 /**
- * Replies and outcomes, pure functions (SPEC Q6, Q7, Q10): validating a reply against its
+ * Replies and outcomes, pure functions (requirements Q6, Q7, Q10): validating a reply against its
  * questions (exported so surfaces can pre-check input with the same messages), the outcome a
  * timeout policy produces, and redaction of secret answers for events and storage.
  */

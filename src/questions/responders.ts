@@ -1,5 +1,5 @@
 /**
- * Who can answer questions (SPEC Q3 gate 4, Q13).
+ * Who can answer questions (requirements Q3 gate 4, Q13).
  *
  * Contract:
  * - A surface that can answer declares itself with `attach`, per thread or for all threads (`"all"`,

@@ -1,5 +1,5 @@
 /**
- * Secret store of thread families (SPEC Q10): a thread, its sub-agents and theirs share one set.
+ * Secret store of thread families (requirements Q10): a thread, its sub-agents and theirs share one set.
  *
  * Contract:
  * - Keyed by family: `family(threadId)` names the family's root (default: the thread itself), so

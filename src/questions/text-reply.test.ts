@@ -136,7 +136,7 @@ describe("parseTextReply: multi choice", () => {
 });
 
 describe("parseTextReply: free text and secrets", () => {
-  // Fails if a free-text answer loses its " -- note" (issue 10 item 9) or numbers turn into options.
+  // Fails if a free-text answer loses its " -- note" (README "Use it") or numbers turn into options.
   it("takes any non-empty text (trimmed) for a free-text question, a note after ' -- '", () => {
     expect(ok(text, "  Ada Lovelace  ")).toEqual({ selected: [], other: "Ada Lovelace" });
     expect(ok(text, "2")).toEqual({ selected: [], other: "2" });

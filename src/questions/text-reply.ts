@@ -1,5 +1,5 @@
 /**
- * The one parser for text channels (SPEC Q13): a TTY prompt, `tandem resume --answer id=value`,
+ * The one parser for text channels (requirements Q13): a TTY prompt, `tandem resume --answer id=value`,
  * a chat-style reply. Every text surface turns a line into a `QuestionAnswer` here, so "2" means
  * the same thing everywhere.
  *

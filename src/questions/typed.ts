@@ -1,5 +1,5 @@
 /**
- * Typed question rules (SPEC S6), pure functions used by `validateReply` and the text parser:
+ * Typed question rules (requirements S6), pure functions used by `validateReply` and the text parser:
  * text formats and lengths, numbers with bounds, boolean Yes/No, multi-select item counts, and
  * the answer a question's `default` stands for. Messages never echo a secret question's value.
  */

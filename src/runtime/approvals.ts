@@ -1,5 +1,5 @@
 /**
- * Approvals (SPEC A2, A3; issue 9 items 4 and 6): turn a tool's ApprovalAsk into a request on the
+ * Approvals (requirements A2, A3; README "Sandbox and approvals"): turn a tool's ApprovalAsk into a request on the
  * broker's queue (approvals go first), and remember what the user allowed.
  *
  * - No responder attached (headless): `decline` without waiting, whatever was allowed before —

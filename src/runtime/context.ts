@@ -1,5 +1,5 @@
 /**
- * Initial context items recorded at thread start (SPEC L10): the environment context
+ * Initial context items recorded at thread start (requirements L10): the environment context
  * (cwd, shell, date, timezone) and project instructions from AGENTS.md files found from the
  * repository root down to the cwd. Both are user-role messages, as in Codex.
  */

@@ -71,7 +71,7 @@ export interface RuntimeOptions {
   /** Identifies this process's window in client_metadata. */
   windowId?: string;
   installationId?: string;
-  /** `$TANDEM_HOME` of this process: never writable from the sandbox (SPEC A4). */
+  /** `$TANDEM_HOME` of this process: never writable from the sandbox (requirements A4). */
   home?: string;
 }
 
@@ -293,7 +293,7 @@ export class Runtime {
   }
 
   /**
-   * Adds pre/post tool hooks to every thread, loaded now or later (SPEC T4, Q15). A pre hook
+   * Adds pre/post tool hooks to every thread, loaded now or later (requirements T4, Q15). A pre hook
    * on `request_user_input` may block the call or rewrite its questions before anything is
    * shown; a post hook may replace what the model sees (e.g. `withheldModelResult`) without
    * undoing the interaction. Returns a function that removes the hooks.

@@ -109,7 +109,7 @@ export interface ThreadHost extends ToolContextHost {
   readonly windowId: string;
   readonly installationId: string;
   readonly baseInstructions: string;
-  /** Never writable (SPEC A4) / never visible to sandboxed commands (own-paths.ts). */
+  /** Never writable (requirements A4) / never visible to sandboxed commands (own-paths.ts). */
   readonly protectedPaths: string[];
   readonly hiddenPaths: string[];
   /** The workspaces threads work in: the turn-diff watch and checkpoints. */

@@ -1,5 +1,5 @@
 /**
- * Where a thread runs, when more than one process shares a store (a cluster, issue 16): the
+ * Where a thread runs, when more than one process shares a store (a cluster, docs/scale-out.md): the
  * Runtime's part of moving threads between processes. ClusterNode (../cluster/node.ts) sets
  * the hooks; without a cluster nothing here does anything.
  *

@@ -1,6 +1,6 @@
 /**
  * apply_patch writes from Tandem's own process, not from a sandboxed child, so the sandbox
- * policy is enforced here (SPEC A1/A2): under `read-only` every patch needs the user's
+ * policy is enforced here (requirements A1/A2): under `read-only` every patch needs the user's
  * approval (file_change); declined or headless → the patch is refused and the model told.
  * Paths outside the workspace are refused by the patch tool itself.
  *

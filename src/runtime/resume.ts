@@ -1,5 +1,5 @@
 /**
- * Resume and repair of a thread opened from the store (SPEC Q11; sub-agents; a cluster taking a
+ * Resume and repair of a thread opened from the store (requirements Q11; sub-agents; a cluster taking a
  * thread over): what a crash or a stopped process left behind, and how the opened thread goes on.
  *
  * `planResume` is the pure core: from the stored history, the questions stored as pending and

@@ -1,5 +1,5 @@
 /**
- * Thread ids by unique prefix (issue 10 item 12): `tandem export 01a2`, `/thread/01a2…`. An id
+ * Thread ids by unique prefix (README "Use it"): `tandem export 01a2`, `/thread/01a2…`. An id
  * is looked up exactly first, then by prefix; when no id starts with the text, by suffix — the
  * web page shows an id's last characters (uuidv7 ids start with a timestamp, so short prefixes
  * are shared by threads created close together).

@@ -202,7 +202,7 @@ export class ThreadRegistry {
   }
 
   /**
-   * Adds pre/post tool hooks to every thread, loaded now or later (SPEC T4, Q15). Returns a
+   * Adds pre/post tool hooks to every thread, loaded now or later (requirements T4, Q15). Returns a
    * function that removes them.
    */
   addToolHooks(hooks: ToolHooks): () => void {

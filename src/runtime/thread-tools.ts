@@ -1,5 +1,5 @@
 /**
- * The tools of one thread (SPEC T4): exec_command/write_stdin, request_user_input, apply_patch,
+ * The tools of one thread (requirements T4): exec_command/write_stdin, request_user_input, apply_patch,
  * update_plan, the sub-agent tools and the thread's MCP servers' tools, in one registry with the
  * approval and workspace-diff hooks and every hook added through Runtime.addToolHooks.
  *

@@ -439,7 +439,7 @@ export class Thread implements ThreadHandle {
     });
   }
 
-  /** Sandbox in force: turn ← thread ← config (SPEC A1). */
+  /** Sandbox in force: turn ← thread ← config (requirements A1). */
   sandbox(turn?: TurnHandle): SandboxInForce {
     const st = this.record.settings;
     const s = this.host.settings;

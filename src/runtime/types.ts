@@ -82,7 +82,7 @@ export interface TurnHandle {
   readonly done: Promise<TurnOutcome>;
 }
 
-/** The sandbox in force for a thread's commands: turn ← thread ← config (SPEC A1). */
+/** The sandbox in force for a thread's commands: turn ← thread ← config (requirements A1). */
 export interface SandboxInForce {
   mode: SandboxMode;
   writableRoots: string[];

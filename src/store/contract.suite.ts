@@ -1,5 +1,5 @@
 /**
- * The one `Store` contract suite (SPEC P1), run against every implementation by
+ * The one `Store` contract suite (requirements P1), run against every implementation by
  * ./contract.test.ts: SQLite files and PostgreSQL databases. `newTarget()` gives a fresh,
  * empty store target (a path or a URL) per test; `store()` opens it (again) and closes every
  * opened store after the test. Implementation-specific behaviour (file modes, pragmas, schema

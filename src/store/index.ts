@@ -1,5 +1,5 @@
 /**
- * Persistence (SPEC P1): the `Store` contract and its two implementations, picked by target:
+ * Persistence (requirements P1): the `Store` contract and its two implementations, picked by target:
  * a path (or ":memory:") opens the embedded SQLite store, a `postgres://` or `postgresql://`
  * URL opens the PostgreSQL store (./postgres, for many `tandem serve` nodes sharing one store).
  * Both pass the one contract suite (./contract.suite.ts).

@@ -1,4 +1,4 @@
-/** Thread leases in the SQLite store (issue 9 item 12): take, refuse, release, stale takeover. */
+/** Thread leases in the SQLite store (README "Sandbox and approvals"): take, refuse, release, stale takeover. */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";

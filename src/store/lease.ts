@@ -1,5 +1,5 @@
 /**
- * Thread leases (issue 9 item 12): one process drives a thread at a time. A process takes the
+ * Thread leases (README "Sandbox and approvals"): one process drives a thread at a time. A process takes the
  * lease when it opens or starts a thread for driving and gives it back when it closes the
  * thread or shuts down; reads (list, export, thread/read) take none.
  *

@@ -1,5 +1,5 @@
 /**
- * Persistence contract (SPEC P1). One interface; SQLite is the default implementation.
+ * Persistence contract (requirements P1). One interface; SQLite is the default implementation.
  *
  * Durability contract: every call returns only after the write is committed (WAL), so a
  * `kill -9` at any point loses at most the item being written. Items are append-only and
@@ -24,7 +24,7 @@ export { SEARCH_LIMITS, type ThreadSearchHit } from "../protocol/threads.js";
 export type { Lease, LeaseResult } from "./lease.js";
 
 export interface Store {
-  /** Where the store lives on disk (":memory:" for none): a protected path (SPEC A4). */
+  /** Where the store lives on disk (":memory:" for none): a protected path (requirements A4). */
   readonly path: string;
   createThread(thread: ThreadRecord): void;
   updateThread(id: string, patch: Partial<Omit<ThreadRecord, "id">>): void;

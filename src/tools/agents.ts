@@ -1,5 +1,5 @@
 /**
- * Sub-agent tools (issue 14 item 1), with Codex's names and argument names: `spawn_agent`,
+ * Sub-agent tools (README "Sub-agents"), with Codex's names and argument names: `spawn_agent`,
  * `send_input`, `wait_agent`, `close_agent`, `list_agents`.
  *
  * Contract: the tools only validate and format; the work is `AgentOps`' (runtime/agents), bound

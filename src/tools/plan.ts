@@ -1,5 +1,5 @@
 /**
- * `update_plan` (SPEC T3): the model keeps a visible step list with statuses.
+ * `update_plan` (requirements T3): the model keeps a visible step list with statuses.
  *
  * Contract of `execute`:
  * - Arguments are schema-checked by the registry; then `validatePlan` enforces what the schema

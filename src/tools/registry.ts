@@ -1,5 +1,5 @@
 /**
- * Tool registry and dispatch (SPEC T4): look up → payload kind check → pre-tool hooks →
+ * Tool registry and dispatch (requirements T4): look up → payload kind check → pre-tool hooks →
  * parse + validate → handler → post-tool hooks → exactly one output for the call_id.
  *
  * Contract of `dispatch`: never throws. Unknown tools, kind mismatches, malformed JSON,

@@ -1,8 +1,8 @@
 /**
- * `request_user_input`: the model asks the user 1-3 structured questions and waits (SPEC Q1-Q3, Q6).
+ * `request_user_input`: the model asks the user 1-3 structured questions and waits (requirements Q1-Q3, Q6).
  *
  * Contract of `execute`:
- * - Availability gates run first, in SPEC Q3 order, and never wait: (1) enabled in config,
+ * - Availability gates run first, in requirements Q3 order, and never wait: (1) enabled in config,
  *   (2) root thread or sub-agent relay, (3) mode (plan always; default when configured),
  *   (4) someone can answer. Gates 1-3 return distinct error strings; gate 4 returns an
  *   `unavailable` result telling the model to proceed on its own judgement.
@@ -82,7 +82,7 @@ export function describeTool(modes: CollaborationMode[]): string {
   ].join("\n");
 }
 
-/** Gates 1-3 of SPEC Q3, in order; the error for the model, or undefined when the call may proceed. */
+/** Gates 1-3 of requirements Q3, in order; the error for the model, or undefined when the call may proceed. */
 export function gateError(ctx: ToolContext): string | undefined {
   const gate = ctx.questions;
   if (!gate.enabled) return DISABLED_ERROR;

@@ -1,5 +1,5 @@
 /**
- * Tool contract (SPEC T4, STYLE habit 8). A tool is declarative: a name, a model-facing
+ * Tool contract (requirements T4, STYLE habit 8). A tool is declarative: a name, a model-facing
  * description and parameter schema, and `execute(args, ctx)`.
  *
  * Contract for `execute`:
@@ -60,7 +60,7 @@ export interface ToolContext {
   pause: PauseClock;
   /** Facts the question tool's availability gate (Q3) checks, in order. */
   questions: QuestionGate;
-  /** Sandbox and approval policy for tools with side effects (SPEC A1–A3). */
+  /** Sandbox and approval policy for tools with side effects (requirements A1–A3). */
   safety: SafetyContext;
 }
 
@@ -106,7 +106,7 @@ export interface SafetyContext {
     network: boolean;
     /**
      * Absolute paths never writable from the sandbox or by patches, whatever the writable
-     * roots (SPEC A4): Tandem's home and its store. Each writable root's `.git` is protected too.
+     * roots (requirements A4): Tandem's home and its store. Each writable root's `.git` is protected too.
      */
     protectedPaths: string[];
     /**

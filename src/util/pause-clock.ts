@@ -1,5 +1,5 @@
 /**
- * Pause accounting (SPEC Q9). A thread's clock is paused while any question or approval of
+ * Pause accounting (requirements Q9). A thread's clock is paused while any question or approval of
  * that thread is pending; tool and turn timers measure *active* time, excluding pauses.
  *
  * Contract: `pause()`/`resume()` nest (a counter); `activeSince(t0)` is wall time since t0 minus

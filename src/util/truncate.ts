@@ -1,5 +1,5 @@
 /**
- * Token-budgeted middle truncation for tool output (SPEC T1). Pure functions, no I/O.
+ * Token-budgeted middle truncation for tool output (requirements T1). Pure functions, no I/O.
  *
  * Tokens are approximated at 4 UTF-8 bytes per token, the same rough rule on both sides of
  * the cut so the numbers a model sees are consistent. Cuts never split a UTF-8 sequence (so

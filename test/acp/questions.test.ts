@@ -1,5 +1,5 @@
 /**
- * Questions over `tandem acp` (issue 12 item 5, SPEC S5): a real agent process, a real scripted
+ * Questions over `tandem acp` (README "MCP servers", requirements S5): a real agent process, a real scripted
  * model, and the SDK's client side as the editor. With form elicitation a Plan-mode question is an
  * `elicitation/create` form whose typed answer reaches the model; without it single-choice questions
  * are permission requests and anything else is "no responder"; session/cancel settles a pending

@@ -360,7 +360,7 @@ describe("tandem acp: sessions over stdio", () => {
   it("failed turns: max_tokens for a context overflow, a JSON-RPC error naming any other failure", async () => {
     const run = await serve({
       steps: [
-        // An overflow compacts once and retries (issue 13); the second one fails the turn.
+        // An overflow compacts once and retries (README "Long sessions"); the second one fails the turn.
         { fault: { type: "failed", code: "context_length_exceeded" } },
         { fault: { type: "failed", code: "context_length_exceeded" } },
         { fault: { type: "http", status: 400, message: "the scripted model refuses this request" } },

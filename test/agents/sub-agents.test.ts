@@ -1,5 +1,5 @@
 /**
- * Sub-agents end to end (issue 14, SPEC Q3, Q8, Q13, Q14, Q16): a real Runtime with the scripted
+ * Sub-agents end to end (README "Sub-agents", requirements Q3, Q8, Q13, Q14, Q16): a real Runtime with the scripted
  * model over HTTP. The parent spawns children with spawn_agent; each child is a real thread whose
  * questions and approvals reach the ROOT thread's responders with attribution; answers return to
  * the asking child; wait_agent returns the children's results.

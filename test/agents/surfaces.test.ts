@@ -1,5 +1,5 @@
 /**
- * Sub-agents on the real surfaces (issue 14 items 3-5): `tandem serve` and `tandem mock-model` as
+ * Sub-agents on the real surfaces (README "Sub-agents"): `tandem serve` and `tandem mock-model` as
  * real processes (HTTP `GET /question` with attribution, an SSE responder on the ROOT thread only,
  * kill -9 with a child's question pending then resume), the app-server over stdio in process,
  * and `tandem exec --json` printing a child's events attributed.

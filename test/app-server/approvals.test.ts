@@ -1,5 +1,5 @@
 /**
- * Approvals over `tandem app-server` (SPEC A2/A3, S3, Q16): a real app-server process, a real
+ * Approvals over `tandem app-server` (requirements A2/A3, S3, Q16): a real app-server process, a real
  * scripted model process, real bubblewrap. An escalated `exec_command` reaches the client as
  * `item/commandExecution/requestApproval`, an `apply_patch` in a read-only thread as
  * `item/fileChange/requestApproval` — never as `item/tool/requestUserInput` — and the Codex

@@ -1,6 +1,6 @@
 /**
  * What a stock Codex client (the Codex TUI 0.171, its IDE extension) needs beyond the core methods
- * (issue 11): startup inventory answers, thread settings and permission profiles, ephemeral helper
+ * (README "Answer from anywhere"): startup inventory answers, thread settings and permission profiles, ephemeral helper
  * threads with tools switched off, tandem/* notifications only for clients that opt in, and
  * thread/turns/list. Every message is validated against Codex's schema by the test client.
  * The real TUI drives the same paths end to end in test/codex-tui.test.ts.

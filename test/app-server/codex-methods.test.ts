@@ -172,7 +172,7 @@ describe("tandem app-server: Codex methods beyond the core set", () => {
 
   it("thread/archive hides a thread from thread/list until thread/unarchive, across restarts", async () => {
     const home = tempDir("tandem-home-");
-    // A thread is stored by its first turn (issue 10 item 6): each gets one so a restart knows it.
+    // A thread is stored by its first turn (README "Use it"): each gets one so a restart knows it.
     const model = await startMockProcess({
       steps: [1, 2].map(() => ({ output: [{ type: "message", text: "ok" }] })),
     });

@@ -1,6 +1,6 @@
 /**
  * server-everything's `trigger-elicitation-request` form answered by a Codex-style client of a real
- * `tandem app-server` process (issue 12, "How we will know"): server-everything is configured as
+ * `tandem app-server` process (README "MCP servers", "How we will know"): server-everything is configured as
  * `[mcp_servers.everything]` in a temp TANDEM_HOME, the scripted model calls the tool, and the
  * client receives `mcpServer/elicitation/request` (validated against the Codex schema, like every
  * message the test client sees). What server-everything echoes back is read from the model's next

@@ -1,5 +1,5 @@
 /**
- * Bad input never breaks the app server (SPEC S3, §8): malformed JSON, oversized messages, wrong
+ * Bad input never breaks the app server (requirements S3, §8): malformed JSON, oversized messages, wrong
  * types, unknown methods, replies to unknown request ids. Every case gets an error (a JSON-RPC error,
  * or a `warning` for a stray response, which JSON-RPC cannot answer), nothing crashes, and the
  * pending question is still answerable afterwards.

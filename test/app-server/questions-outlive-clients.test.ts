@@ -1,5 +1,5 @@
 /**
- * Questions outlive their clients (SPEC Q11): a client that disconnects never settles a question;
+ * Questions outlive their clients (requirements Q11): a client that disconnects never settles a question;
  * the next client that resumes the thread gets it and its answer completes the turn — also after the
  * app server itself was stopped and started again.
  */

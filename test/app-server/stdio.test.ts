@@ -1,5 +1,5 @@
 /**
- * `tandem app-server` over stdio (SPEC S3): a real app-server process against a real scripted model
+ * `tandem app-server` over stdio (requirements S3): a real app-server process against a real scripted model
  * process. A Plan-mode turn's question arrives as `item/tool/requestUserInput`, the typed answer
  * reaches the next model request, `serverRequest/resolved` follows, the turn completes. Every
  * Codex-named message is validated against the Codex schema.

@@ -1,5 +1,5 @@
 /**
- * `tandem app-server --listen ws://…` (SPEC S3, Q13): a real server process, real sockets, the
+ * `tandem app-server --listen ws://…` (requirements S3, Q13): a real server process, real sockets, the
  * scripted model as a real process. Several clients on one thread: the first valid answer wins, the
  * others see `serverRequest/resolved` and a late answer is refused; an interrupt with a question
  * pending ends the turn `interrupted` and resolves the request.

@@ -1,5 +1,5 @@
 /**
- * Configuration mistakes through the real `./bin/tandem` process (issue 9, "Also fix"): each is
+ * Configuration mistakes through the real `./bin/tandem` process (README "Sandbox and approvals", "Also fix"): each is
  * one clear message on stderr naming what is wrong and what to do, exit code 2 (like every other
  * configuration error), never a silent fallback and never a Node stack trace.
  */

@@ -1,9 +1,9 @@
 /**
- * Issue 10 "CLI honesty", end to end through `./bin/tandem`: --help and unknown options on every
- * subcommand (item 4), a nonexistent --cd refused before anything is stored (item 5),
- * connection errors that name the URL and the cause once (item 7), thread ids by unique prefix
- * (CLI and HTTP), `tandem rules list|remove` (item 12/13), and exec's human output: a header line,
- * file changes as a diff summary, plans as a checklist (item 14).
+ * README "Use it", end to end through `./bin/tandem`: --help and unknown options on every
+ * subcommand, a nonexistent --cd refused before anything is stored,
+ * connection errors that name the URL and the cause once, thread ids by unique prefix
+ * (CLI and HTTP), `tandem rules list|remove`, and exec's human output: a header line,
+ * file changes as a diff summary, plans as a checklist.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -25,7 +25,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe("connection errors (item 7)", () => {
+describe("connection errors", () => {
   it("name the URL and the cause, once, in human output and in --json", async () => {
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
     const env = { TANDEM_HOME: tempDir(), OPENAI_API_KEY: "k", OPENAI_BASE_URL: url };
@@ -71,7 +71,7 @@ const SUBCOMMANDS: Array<[string[], string]> = [
   [[], "--resume"],
 ];
 
-describe("--help and unknown options (item 4)", () => {
+describe("--help and unknown options", () => {
   // fails if a subcommand treats --help/-h as an unknown option (exit 2) or prints no flags.
   it("--help and -h print the subcommand's usage with its flags, exit 0", async () => {
     const home = tempDir();
@@ -99,7 +99,7 @@ describe("--help and unknown options (item 4)", () => {
   });
 });
 
-describe("a nonexistent --cd (item 5)", () => {
+describe("a nonexistent --cd", () => {
   // fails if the directory is checked only after the runtime started a thread (a row in
   // state.db), or if the message does not name the path.
   it("is a usage error naming the path, before anything is stored (exec and the TUI)", async () => {
@@ -256,7 +256,7 @@ describe("tandem rules list|remove", () => {
   });
 });
 
-describe("exec human output (item 14)", () => {
+describe("exec human output", () => {
   let mock: MockProcess | undefined;
   afterEach(async () => {
     await mock?.stop();

@@ -1,6 +1,6 @@
 /**
  * `tandem exec resume ID --answer-json '{"stack":{"selected":["Rust"]}}'` (README "Questions",
- * SPEC Q12): a question deferred by `exec --mode plan --questions defer` (exit 3) is answered
+ * requirements Q12): a question deferred by `exec --mode plan --questions defer` (exit 3) is answered
  * with a typed answer and the model receives exactly that answer; answers that cannot be used
  * are a clear error, exit 2, and change nothing: the question stays pending, the thread's
  * history is as it was, and the model is not called. Real processes: `./bin/tandem` (run

@@ -1,5 +1,5 @@
 /**
- * `tandem exec --json` (SPEC S2: Codex `exec --json` JSONL) emits `reasoning` items and
+ * `tandem exec --json` (requirements S2: Codex `exec --json` JSONL) emits `reasoning` items and
  * `error` lines, asserted here as the whole stream, line for line. Real processes:
  * `./bin/tandem` (run `npm run build` first) against `tandem mock-model`.
  *

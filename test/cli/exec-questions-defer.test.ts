@@ -1,5 +1,5 @@
 /**
- * Headless questions (issue 10 item 9), through `./bin/tandem` against `tandem mock-model`:
+ * Headless questions (README "Use it"), through `./bin/tandem` against `tandem mock-model`:
  * `--questions defer` offers request_user_input in Default mode too, the choice is stored with
  * the thread so `exec resume` keeps deferring, `--json` on resume starts with `thread.started`,
  * a run stopped on a question ends with a `turn.failed` the Codex SDK reads, and

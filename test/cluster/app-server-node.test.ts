@@ -1,5 +1,5 @@
 /**
- * A JSON-RPC client (Codex app-server protocol) in a cluster (issue 16): `tandem app-server
+ * A JSON-RPC client (Codex app-server protocol) in a cluster (docs/scale-out.md): `tandem app-server
  * --store postgres://… --bus nats://…` is a node like `tandem serve`. A thread another node runs
  * moves to the app-server node when its client opens it, its pending question is asked there
  * with the same id, and HTTP requests for it on the other node are forwarded to the app-server

@@ -1,5 +1,5 @@
 /**
- * Three `tandem serve` nodes on one real PostgreSQL and one real nats-server (issue 16), each a
+ * Three `tandem serve` nodes on one real PostgreSQL and one real nats-server (docs/scale-out.md), each a
  * real ./bin/tandem process with its own TANDEM_HOME, against one scripted model process.
  * Skipped with the reason where postgres or nats-server is absent.
  */

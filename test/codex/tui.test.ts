@@ -1,6 +1,6 @@
 /**
  * The real Codex TUI 0.171.0 (`codex --remote`, the dev dependency) in tmux against
- * `tandem app-server --listen ws://… --ws-token-file …` on the scripted model (issue 11, "How we
+ * `tandem app-server --listen ws://… --ws-token-file …` on the scripted model (README "Answer from anywhere", "How we
  * will know"). A recording proxy in this process sits between the TUI and the server and
  * validates every frame both ways against the complete Codex schema bundle; what the user sees
  * comes from `capture-pane`, what reached the model from the scripted model's request log, and

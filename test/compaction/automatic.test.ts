@@ -1,5 +1,5 @@
 /**
- * Compaction end to end (issue 13 items 1–3, SPEC L14): a real Runtime against `tandem
+ * Compaction end to end (README "Long sessions", requirements L14): a real Runtime against `tandem
  * mock-model` over HTTP. Every assertion reads what reached the model (request bodies) or the
  * store, never a value the test wrote itself.
  */

@@ -1,5 +1,5 @@
 /**
- * Compaction on demand and its events on every surface (issue 13 item 1–2): app-server
+ * Compaction on demand and its events on every surface (README "Long sessions"): app-server
  * `thread/compact/start` (Codex `contextCompaction` item, `thread/compacted`), the HTTP route
  * `POST /thread/:id/compact`, the TUI's `/compact` (Ink on the real runtime) and `tandem exec
  * --json` (a process). All against the scripted model over real HTTP.

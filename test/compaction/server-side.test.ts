@@ -1,5 +1,5 @@
 /**
- * Server-side compaction (`compaction = "server"`, SPEC L14): Tandem calls the provider's
+ * Server-side compaction (`compaction = "server"`, requirements L14): Tandem calls the provider's
  * `POST /responses/compact` (served by `tandem mock-model`) and sends the returned replacement
  * history — retained user messages and the encrypted `compaction` item — in later requests.
  */

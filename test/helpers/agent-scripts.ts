@@ -1,5 +1,5 @@
 /**
- * Scripted-model pieces for sub-agent tests (issue 14): the parent's steps are the main
+ * Scripted-model pieces for sub-agent tests (README "Sub-agents"): the parent's steps are the main
  * sequence; each child is answered by side steps keyed on the context every child gets
  * (`<subagent_context>`, never in a parent's request) and a marker in its task message.
  */

@@ -1,5 +1,5 @@
 /**
- * Benchmark: question round trip over JSON-RPC stdio (SPEC §8, issue 4 "How we will know"), for
+ * Benchmark: question round trip over JSON-RPC stdio (requirements §8, README "Answer from anywhere"), for
  * `bench/run.ts` to call (`await questionRoundTripStdio()`), or run alone with
  * `npm run build && npx tsx test/app-server-bench.ts`.
  *

@@ -1,5 +1,5 @@
 /**
- * Rig for driving the real Codex TUI (`codex --remote`) against `tandem app-server` (issue 11).
+ * Rig for driving the real Codex TUI (`codex --remote`) against `tandem app-server` (README "Answer from anywhere").
  *
  * - `startFrameProxy(target)`: a websocket proxy in the test process between the TUI and the
  *   server. It forwards every frame unchanged (the client's `Authorization` header too), records

@@ -75,7 +75,7 @@ export async function harness(opts: {
     apiKey: "test-key",
     idleTimeoutMs: settings.stream_idle_timeout_ms,
   };
-  // A provider on the WebSocket wire talks to the same mock over its upgrade route (SPEC L13).
+  // A provider on the WebSocket wire talks to the same mock over its upgrade route (requirements L13).
   const client =
     provider.wire === "responses_websocket"
       ? createResponsesWsClient(clientOpts)

@@ -1,5 +1,5 @@
 /**
- * Approvals over the `tandem serve` HTTP API (issue 6, SPEC A2/A3, S4, Q16): a real server on
+ * Approvals over the `tandem serve` HTTP API (README "Sandbox and approvals", requirements A2/A3, S4, Q16): a real server on
  * port 0, a real runtime with SQLite, the scripted model over real HTTP, real bubblewrap. An
  * escalated `exec_command` shows up in `GET /question` as a request carrying `approval` (listed
  * before any plain question), and `POST /question/:id/reply` with the decision label decides:

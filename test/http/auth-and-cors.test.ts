@@ -1,5 +1,5 @@
 /**
- * `tandem serve` API end to end (SPEC S4, Q3, Q11, Q13): real server on port 0, real SSE over
+ * `tandem serve` API end to end (requirements S4, Q3, Q11, Q13): real server on port 0, real SSE over
  * fetch, real runtime and SQLite, scripted model over real HTTP. Nothing of Tandem's is mocked.
  */
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * `GET /event` (SPEC S4): resume after reconnect without losing events, thread filter, gap notice,
+ * `GET /event` (requirements S4): resume after reconnect without losing events, thread filter, gap notice,
  * heartbeats, responder registration while connected, and no leaked listeners after disconnect.
  */
 import { request as httpRequest } from "node:http";

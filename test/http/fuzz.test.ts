@@ -1,5 +1,5 @@
 /**
- * Bad input over HTTP (SPEC §8): malformed JSON, oversized and chunked bodies, wrong types,
+ * Bad input over HTTP (requirements §8): malformed JSON, oversized and chunked bodies, wrong types,
  * unknown ids, stale replies, replies naming the wrong thread, random bodies. Every case gets a
  * 4xx with a JSON error message, the server keeps serving, and the pending question is still
  * answerable afterwards.

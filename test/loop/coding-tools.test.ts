@@ -1,5 +1,5 @@
 /**
- * apply_patch and update_plan through the real loop (issue 6 items 1–2): a freeform patch
+ * apply_patch and update_plan through the real loop (README "Sandbox and approvals"): a freeform patch
  * edits the workspace, the exec --json stream reports file_change and todo_list items, the
  * turn diff is published, and a read-only sandbox asks before a patch writes.
  */

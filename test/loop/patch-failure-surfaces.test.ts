@@ -1,5 +1,5 @@
 /**
- * A failed apply_patch says why (issue 10 item 8): `tandem exec` human output and `exec --json`
+ * A failed apply_patch says why (README "Use it"): `tandem exec` human output and `exec --json`
  * (the `file_change` item keeps Codex's shape and adds `error.message`), and the TUI's file cell,
  * not only the export. Real processes: `./bin/tandem` (run `npm run build` first) against
  * `tandem mock-model`.

@@ -1,5 +1,5 @@
 /**
- * A thread driven by another process (its lease, issue 9 item 12) is refused by every surface
+ * A thread driven by another process (its lease, README "Sandbox and approvals") is refused by every surface
  * with an error a client can act on: HTTP 409 `thread_in_use`, app-server error -32005, both
  * naming the holder's pid. Real processes: `tandem exec resume` holds the lease while its model
  * hangs; `tandem serve`'s routes (in-process) and `tandem app-server` (a process) try to drive it.

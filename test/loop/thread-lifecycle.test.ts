@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 6, end to end: a thread is stored only when its first turn starts (a thread
+ * README "Use it", end to end: a thread is stored only when its first turn starts (a thread
  * started and left without input leaves nothing), a thread read before that answers from memory,
  * `updated_at` moves when turns run, and a failed turn reads `failed` on every surface: `tandem
  * threads` (text and --json), the HTTP thread object (live and from the store) and the

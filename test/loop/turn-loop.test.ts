@@ -258,7 +258,7 @@ describe("turn loop over HTTP", () => {
     expect(outcome.status).toBe("completed");
     const items = h.runtime.threads.history(thread.id).map((s) => s.item);
     const outs = items.filter((i) => i.type === "function_call_output") as any[];
-    // Stored as each call finished (a crash never loses a finished call: issue 9 item 11)...
+    // Stored as each call finished (a crash never loses a finished call: README "Sandbox and approvals")...
     expect(outs.map((o) => o.call_id).sort()).toEqual(["p1", "p2", "p3"]);
     expect(outs.at(-1).call_id).toBe("p1"); // the slowest, finished last
     // ...and sent to the model in call order.

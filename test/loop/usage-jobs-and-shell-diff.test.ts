@@ -1,5 +1,5 @@
 /**
- * Loose ends of the core (issue 10 item 15), end to end over a real Runtime, real SQLite and the
+ * Loose ends of the core (README "Use it"), end to end over a real Runtime, real SQLite and the
  * scripted model over HTTP:
  * - a thread's token totals are stored, so every surface reads them back after a restart;
  * - a background job a finished command left behind dies with its thread (and at shutdown);

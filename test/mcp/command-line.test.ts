@@ -1,5 +1,5 @@
 /**
- * `tandem mcp add|list|get|remove` through the real `./bin/tandem` process (issue 12 item 1):
+ * `tandem mcp add|list|get|remove` through the real `./bin/tandem` process (README "MCP servers"):
  * the file on disk, the live status `list` reports, and bad config as a config error.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";

@@ -1,6 +1,6 @@
 /**
  * server-everything's `trigger-elicitation-request` form answered through Tandem's real HTTP API
- * (issue 12 item 3): the MCP client declares elicitation, the server's `elicitation/create` becomes
+ * (README "MCP servers"): the MCP client declares elicitation, the server's `elicitation/create` becomes
  * one question request through the broker, and the reply goes back typed — accepted, declined,
  * or cancelled by an interrupt. The text the server returns is what the model's next request holds.
  */

@@ -1,5 +1,5 @@
 /**
- * `tandem mcp-server` (SPEC S7, issue 12 item 6) driven by the MCP SDK's own client over stdio, as an
+ * `tandem mcp-server` (requirements S7, README "MCP servers") driven by the MCP SDK's own client over stdio, as an
  * agent host would: a real `./bin/tandem mcp-server` process against a real scripted-model process.
  * Questions and approvals come back to the client as `elicitation/create` forms; what the client
  * answers is checked where it lands: the model's next request, the file on disk, the stored thread.

@@ -1,5 +1,5 @@
 /**
- * MCP servers' tools through a real Runtime and the scripted model over HTTP (issue 12 item 2):
+ * MCP servers' tools through a real Runtime and the scripted model over HTTP (README "MCP servers"):
  * server-everything over stdio and streamable HTTP, server-filesystem limited to the workspace
  * by roots, and a hand-written odd server that exits, hangs or answers garbage.
  */

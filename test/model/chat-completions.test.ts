@@ -1,5 +1,5 @@
 /**
- * Chat Completions providers (SPEC L11): the same task over `/v1/chat/completions`, items
+ * Chat Completions providers (requirements L11): the same task over `/v1/chat/completions`, items
  * translated to messages and back. `tandem exec` process against `tandem mock-model`.
  */
 import { readFileSync } from "node:fs";

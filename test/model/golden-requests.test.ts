@@ -1,5 +1,5 @@
 /**
- * Golden requests (SPEC L2/L3): with the seed's fixture, the R1 and R2 bodies Tandem sends
+ * Golden requests (requirements L2/L3): with the seed's fixture, the R1 and R2 bodies Tandem sends
  * over HTTP equal the seed's, field for field.
  *
  * Deliberate differences, as seeds/README.md asks us to state them:

@@ -1,5 +1,5 @@
 /**
- * Responses Lite (SPEC L12, seed §11), golden-style: with `lite = true` on the provider, the
+ * Responses Lite (requirements L12, seed §11), golden-style: with `lite = true` on the provider, the
  * README walkthrough's first request is the seed's Lite request field for field, and the run
  * still completes (tool calls are built from the model's items exactly as without Lite).
  *

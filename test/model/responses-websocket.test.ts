@@ -1,5 +1,5 @@
 /**
- * Responses over WebSocket (SPEC L13), end to end: a real Runtime on `wire = "responses_websocket"`
+ * Responses over WebSocket (requirements L13), end to end: a real Runtime on `wire = "responses_websocket"`
  * against `tandem mock-model`'s upgrade route. The mock rebuilds each continuation's logical
  * body from its `previous_response_id` chain, so `model.requests` holds what HTTP would have
  * sent and `model.frames` what actually crossed the socket.

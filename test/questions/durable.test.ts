@@ -1,5 +1,5 @@
 /**
- * Durability of questions (SPEC Q11, Q12): a pending question survives kill -9 of the
+ * Durability of questions (requirements Q11, Q12): a pending question survives kill -9 of the
  * process that asked it; `tandem exec --questions defer` exits 3 and `exec resume --answer`
  * completes the task. Real processes, real SQLite, the scripted model over real HTTP.
  */

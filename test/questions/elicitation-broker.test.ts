@@ -1,5 +1,5 @@
 /**
- * Typed questions from an MCP elicitation, end to end (issue 12 item 3): a tool that plays the
+ * Typed questions from an MCP elicitation, end to end (README "MCP servers"): a tool that plays the
  * MCP client's part (`elicitationRequest` → `ctx.ask` → `outcomeToElicitResult`, exactly the
  * calls src/tools/mcp makes) runs in a real Runtime driven by the scripted model over HTTP. The
  * typed request is answered through the real HTTP API and through exec's `--answer` text

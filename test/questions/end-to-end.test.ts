@@ -1,5 +1,5 @@
 /**
- * The question protocol through the real loop and the scripted model over HTTP (issue 3's
+ * The question protocol through the real loop and the scripted model over HTTP (README "Questions"'s
  * matrix): gates, round trips, parallel questions, decline/interrupt/late replies, wrong
  * thread, timeouts and touch, secrets, hooks.
  */

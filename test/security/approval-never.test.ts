@@ -1,5 +1,5 @@
 /**
- * `approval_policy = "never"` (README "Sandbox and approvals", SPEC A2): nobody is ever asked.
+ * `approval_policy = "never"` (README "Sandbox and approvals", requirements A2): nobody is ever asked.
  * An escalated command (`sandbox_permissions: "require_escalated"`) is refused and the model
  * is told why; a command that `untrusted` would ask about runs (sandboxed) without asking; a
  * patch outside the workspace is refused without asking. A responder is attached throughout,

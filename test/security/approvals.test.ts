@@ -1,5 +1,5 @@
 /**
- * Security regressions for approvals (issue 9 items 4, 6, 8), through the real Runtime and the
+ * Security regressions for approvals (README "Sandbox and approvals"), through the real Runtime and the
  * scripted model over HTTP, with real bubblewrap:
  * - "Accept for session" covers exactly the approved command, never the model's prefix rule;
  * - "Accept and remember" stores only a prefix of the approved command, and the prompt shows it;

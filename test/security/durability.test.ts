@@ -1,5 +1,5 @@
 /**
- * Durability escapes (issue 9 items 11, 12), through real `./bin/tandem` processes, real SQLite
+ * Durability escapes (README "Sandbox and approvals"), through real `./bin/tandem` processes, real SQLite
  * and the scripted model over real HTTP:
  * - a sibling call that already finished when the process died is not relabelled `aborted`
  *   (the model would otherwise run its side effect twice);

@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 10: the model's commands do not inherit Tandem's secrets. Through the real loop
+ * README "Sandbox and approvals": the model's commands do not inherit Tandem's secrets. Through the real loop
  * (harness(): real Runtime, scripted model over HTTP) and through `./bin/tandem exec` as a real
  * process, the scripted model runs `env` / `echo "$OPENAI_API_KEY"` / `printenv
  * TANDEM_SERVE_TOKEN`; the values set in Tandem's environment never reach the command's output
@@ -72,7 +72,7 @@ const SHELL_OWN = ["OLDPWD", "PWD", "SHLVL", "_"];
 
 const QUIET = ["GIT_PAGER", "NO_COLOR", "PAGER", "TERM"];
 
-describe("shell environment policy (item 10)", () => {
+describe("shell environment policy", () => {
   let h: Harness | undefined;
   const saved: Record<string, string | undefined> = {};
   beforeEach(() => {

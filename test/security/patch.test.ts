@@ -1,5 +1,5 @@
 /**
- * apply_patch safety (issue 9 items 3 and 9), through the real loop with the scripted model
+ * apply_patch safety (README "Sandbox and approvals"), through the real loop with the scripted model
  * sending the attack as an apply_patch call:
  * - a patch never writes a repository's `.git` (plain, `..`, absolute, symbolic link, Move to,
  *   Delete) under read-only or workspace-write, nor Tandem's home/store in any mode, and no

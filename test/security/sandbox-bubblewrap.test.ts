@@ -1,5 +1,5 @@
 /**
- * The OS sandbox and approvals (SPEC A1–A3) with real bubblewrap, through the real loop and
+ * The OS sandbox and approvals (requirements A1–A3) with real bubblewrap, through the real loop and
  * the scripted model over HTTP: workspace-write and read-only mounts, no network (probed
  * against a listener the test runs on the host), escalation
  * that asks and runs unsandboxed once, remembered prefix rules that survive a restart,

@@ -1,5 +1,5 @@
 /**
- * Security regression suite for the bubblewrap sandbox (issue 9 items 1, 2, 5, 6, 7; SPEC
+ * Security regression suite for the bubblewrap sandbox (README "Sandbox and approvals"; requirements
  * A4). Each test drives the real loop: the scripted model issues the attack as an
  * exec_command call, Tandem runs it as root under the workspace-write (or read-only)
  * sandbox, and the test checks on the host that nothing landed outside, nothing reached a

@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 13: secret answers never leak through live output or other answers.
+ * README "Sandbox and approvals": secret answers never leak through live output or other answers.
  *
  * Through the real loop (harness: real Runtime, real SQLite, scripted model over HTTP): the model
  * asks a Plan-mode secret question, then runs commands that print the secret through its
@@ -77,7 +77,7 @@ const SPLIT_PRINT =
   'printf %s "$TANDEM_SECRET_API_KEY" | tail -c +11; ' +
   'printf %s "$TANDEM_SECRET_API_KEY" > key.txt';
 
-describe("secret masking (issue 9 item 13)", () => {
+describe("secret masking", () => {
   let h: Harness | undefined;
   afterEach(async () => {
     await h?.close();
@@ -256,7 +256,7 @@ describe("secret masking (issue 9 item 13)", () => {
   });
 });
 
-describe("secret masking on the surfaces fed by the event stream (issue 9 item 13)", () => {
+describe("secret masking on the surfaces fed by the event stream", () => {
   const steps = [
     { output: [ask("s1", [KEY_Q])] },
     { output: [exec("p1", { cmd: SPLIT_PRINT })] },
@@ -326,7 +326,7 @@ describe("secret masking on the surfaces fed by the event stream (issue 9 item 1
   });
 });
 
-describe("headless secret answers never go on the command line (issue 9 item 14)", () => {
+describe("headless secret answers never go on the command line", () => {
   const CLI_SECRET = "tok-CLI-5e4d3c2b1a09";
   const script = {
     steps: [

@@ -1,5 +1,5 @@
 /**
- * A hostile model uses a sub-agent to get out of its own sandbox (issue 14: a child's sandbox is
+ * A hostile model uses a sub-agent to get out of its own sandbox (README "Sub-agents": a child's sandbox is
  * never looser than its parent's). The parent runs read-only with approvals "never"; it spawns a
  * child whose task is to write into the workspace, and the child tries with a plain write and
  * with an escalation request. Nothing may land; the legitimate read still works.

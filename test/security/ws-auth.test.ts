@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 15: `tandem app-server --listen ws://…` must not let anyone who can reach the port
+ * README "Sandbox and approvals": `tandem app-server --listen ws://…` must not let anyone who can reach the port
  * drive the agent. Real server processes (./bin/tandem), the scripted model as a real process, the
  * `ws` package as the client. The attack: a client without the token starts a `danger-full-access`
  * thread whose scripted model runs `touch <marker>`; nothing may reach the model or run.

@@ -1,5 +1,5 @@
 /**
- * The TUI shows a sub-agent's question on the ROOT thread and names who asks (issue 14 item 5):
+ * The TUI shows a sub-agent's question on the ROOT thread and names who asks (README "Sub-agents"):
  * the view store (fed the real runtime's events, showing the root) queues the child's request and
  * drops it once answered; the overlay (ink-testing-library) says which sub-agent asks and its task.
  */

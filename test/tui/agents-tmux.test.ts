@@ -1,5 +1,5 @@
 /**
- * Issue 14 ("How we will know"), in a real terminal: tmux runs the built `./bin/tandem` TUI
+ * README "Sub-agents" ("How we will know"), in a real terminal: tmux runs the built `./bin/tandem` TUI
  * against `tandem mock-model` (temp TANDEM_HOME, real processes). The parent spawns Ada and
  * Babbage in parallel; both ask a question at once. The root's overlay shows one of them naming
  * the sub-agent, with the other queued; the user answers with the keyboard (option 2 for the first
@@ -46,7 +46,7 @@ const script = {
   ],
 };
 
-describe.skipIf(!hasTmux)("TUI in tmux: two sub-agents ask at once (issue 14)", { timeout: 300_000 }, () => {
+describe.skipIf(!hasTmux)("TUI in tmux: two sub-agents ask at once", { timeout: 300_000 }, () => {
   it("both questions reach the parent's TUI attributed; answered in turn, each child gets its own answer and wait_agent returns both", async () => {
     const t0 = Date.now();
     const mock = await startMock(script);

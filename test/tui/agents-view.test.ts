@@ -1,5 +1,5 @@
 /**
- * The TUI's sub-agent list and transcript switch (issue 14 item 5), on the whole app
+ * The TUI's sub-agent list and transcript switch (README "Sub-agents"), on the whole app
  * (ink-testing-library), a real Runtime and the scripted model: `/agents` lists the parent's
  * sub-agent with its status (rebuilt live as the child finishes), Enter shows the child's
  * transcript, the composer still sends to the parent, Esc returns to the parent's transcript,

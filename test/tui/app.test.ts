@@ -210,7 +210,7 @@ describe("tui app on the real runtime", () => {
     await until(liveHas("default mode"), "mode switch");
     await type("/plan", KEY.enter);
     await until(frameHas("Plan mode: the model plans"), "mode switch back");
-    // A thread is stored with its first input (issue 10 item 6): give it one so /resume finds it.
+    // A thread is stored with its first input (README "Use it"): give it one so /resume finds it.
     await type("remember this", KEY.enter);
     await h.waitFor((e) => e.type === "turn.completed");
     await type("/new", KEY.enter);

@@ -1,5 +1,5 @@
 /**
- * Approvals end to end in a real terminal (issue 6, SPEC A2/A3, Q16): tmux runs the built
+ * Approvals end to end in a real terminal (README "Sandbox and approvals", requirements A2/A3, Q16): tmux runs the built
  * `tandem` TUI as a real process against `tandem mock-model` as a real process, with real
  * bubblewrap. The scripted model asks for an escalated `exec_command`; the TUI shows the approval
  * overlay; keys decide (Accept, Decline, Cancel). What ran is checked on disk (a directory under

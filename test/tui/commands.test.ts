@@ -1,5 +1,5 @@
 /**
- * The TUI's commands end to end (issue 10 item 12): tmux runs the real `tandem` against
+ * The TUI's commands end to end (README "Use it"): tmux runs the real `tandem` against
  * `tandem mock-model`; keys go in with send-keys, the screen comes out of capture-pane and the
  * scripted model's request log shows what reached the model. Polls, never sleeps.
  */

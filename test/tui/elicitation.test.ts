@@ -1,7 +1,7 @@
 /**
  * A typed MCP elicitation form answered in the TUI's question overlay (ink-testing-library) with
  * the real broker behind it: a number, a boolean, a multi-select and a single choice with a
- * default, the required check, and the broker's typed error shown inline (issue 12 item 3).
+ * default, the required check, and the broker's typed error shown inline (README "MCP servers").
  */
 import { render } from "ink-testing-library";
 import { createElement as h } from "react";

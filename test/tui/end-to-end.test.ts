@@ -1,5 +1,5 @@
 /**
- * End-to-end in a real terminal (issue 5): tmux runs `tandem` (the TUI) as a real process against
+ * End-to-end in a real terminal (README "The terminal UI"): tmux runs `tandem` (the TUI) as a real process against
  * `tandem mock-model` as a real process (OPENAI_BASE_URL, OPENAI_API_KEY, a temp TANDEM_HOME).
  * Keys go in with `tmux send-keys`; what the user sees comes out of `capture-pane`; the scripted
  * model's request log shows what reached the model. Polls the pane instead of sleeping.

@@ -1,4 +1,4 @@
-/** The TUI's line for an MCP server's status (issue 12 item 2): one notice per server report. */
+/** The TUI's line for an MCP server's status (README "MCP servers"): one notice per server report. */
 import { describe, expect, it } from "vitest";
 import { ViewStore } from "../../src/surfaces/tui/view-store.js";
 

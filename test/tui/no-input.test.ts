@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 6 in a real terminal: opening the TUI and quitting without typing anything leaves
+ * README "Use it" in a real terminal: opening the TUI and quitting without typing anything leaves
  * no thread behind (`tandem threads` lists none, the store holds none, and the exit line suggests
  * no `--resume`); one message stores its thread and the exit line suggests resuming it. tmux runs
  * `tandem` against `tandem mock-model` (real processes, temp TANDEM_HOME).

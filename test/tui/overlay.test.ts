@@ -1,5 +1,5 @@
 /**
- * Component tests of the question overlay (SPEC Q16, issue 5) with ink-testing-library: every
+ * Component tests of the question overlay (requirements Q16, README "The terminal UI") with ink-testing-library: every
  * key path, multi-question confirmation, secret masking, countdown + snooze, broker errors, and
  * "answered elsewhere" through the real view store.
  */

@@ -1,5 +1,5 @@
 /**
- * Bracketed paste end to end (issue 5, composer "paste"): tmux runs the built `tandem` TUI
+ * Bracketed paste end to end (README "The terminal UI", composer "paste"): tmux runs the built `tandem` TUI
  * against `tandem mock-model`; `tmux paste-buffer -p` sends the buffer wrapped in
  * `ESC[200~ … ESC[201~` because the TUI turned the mode on. The block must land in the composer
  * literally (newlines kept, not submitted, a `\` + newline kept, a leading `/` not a command) and

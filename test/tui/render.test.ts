@@ -1,5 +1,5 @@
 /**
- * Transcript and prompt rendering (issue 10 item 13): syntax colour in fenced code, the user's
+ * Transcript and prompt rendering (README "Use it"): syntax colour in fenced code, the user's
  * words for a declined command, the approval overlay (the command once, the justification once,
  * the rule "Accept and remember" stores, no "(running)"), and the animated working indicator.
  */

@@ -1,5 +1,5 @@
 /**
- * The TUI on a small terminal (issue 10 items 10 and 11), end to end in tmux: a real `tandem`
+ * The TUI on a small terminal (README "Use it"), end to end in tmux: a real `tandem`
  * against `tandem mock-model`, in a 60x15 pane. A tall question overlay (three questions with long
  * options) must scroll inside the rows it has instead of pushing the transcript out — Ink wipes
  * the terminal's scrollback when its frame reaches the terminal's height — and resizing while

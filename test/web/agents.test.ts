@@ -1,5 +1,5 @@
 /**
- * Sub-agents on the web page (issue 14 item 5), in Debian chromium against a real `tandem serve`
+ * Sub-agents on the web page (README "Sub-agents"), in Debian chromium against a real `tandem serve`
  * stack on the scripted model: the parent spawns a child (keyed by `<subagent_context>` and its
  * task marker, test/helpers/agent-scripts.ts) that asks one question and then ends with a message that
  * carries the answer.

@@ -1,5 +1,5 @@
 /**
- * The web app as people use it (issue 15), in Debian chromium against a real `tandem serve` stack
+ * The web app as people use it (README "Answer from anywhere"), in Debian chromium against a real `tandem serve` stack
  * on the scripted model, at 1280x800 and 390x844:
  * - a finished thread (plan updates, a patch, a coloured command, a Markdown answer) renders as
  *   elements — h2, strong, pre/code, table, a checklist, a diff — never as raw Markdown, JSON

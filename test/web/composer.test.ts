@@ -1,5 +1,5 @@
 /**
- * Writing to the agent from the web app (issue 15 item 4), in Debian chromium against a real
+ * Writing to the agent from the web app (README "Answer from anywhere"), in Debian chromium against a real
  * `tandem serve` stack: the new-thread form (working directory from the recent ones, mode), Enter
  * sends and Shift+Enter is a newline, an attached image, steering a running turn, and
  * interrupting it.

@@ -1,6 +1,6 @@
 /**
  * A typed MCP elicitation form in the web page, in a real browser (chromium through
- * playwright-core) against a real `tandem serve` stack (issue 12 item 3): typed inputs, the
+ * playwright-core) against a real `tandem serve` stack (README "MCP servers"): typed inputs, the
  * default pre-checked, the server's typed validation message shown in the form, and the accepted
  * answers reaching the (pretend) MCP server typed. Skipped, with the reason, without chromium.
  */

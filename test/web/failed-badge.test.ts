@@ -1,5 +1,5 @@
 /**
- * Issue 10 item 6 in a real browser (Debian chromium through playwright-core) against a real
+ * README "Use it" in a real browser (Debian chromium through playwright-core) against a real
  * `tandem serve` stack: a turn that fails shows a "failed" badge in the thread list and the
  * thread header, live (from the status event) and after a reload (from GET /thread). Skipped,
  * with the install command in the run's summary, without chromium.

@@ -1,5 +1,5 @@
 /**
- * Sub-agent transcripts shown nested in their parent's (issue 14): each expanded sub-agent block
+ * Sub-agent transcripts shown nested in their parent's (README "Sub-agents"): each expanded sub-agent block
  * watches its child's thread — history from `GET /thread/:id`, then the live events of that
  * thread from the page's one event stream (state.ts hands every event to `childEvent`).
  *

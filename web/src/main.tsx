@@ -1,5 +1,5 @@
 /**
- * The web app of `tandem serve` (SPEC S4, Q13, Q16, A3): asks for the token when it has none,
+ * The web app of `tandem serve` (requirements S4, Q13, Q16, A3): asks for the token when it has none,
  * then lays out the side panel (inbox, threads), the thread pane and the question sheet. On a
  * phone (narrow screens) the side panel is a drawer, the transcript owns the screen and the
  * inbox is one tap away in the top bar (Esc closes the drawer). While the sheet is open the rest

@@ -3,7 +3,7 @@
  * pending questions across threads, the selected thread's transcript. Components read `app`
  * through `useApp()` (re-rendered on every `changed()`) and call the actions here.
  *
- * Stream contract (SPEC S4):
+ * Stream contract (requirements S4):
  * - `GET /event?responder=web` makes this page a responder for every thread while it is open;
  * - the browser's own reconnects resume with Last-Event-ID; every `ready` after a dropped
  *   connection (a restarted server too) and every `gap` refetch threads and questions, and a

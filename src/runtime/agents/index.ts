@@ -1,5 +1,5 @@
 /**
- * Sub-agents (issue 14): spawning, the registry of children, limits, roles, attribution and
+ * Sub-agents (README "Sub-agents"): spawning, the registry of children, limits, roles, attribution and
  * the cascades. A child is a real thread in the store (`parent_id`, and `settings.agent`:
  * nickname, role, depth, task, root) with its own history; it runs its turns like any thread,
  * concurrently with its parent.

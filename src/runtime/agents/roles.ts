@@ -1,5 +1,5 @@
 /**
- * Agent roles (issue 14 item 2): what `spawn_agent`'s `agent_type` may name.
+ * Agent roles (README "Sub-agents"): what `spawn_agent`'s `agent_type` may name.
  *
  * Contract:
  * - Roles come from `[agents.NAME]` in config and from `.tandem/agents/*.md` in the project (the

@@ -1,5 +1,5 @@
 /**
- * PostgreSQL leases with fencing (issue 16 item 3): generations, expiry, and a paused holder
+ * PostgreSQL leases with fencing (docs/scale-out.md): generations, expiry, and a paused holder
  * (SIGSTOP) that comes back after another node took its thread and cannot write. Real postgres
  * in a temp dir (test/helpers/infra/postgres.ts); skipped with the reason where it is absent.
  */

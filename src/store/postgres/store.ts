@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store (issue 16): the same `Store` contract as SQLite, for many `tandem serve`
+ * The PostgreSQL store (docs/scale-out.md): the same `Store` contract as SQLite, for many `tandem serve`
  * nodes sharing one database. Every method is synchronous (./bridge.ts) and returns only after
  * its statement or transaction committed, so an item is durable once `appendItem` returns.
  *

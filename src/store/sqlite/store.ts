@@ -1,5 +1,5 @@
 /**
- * The embedded SQLite store (SPEC P1): the default `Store`, one file per Tandem home.
+ * The embedded SQLite store (requirements P1): the default `Store`, one file per Tandem home.
  *
  * Contracts (beyond those on `Store` in ./types.ts):
  * - Every method is synchronous and returns only after its write is committed. Single-row

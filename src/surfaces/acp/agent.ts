@@ -16,7 +16,7 @@
  * - `session/prompt`, `session/cancel`, `session/set_mode`, `session/set_config_option`: session.ts.
  * - Model questions in this connection's threads that the client cannot show (no form elicitation,
  *   and not every question single choice) are answered `unavailable` by a pre-tool hook before
- *   anything is asked (SPEC Q3 "no responder"); the model is told no one can answer.
+ *   anything is asked (requirements Q3 "no responder"); the model is told no one can answer.
  * - `close()` detaches every session (questions stay pending, Q11), cancels outstanding client
  *   requests and removes the hook and the event subscription; the runtime is the caller's.
  */
@@ -199,7 +199,7 @@ export class AcpAgent {
     return session.state();
   }
 
-  /** SPEC Q3 for clients without form elicitation: model questions they cannot show are unavailable. */
+  /** requirements Q3 for clients without form elicitation: model questions they cannot show are unavailable. */
   private preTool(call: { name: string; args: unknown }, threadId: string) {
     const root = this.opts.runtime.agents.lineage(threadId).at(-1) ?? threadId;
     if (call.name !== QUESTION_TOOL || !this.sessions.has(root) || this.formElicitation()) return;

@@ -11,7 +11,7 @@
  *   `_meta["tandem/secret"]`) when the editor declared `elicitation.form`; else as one permission
  *   request per question when every question is single choice. Anything else the editor cannot
  *   show (`unseen`): model questions never get here (the session's pre-tool hook answers them
- *   `unavailable`, SPEC Q3), so this is an internal request, e.g. an MCP server's form.
+ *   `unavailable`, requirements Q3), so this is an internal request, e.g. an MCP server's form.
  * - A JSON-RPC error from the editor means it could not show the request (`unseen`; ACP has its
  *   own decline and cancel); a closed connection changes nothing (the request stays stored and is
  *   asked again when the session is loaded).

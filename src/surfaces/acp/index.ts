@@ -1,5 +1,5 @@
 /**
- * `tandem acp [-c k=v …] [-m model]` (SPEC S5): an Agent Client Protocol (v1) agent over stdio, for
+ * `tandem acp [-c k=v …] [-m model]` (requirements S5): an Agent Client Protocol (v1) agent over stdio, for
  * editors (Zed, JetBrains, Neovim plugins) that drive agents over ACP.
  *
  * Contract:

@@ -1,6 +1,6 @@
 /**
  * The forms an ACP editor gets (the one question↔form mapping, questions/form.ts; MCP elicitation
- * relayed through Tandem, SPEC S6 → S5): the form must be valid on the wire (the SDK's own
+ * relayed through Tandem, requirements S6 → S5): the form must be valid on the wire (the SDK's own
  * validating guard) and the client's typed content must come back as a reply the broker accepts,
  * with the values the asker expects. Also ACP's own permission-request mapping.
  */

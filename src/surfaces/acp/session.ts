@@ -3,7 +3,7 @@
  * stored thread id).
  *
  * Contract:
- * - While the session is open the connection is a responder for its thread (SPEC Q3): approvals and
+ * - While the session is open the connection is a responder for its thread (requirements Q3): approvals and
  *   questions reach the client (asker.ts). Closing the session (or the connection) detaches; pending
  *   questions stay pending in the broker (Q11).
  * - `prompt` starts a turn with the prompt's text and images in the session's mode and resolves when
@@ -13,7 +13,7 @@
  *   is a JSON-RPC error (-32603) naming what failed. A prompt while a turn runs is refused (-32600)
  *   and changes nothing.
  * - Slash commands (advertised with `available_commands_update` once the session is open):
- *   `/compact` alone as the prompt compacts the thread's context (issue 13) instead of starting a
+ *   `/compact` alone as the prompt compacts the thread's context (README "Long sessions") instead of starting a
  *   turn, and resolves `end_turn` once done (`cancelled` if cancelled, an error if it failed).
  * - `cancel` interrupts the running turn: its pending questions settle as cancelled in the core and
  *   their client requests are cancelled; the prompt then resolves `cancelled`.

@@ -3,7 +3,7 @@
  * session.ts, shared with questions).
  *
  * An approval is a broker request with `approval` set, holding one single-choice question whose
- * options are APPROVAL_LABELS (SPEC A2/A3). It goes out as
+ * options are APPROVAL_LABELS (requirements A2/A3). It goes out as
  * - `item/commandExecution/requestApproval` (kind exec), itemId = the exec_command call id;
  * - `item/fileChange/requestApproval` (kind file_change), itemId = the apply_patch call id.
  *

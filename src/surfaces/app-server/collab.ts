@@ -1,5 +1,5 @@
 /**
- * Sub-agent tool calls (issue 14) as Codex `collabAgentToolCall` items, so a Codex client's agent
+ * Sub-agent tool calls (README "Sub-agents") as Codex `collabAgentToolCall` items, so a Codex client's agent
  * panel shows who spawned whom, and sub-agent threads' Codex fields.
  *
  * Contract of `collabItem(id, tool, args, status, output, senderThreadId)`: `undefined` for tools

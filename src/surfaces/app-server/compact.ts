@@ -1,5 +1,5 @@
 /**
- * Codex `thread/compact/start` (SPEC L14): params `{threadId}`, result `{}`. The compaction runs
+ * Codex `thread/compact/start` (requirements L14): params `{threadId}`, result `{}`. The compaction runs
  * on the thread (Thread.compact): an idle thread compacts as its own turn (`turn/started`, the
  * `contextCompaction` item's `item/started` + `item/completed`, `thread/compacted`,
  * `turn/completed`); a running turn compacts before its next request, or at once when it waits on

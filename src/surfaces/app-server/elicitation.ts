@@ -1,5 +1,5 @@
 /**
- * An MCP server's elicitation (a broker request carrying `elicitation`, SPEC S6) ↔ Codex's
+ * An MCP server's elicitation (a broker request carrying `elicitation`, requirements S6) ↔ Codex's
  * `mcpServer/elicitation/request` server request, which Codex clients render as a native form.
  *
  * Contract:

@@ -1,6 +1,6 @@
 /**
  * `tandem app-server [--listen stdio:// | ws://HOST:PORT [--ws-token-file F | --ws-token T]] [-c k=v …] [-m model]`
- * (SPEC S3).
+ * (requirements S3).
  *
  * Contract:
  * - stdio (default): one JSON object per line on stdin/stdout; stdout carries protocol messages

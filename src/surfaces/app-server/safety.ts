@@ -1,5 +1,5 @@
 /**
- * Codex sandbox and approval settings ↔ a Tandem thread's (SPEC A1): `thread/start`
+ * Codex sandbox and approval settings ↔ a Tandem thread's (requirements A1): `thread/start`
  * `sandbox`/`approvalPolicy`, `turn/start` `sandboxPolicy`/`approvalPolicy` ("this turn and the
  * next ones", as Codex documents them), and the settings reported by thread/start and thread/resume.
  *

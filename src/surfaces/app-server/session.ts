@@ -1,8 +1,8 @@
 /**
  * One client connection's state: initialization, the threads it is attached to (as a question
- * responder, SPEC Q3), the notifications it opted out of, and the bridge between the broker's
+ * responder, requirements Q3), the notifications it opted out of, and the bridge between the broker's
  * requests and Codex server requests: questions go out as `item/tool/requestUserInput`, approvals
- * (requests with `approval`, SPEC A2/A3) as `item/commandExecution/requestApproval` or
+ * (requests with `approval`, requirements A2/A3) as `item/commandExecution/requestApproval` or
  * `item/fileChange/requestApproval`.
  *
  * Contract:

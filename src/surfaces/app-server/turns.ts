@@ -133,7 +133,7 @@ const start = method(TurnStartParams, ({ server, session }: Ctx, p) => {
 });
 
 /**
- * A thread another cluster node runs (issue 16): the op goes to that node and its answer comes
+ * A thread another cluster node runs (docs/scale-out.md): the op goes to that node and its answer comes
  * back as this method's. The turn id is checked against the store's running turn first.
  */
 function remote(

@@ -1,5 +1,5 @@
 /**
- * Who may open an app-server websocket (`--listen ws://…`, issue 9 item 15).
+ * Who may open an app-server websocket (`--listen ws://…`, README "Sandbox and approvals").
  *
  * Contract:
  * - Every websocket listener has a bearer token: `--ws-token-file FILE` (its content, trimmed, as

@@ -1,5 +1,5 @@
 /**
- * Answers given to `tandem exec resume` for deferred questions (SPEC Q12, Q10; issue 9 item 14).
+ * Answers given to `tandem exec resume` for deferred questions (requirements Q12, Q10; README "Sandbox and approvals").
  *
  * Sources, and which may carry a secret answer:
  * - `--answer ID=VALUE` and `--answer-json JSON` are on the command line, which every local user

@@ -1,5 +1,5 @@
 /**
- * `tandem exec` (SPEC S2, Q12): one headless turn. Human output or Codex-compatible JSONL.
+ * `tandem exec` (requirements S2, Q12): one headless turn. Human output or Codex-compatible JSONL.
  *
  * Questions: none are offered unless `--questions` is given. `defer` stops at the first
  * question (printed as text or a `question.requested` JSON line), keeps it pending in the
@@ -215,7 +215,7 @@ async function run(
   let ready = !args.resumeId;
   const onEvent = (event: Event) => {
     if ("thread_id" in event && threadId && event.thread_id !== threadId) {
-      // A sub-agent's events (issue 14): its questions are ours to show and answer; with --json
+      // A sub-agent's events (README "Sub-agents"): its questions are ours to show and answer; with --json
       // its turns and items are printed too, wrapped with who it is (Codex clients ignore them).
       const agent = event.thread_id ? runtime.agents.info(event.thread_id) : undefined;
       if (!agent || !runtime.agents.lineage(agent.thread_id).includes(threadId)) return;

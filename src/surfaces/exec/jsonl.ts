@@ -1,5 +1,5 @@
 /**
- * Maps Tandem events to `codex exec --json` JSONL (SPEC S2), so Codex SDK clients can drive
+ * Maps Tandem events to `codex exec --json` JSONL (requirements S2), so Codex SDK clients can drive
  * Tandem unchanged. Item ids are `item_N` in order of first appearance, as Codex prints them.
  * Tandem additions (`question.requested`) use their own type names; Codex clients ignore them.
  * A run that stops on a deferred question ends with `turn.failed` naming the request.

@@ -31,7 +31,7 @@ export interface HttpAppOptions extends EventStreamOptions {
   maxBodyBytes?: number;
   /** Version shown in the OpenAPI document. */
   version?: string;
-  /** Mounts middleware and routes ahead of the API's (after auth): cluster routing, issue 16. */
+  /** Mounts middleware and routes ahead of the API's (after auth): cluster routing, docs/scale-out.md. */
   extend?: (app: Hono) => void;
 }
 
@@ -78,7 +78,7 @@ export function createHttpApp(runtime: Runtime, opts: HttpAppOptions): Hono {
   app.onError((err, c) => {
     // Another process drives the thread (its lease): a conflict the client can act on.
     if (err instanceof ThreadInUseError) return fail(c, 409, "thread_in_use", err.message);
-    // This node lost the thread's lease to another node (issue 16): nothing was written.
+    // This node lost the thread's lease to another node (docs/scale-out.md): nothing was written.
     if (StoreError.isInstance(err) && err.code === "fenced") return fail(c, 409, "lease_lost", err.message);
     // The store is out of reach (a database cut off or restarting): nothing was done, retry.
     if (StoreError.isInstance(err) && err.code === "unavailable") {

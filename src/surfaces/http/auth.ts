@@ -1,5 +1,5 @@
 /**
- * Bearer-token middleware for the API routes (SPEC S4); the token rules themselves are shared with
+ * Bearer-token middleware for the API routes (requirements S4); the token rules themselves are shared with
  * the app-server's websocket (wire/bearer.ts).
  *
  * Contract:

@@ -1,5 +1,5 @@
 /**
- * `tandem serve` (SPEC S4): the HTTP API, the SSE event stream and the web page over one runtime.
+ * `tandem serve` (requirements S4): the HTTP API, the SSE event stream and the web page over one runtime.
  *
  *   tandem serve [--port N] [--host H] [--token T] [-c key=value…] [-m model]
  *

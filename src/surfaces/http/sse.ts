@@ -1,5 +1,5 @@
 /**
- * `GET /event`: the bus as a Server-Sent Events stream (SPEC S4).
+ * `GET /event`: the bus as a Server-Sent Events stream (requirements S4).
  *
  * Wire format:
  * - each bus event: `id: <seq>` + `data: {"seq","time","event"}` (no `event:` name, so

@@ -1,5 +1,5 @@
 /**
- * `tandem mcp-server [-c key=value]… [-m MODEL]` (SPEC S7): Tandem as an MCP server over stdio, so
+ * `tandem mcp-server [-c key=value]… [-m MODEL]` (requirements S7): Tandem as an MCP server over stdio, so
  * other agents can hand it tasks (tools.ts) and its questions reach their human (asker.ts).
  *
  * Contract:
@@ -9,7 +9,7 @@
  *   interrupted (process trees killed), pending questions stay stored for the next process (Q11);
  *   exit 0, or 130/143 after SIGINT/SIGTERM.
  * - Questions go to the host as form elicitation only when it declared the `elicitation.form`
- *   capability at initialize; otherwise nobody is attached to answer (SPEC Q3).
+ *   capability at initialize; otherwise nobody is attached to answer (requirements Q3).
  * - Exit codes: 0 after a clean stop, 1 when it cannot serve, 2 for usage errors; a runtime that
  *   cannot start exits as startup.ts says (1 without an API key, 2 for configuration).
  */

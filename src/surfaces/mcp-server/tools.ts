@@ -1,5 +1,5 @@
 /**
- * The MCP tools `tandem mcp-server` offers (SPEC S7): `tandem` runs a turn on a new thread,
+ * The MCP tools `tandem mcp-server` offers (requirements S7): `tandem` runs a turn on a new thread,
  * `tandem_reply` continues one. Schemas are zod, described for the calling model; turns.ts runs them.
  *
  * Contract:

@@ -12,7 +12,7 @@
  * - While the call runs, and only when the host declared form elicitation (`asker` given), this
  *   connection is the thread's responder: every question and approval of the thread goes to the
  *   host as a form, tied to the tool call. Without it nobody is attached, so the model is told no
- *   one can answer and approvals resolve unavailable (SPEC Q3, headless rule) — nothing ever waits.
+ *   one can answer and approvals resolve unavailable (requirements Q3, headless rule) — nothing ever waits.
  * - `call.signal` (the MCP request's cancellation) interrupts the turn: command process trees are
  *   killed, pending questions settle as cancelled, history stays paired. Resolves once it ended.
  * - Resolves with the turn's status and final agent message; throws `McpServerError` for what the

@@ -17,7 +17,7 @@
  *   (util/signals.ts, bounded by `graceMs`) aborts `ctx.signal`; the body returns once it has
  *   stopped what is its own.
  * - Shutdown, always and in this order: the runtime (running commands are killed; pending
- *   questions are cancelled in this process but stay stored for the next one, SPEC Q11; a
+ *   questions are cancelled in this process but stay stored for the next one, requirements Q11; a
  *   cluster node releases its leases), each `ctx.after` step, the cluster, the signal handlers.
  *   A failing step is logged, never thrown.
  * - Resolves with 130/143 after SIGINT/SIGTERM, else the body's code (1 if it threw, after one

@@ -1,5 +1,5 @@
 /**
- * Sub-agents in the TUI (issue 14 item 5): the `/agents` picker and the switch of the transcript
+ * Sub-agents in the TUI (README "Sub-agents"): the `/agents` picker and the switch of the transcript
  * to a sub-agent's thread and back. No React here (app.tsx reads `current()`).
  *
  * Contract:

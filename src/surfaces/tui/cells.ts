@@ -68,7 +68,7 @@ export function isContextMessage(item: MessageItem): boolean {
   );
 }
 
-/** Output text and exit code from an `exec_command` result header (SPEC T1). */
+/** Output text and exit code from an `exec_command` result header (requirements T1). */
 export function parseExecOutput(output: string): {
   text: string;
   exitCode: number | null;

@@ -76,7 +76,7 @@ export class TuiController {
   readonly menus = new MenuHost();
   /** Custom commands and skills for the composer, and /skills (skills.ts). */
   readonly skills: TuiSkills;
-  /** The sub-agent whose transcript is shown instead of the thread's (issue 14). */
+  /** The sub-agent whose transcript is shown instead of the thread's (README "Sub-agents"). */
   readonly agentView: AgentView;
   /** Settings chosen with /model and /approvals in this UI (applied to threads it opens). */
   private chosen: SettingsPatch = {};

@@ -1,5 +1,5 @@
 /**
- * `tandem` with no subcommand: the terminal UI (SPEC S1, Q16; issue 5).
+ * `tandem` with no subcommand: the terminal UI (requirements S1, Q16; README "The terminal UI").
  *
  * `runTui(argv, {demo})` parses flags, builds the runtime, opens (or resumes) a thread, attaches
  * the TUI as its responder and mounts the Ink app until the user quits. Exit codes: 0 normal,

@@ -1,5 +1,5 @@
 /**
- * The TUI's one keybinding table (issue 5, item 4). Every key the UI reacts to is named here
+ * The TUI's one keybinding table (README "The terminal UI"). Every key the UI reacts to is named here
  * as an action → list of key specs; components ask `keymap.is(action, input, key)` and never
  * compare key literals themselves.
  *

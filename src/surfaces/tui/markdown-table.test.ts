@@ -1,5 +1,5 @@
 /**
- * Markdown tables in the TUI (issue 10 item 13): parsed as one block, rendered as aligned
+ * Markdown tables in the TUI (README "Use it"): parsed as one block, rendered as aligned
  * columns, and held back while streaming until the table is complete.
  */
 import { describe, expect, it } from "vitest";

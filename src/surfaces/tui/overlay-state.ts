@@ -1,5 +1,5 @@
 /**
- * The question overlay's state machine (SPEC Q16), pure: `reduce(state, action)` returns the next
+ * The question overlay's state machine (requirements Q16), pure: `reduce(state, action)` returns the next
  * state and, at most, one effect for the caller to perform (submit a reply or decline). No Ink,
  * no runtime: key handling maps keys to actions (overlay-keys.ts), the view renders the state.
  *

@@ -1,5 +1,5 @@
 /**
- * The question overlay view (SPEC Q16) over the pure state machine in overlay-state.ts.
+ * The question overlay view (requirements Q16) over the pure state machine in overlay-state.ts.
  *
  * Contract: while mounted it owns the keyboard (the composer is locked by the app). Every key
  * calls `onTouch` (the caller throttles it and snoozes the broker deadline, Q7). A submit or

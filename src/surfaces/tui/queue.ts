@@ -1,5 +1,5 @@
 /**
- * The queue of things waiting on the user (SPEC Q16): approvals before questions, FIFO within
+ * The queue of things waiting on the user (requirements Q16): approvals before questions, FIFO within
  * each kind. Only the head is shown; the composer stays locked while the queue is non-empty.
  * Both arrive as broker requests (`question.requested`); an approval is a request carrying
  * `approval` (one single-choice `decision` question), so both share the overlay, timeouts and

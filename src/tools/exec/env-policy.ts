@@ -1,5 +1,5 @@
 /**
- * The environment a model's command starts with (issue 9 item 10), Codex's
+ * The environment a model's command starts with (README "Sandbox and approvals"), Codex's
  * `shell_environment_policy` with Tandem's additions. Applied to Tandem's own environment,
  * in this order (Codex's):
  *

@@ -1,5 +1,5 @@
 /**
- * The model-visible text of one `exec_command` / `write_stdin` result (SPEC T1; golden, see
+ * The model-visible text of one `exec_command` / `write_stdin` result (requirements T1; golden, see
  * seed 002). Lines joined with "\n":
  *
  *   Chunk ID: <id>

@@ -1,5 +1,5 @@
 /**
- * The safety gate in front of every `exec_command` (SPEC A1–A3). Decides, before anything
+ * The safety gate in front of every `exec_command` (requirements A1–A3). Decides, before anything
  * runs, whether the command runs sandboxed, unsandboxed (an approved escalation), or not
  * at all — asking the user through `ctx.safety.requestApproval` when the policy says so:
  *

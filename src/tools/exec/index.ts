@@ -1,8 +1,8 @@
 /**
- * Shell tools `exec_command` and `write_stdin` (SPEC T1, T2).
+ * Shell tools `exec_command` and `write_stdin` (requirements T1, T2).
  *
  * Contract of both tools:
- * - Waits for exit up to the yield time, measured as *active* time (`ctx.pause`, SPEC Q9):
+ * - Waits for exit up to the yield time, measured as *active* time (`ctx.pause`, requirements Q9):
  *   time the thread spends waiting on the user does not count. A process that outlives the
  *   yield stays alive as a session in `ExecSessions`; its output so far is returned.
  * - Output is merged stdout+stderr; secrets are masked (`ctx.secrets.mask`) before anything
@@ -12,7 +12,7 @@
  *   session, write to an exited session); a non-zero exit code is a valid output.
  * - On `ctx.signal` abort while waiting, the command's whole process tree is killed (its
  *   session removed) and an AbortError is thrown; the registry records the call "aborted".
- * - Safety (SPEC A1–A3, see gate.ts): every command runs under the OS sandbox of
+ * - Safety (requirements A1–A3, see gate.ts): every command runs under the OS sandbox of
  *   `ctx.safety.sandbox` unless the user approved an escalation for it; approvals go through
  *   `ctx.safety.requestApproval`. A declined command returns a clear "declined" output; a
  *   cancelled one throws AbortError (the runtime interrupts the turn).

@@ -1,5 +1,5 @@
 /**
- * Secret masking for command output that arrives in pieces (SPEC Q10, issue 9 item 13).
+ * Secret masking for command output that arrives in pieces (requirements Q10, README "Sandbox and approvals").
  *
  * Output reaches readers two ways, and each cuts the byte stream where it likes: live deltas
  * (`ctx.onUpdate`, fed to every surface: app-server `outputDelta`, SSE and its replay buffer,

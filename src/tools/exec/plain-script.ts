@@ -1,5 +1,5 @@
 /**
- * Plain shell scripts (issue 9 item 8): the part of POSIX shell syntax whose meaning can be read
+ * Plain shell scripts (README "Sandbox and approvals"): the part of POSIX shell syntax whose meaning can be read
  * without running anything — the way Codex's `parse_plain_shell_script` reads `bash -lc` scripts.
  *
  * Contract of `plainCommands(script)`: the simple commands of `script` as argv word lists, in

@@ -1,5 +1,5 @@
 /**
- * The known-safe list and prefix-rule matching (issue 9 items 4 and 8), table-driven. Every
+ * The known-safe list and prefix-rule matching (README "Sandbox and approvals"), table-driven. Every
  * "unsafe" row is a command that writes, deletes, runs something else or leaks through an
  * expansion; each fails if the check that refuses it is removed.
  */

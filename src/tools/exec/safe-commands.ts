@@ -1,5 +1,5 @@
 /**
- * Known-safe commands for the `untrusted` approval policy (SPEC A1–A3, issue 9 item 8), and
+ * Known-safe commands for the `untrusted` approval policy (requirements A1–A3, README "Sandbox and approvals"), and
  * prefix-rule matching for approvals. Modelled on Codex's `is_known_safe_command`.
  *
  * Contract of `isKnownSafe(cmd, shell?)`: true only when `cmd` parses as a plain script

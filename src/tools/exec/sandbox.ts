@@ -1,11 +1,11 @@
 /**
- * OS sandbox for commands (SPEC A1): on Linux every command runs under bubblewrap with the
+ * OS sandbox for commands (requirements A1): on Linux every command runs under bubblewrap with the
  * policy's mounts. Never enforced by prompt text alone.
  *
  * - read-only: the whole filesystem read-only (no writable path at all), no network;
  * - workspace-write: read-only root, writable workspace roots (the thread's cwd + added
  *   dirs) and temp dirs; protected paths (each root's `.git`, Tandem's home and store) kept
- *   read-only whatever the roots (SPEC A4); no network unless the policy allows it;
+ *   read-only whatever the roots (requirements A4); no network unless the policy allows it;
  * - in both: hidden paths (Tandem's home, the store's files) cannot be read or listed at all,
  *   wherever they lie; a writable root inside a hidden directory stays usable (`hideArgs`);
  * - danger-full-access: no sandbox.

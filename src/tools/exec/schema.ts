@@ -1,5 +1,5 @@
 /**
- * Model-facing schemas of `exec_command` and `write_stdin` (SPEC T1, T2).
+ * Model-facing schemas of `exec_command` and `write_stdin` (requirements T1, T2).
  *
  * `exec_command`'s wire schema is a golden fixture (seed 002): `EXEC_COMMAND_WIRE` is the one
  * source, kept byte-for-byte in the seed's key order, and the zod schema takes every
@@ -102,7 +102,7 @@ export function writeStdinWire(): Record<string, unknown> {
   return schema;
 }
 
-/** Effective limits (SPEC T1): yields are clamped, budgets capped by policy. */
+/** Effective limits (requirements T1): yields are clamped, budgets capped by policy. */
 export const LIMITS = {
   execYieldMs: 10_000,
   writeYieldMs: 250,

@@ -1,5 +1,5 @@
 /**
- * The seccomp filter every sandboxed command runs under (SPEC A4), as a classic BPF program
+ * The seccomp filter every sandboxed command runs under (requirements A4), as a classic BPF program
  * bubblewrap loads with `--seccomp FD`. Built here, in TypeScript, so Tandem needs no
  * native helper.
  *

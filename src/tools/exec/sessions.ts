@@ -1,5 +1,5 @@
 /**
- * Live `exec_command` sessions of one thread (SPEC T2).
+ * Live `exec_command` sessions of one thread (requirements T2).
  *
  * Contract:
  * - A command still running when `exec_command` yields becomes a session with a small

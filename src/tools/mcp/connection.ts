@@ -1,5 +1,5 @@
 /**
- * One MCP server connection (issue 12 items 1–2): the SDK `Client` over stdio (Tandem's own
+ * One MCP server connection (README "MCP servers"): the SDK `Client` over stdio (Tandem's own
  * transport, stdio-transport.ts: bad frames fail the calls in flight, lines are capped) or
  * streamable HTTP.
  *

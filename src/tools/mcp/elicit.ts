@@ -1,5 +1,5 @@
 /**
- * An MCP server's `elicitation/create` asked through Tandem's broker (issue 12 item 3): the same
+ * An MCP server's `elicitation/create` asked through Tandem's broker (README "MCP servers"): the same
  * `ask` that request_user_input uses, in the context of the server's tool call that is running.
  *
  * Contract of the handler `elicitHandler(server, calls)` returns:

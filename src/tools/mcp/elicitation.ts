@@ -1,5 +1,5 @@
 /**
- * MCP elicitation ↔ Tandem questions (SPEC S6, issue 12 item 3), pure functions. An MCP server's
+ * MCP elicitation ↔ Tandem questions (requirements S6, README "MCP servers"), pure functions. An MCP server's
  * `elicitation/create` becomes ONE question request (source internal, `elicitation` info set)
  * and its outcome becomes the `ElicitResult` the server gets back.
  *

@@ -1,5 +1,5 @@
 /**
- * Model-facing names of MCP tools (issue 12 item 2): `mcp__<server>__<tool>`, fitted to the
+ * Model-facing names of MCP tools (README "MCP servers"): `mcp__<server>__<tool>`, fitted to the
  * Responses rules for function names (`^[a-zA-Z0-9_-]+$`, at most 64 characters).
  *
  * Contract of `assignToolNames`: every character outside the allowed set becomes `_`. A name that

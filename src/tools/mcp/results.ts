@@ -1,5 +1,5 @@
 /**
- * An MCP `CallToolResult` as a tool output (issue 12 item 2), a pure function.
+ * An MCP `CallToolResult` as a tool output (README "MCP servers"), a pure function.
  *
  * - text → text; image → an `input_image` (data: URL) so the model sees the picture;
  *   embedded resource → its text with the uri (a binary one: uri, type and size only);

@@ -1,5 +1,5 @@
 /**
- * A thread's MCP servers (issue 12 item 2): started together when the thread is attached, their
+ * A thread's MCP servers (README "MCP servers"): started together when the thread is attached, their
  * tools registered as they come, closed with the thread.
  *
  * Contract:

@@ -1,5 +1,5 @@
 /**
- * One MCP server tool as a Tandem function tool (issue 12 item 2).
+ * One MCP server tool as a Tandem function tool (README "MCP servers").
  *
  * Contract of the tool's `execute`:
  * - parameters: the server's `inputSchema` goes to the model as is (`wireParameters`); Tandem
@@ -10,7 +10,7 @@
  *   (accept and remember stores the tool's name as the rule); decline → an error output the
  *   model sees, cancel → the call ends aborted (the turn is interrupted).
  * - `tool_timeout_sec` counts active time (paused while a question of the thread is pending,
- *   SPEC Q9): past it, the call is cancelled on the server and the model gets an error output.
+ *   requirements Q9): past it, the call is cancelled on the server and the model gets an error output.
  * - abort (interrupt): the SDK sends `notifications/cancelled`; the call ends aborted.
  * - While the call runs, `elicitation/create` from this server asks through this call's
  *   context (`activeCalls`, read by tools/mcp/elicit.ts).

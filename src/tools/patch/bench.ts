@@ -1,5 +1,5 @@
 /**
- * Benchmark for `npm run bench` (issue 6, "How we will know"): time to apply a multi-hunk patch
+ * Benchmark for `npm run bench` (README "Sandbox and approvals", "How we will know"): time to apply a multi-hunk patch
  * to a 10,000-line file on disk (parse + match + write + diffs for display). No assertions.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -81,7 +81,7 @@ describe("apply_patch corpus", () => {
       for (const line of expected) expect(output).toContain(line);
       expect(snapshot(cwd)).toEqual(beforeWs);
       expect(snapshot(parent)).toEqual(beforeParent);
-      // The display carries the model's failure text, so every surface can say why (issue 10 item 8).
+      // The display carries the model's failure text, so every surface can say why (README "Use it").
       expect(result.display).toEqual({ type: "file_change", changes: [], status: "failed", error: output });
     }
   });

@@ -1,5 +1,5 @@
 /**
- * `apply_patch` (SPEC T3): edit files with a Codex-format patch, as a freeform custom tool and
+ * `apply_patch` (requirements T3): edit files with a Codex-format patch, as a freeform custom tool and
  * as a JSON function tool (`{input}`) for providers without custom tools.
  *
  * Contract of both tools' `execute` (and of `applyPatch`):
@@ -11,7 +11,7 @@
  * - Paths are relative to `ctx.cwd`. Outside it (also through `..` or a symbolic link, paths.ts)
  *   a patch writes only where the policy allows: the sandbox's writable roots, anywhere under
  *   danger-full-access, or a directory the user approved for this call (`writableRootsFor`).
- * - Protected paths (SPEC A4, `guardFor`): a patch touching Tandem's home or store (any mode) or
+ * - Protected paths (requirements A4, `guardFor`): a patch touching Tandem's home or store (any mode) or
  *   a `.git` (read-only, workspace-write) is refused whole before anyone is asked, so no
  *   approval can grant one; nothing is written and the model is told which path and why.
  * - Approvals name every path the parser will touch (`patchTargets`), as absolute paths with
@@ -185,7 +185,7 @@ export function patchTargets(
 export const refusedText = (why: string) => `apply_patch refused: ${why}\nNo files were changed.`;
 
 /**
- * Where this call may write beyond `ctx.cwd` (SPEC A1/A2): anywhere under danger-full-access;
+ * Where this call may write beyond `ctx.cwd` (requirements A1/A2): anywhere under danger-full-access;
  * the sandbox's writable roots under workspace-write; and, after the user approves it, any
  * other directory the patch names (writes outside the workspace ask). Declined/`never` → a
  * refusal the model sees; cancel interrupts the turn. Protected paths are refused here, before

@@ -1,5 +1,5 @@
 /**
- * Parser for the Codex patch format (SPEC T3). Pure: text in, file operations out; it never
+ * Parser for the Codex patch format (requirements T3). Pure: text in, file operations out; it never
  * touches the file system (see applier.ts for that).
  *
  * Format (the strict form is the Lark grammar in grammar.ts):

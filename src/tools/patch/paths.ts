@@ -6,7 +6,7 @@
  * - `..` may be used only while the result stays inside the working directory.
  * - Symbolic links are followed for the check: a path whose real location (the deepest
  *   existing ancestor, resolved) lies outside the working directory is refused.
- * - Protected paths (`PathGuard`, SPEC A4) are refused whatever the roots or approvals: Tandem's
+ * - Protected paths (`PathGuard`, requirements A4) are refused whatever the roots or approvals: Tandem's
  *   home and store always; a repository's metadata (`.git`, as a directory or a file, and the
  *   directory a `.git` file points to) unless the sandbox is danger-full-access. Checked on the
  *   resolved location as written and with symbolic links followed, so `..`, absolute paths and

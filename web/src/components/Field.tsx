@@ -1,5 +1,5 @@
 /**
- * One question of the sheet as a fieldset, for every kind (SPEC Q1, S6): options as radios
+ * One question of the sheet as a fieldset, for every kind (requirements Q1, S6): options as radios
  * (single, boolean) or checkboxes (multi), plus an explicit "Other…" choice where free text is
  * allowed whose text field shows only while it is chosen (src/protocol/form-rules.ts), a typed
  * input for text (email / url / date / datetime-local keyboards and pickers) and number (min,

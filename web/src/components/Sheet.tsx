@@ -1,5 +1,5 @@
 /**
- * The question / approval sheet (SPEC Q7, Q13, Q16, A3). Its head (title, countdown, who asks)
+ * The question / approval sheet (requirements Q7, Q13, Q16, A3). Its head (title, countdown, who asks)
  * and its actions (Decline, Later, Submit) stay on screen at any form length and screen size:
  * only the questions scroll between them.
  *
@@ -222,7 +222,7 @@ export function Sheet({ req, elsewhere }: { req: QuestionRequest; elsewhere: Set
     : n > 1
       ? `${n} questions`
       : req.questions[0].header || "Question";
-  // A sub-agent's request names it (SPEC Q14); read loosely, older servers do not send it.
+  // A sub-agent's request names it (requirements Q14); read loosely, older servers do not send it.
   const agent = (req as { agent?: { nickname?: string; role?: string } }).agent;
   const asker = req.elicitation
     ? `MCP server "${req.elicitation.server}" asks`

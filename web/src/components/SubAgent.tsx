@@ -1,5 +1,5 @@
 /**
- * A `spawn_agent` call in its parent's transcript (issue 14): a collapsible block naming the
+ * A `spawn_agent` call in its parent's transcript (README "Sub-agents"): a collapsible block naming the
  * sub-agent (nickname, role), its live status (the thread list's, from the event stream) and the
  * task it was given. Expanding it shows the child's own transcript, loaded and then kept live by
  * agents.ts; a child that spawned children shows their blocks the same way, nested.

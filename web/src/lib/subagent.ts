@@ -1,5 +1,5 @@
 /**
- * A `spawn_agent` call as a transcript entry (issue 14): the task and role it was given (its
+ * A `spawn_agent` call as a transcript entry (README "Sub-agents"): the task and role it was given (its
  * arguments) and, once it returned, the child's thread id and nickname (its JSON result). A
  * result that is not `{agent_id, nickname}` is the error the model read (a limit, an unknown
  * role): the entry keeps it and names no child. Pure; the view looks the child's status up.

@@ -1,5 +1,5 @@
 /**
- * Question routes (SPEC S4, Q4, Q11, Q13): list pending, reply (typed or text), reject, touch.
+ * Question routes (requirements S4, Q4, Q11, Q13): list pending, reply (typed or text), reject, touch.
  * All bookkeeping stays in the broker; these routes validate, translate and map refusals.
  *
  * Contract:

@@ -1,5 +1,5 @@
 /**
- * Serves the web app (SPEC S4; sources in web/, built by Vite into dist/web/ by
+ * Serves the web app (requirements S4; sources in web/, built by Vite into dist/web/ by
  * scripts/build.mjs) as static files from the package: nothing is fetched from elsewhere at run
  * time. Public routes: the app holds no data until it has a token.
  *

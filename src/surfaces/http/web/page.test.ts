@@ -72,7 +72,7 @@ describe("web app assets", () => {
     expect((await app.request("/assets/../../package.json")).status).toBe(404);
   });
 
-  // Fails if the first load grows past the budget (issue 15: < 150 KB gzipped), e.g. highlight.js
+  // Fails if the first load grows past the budget (README "Answer from anywhere": < 150 KB gzipped), e.g. highlight.js
   // loaded eagerly instead of on the first code block, or a development build of React.
   it("first load stays under 150 KB gzipped, with highlighting loaded on demand", () => {
     const size = webBundleSize();
