@@ -240,7 +240,7 @@ describe.skipIf(missing("bwrap").length > 0)("sandbox (bubblewrap)", () => {
     ]);
   });
 
-  it("untrusted asks before commands that are not known-safe; headless runs decline without waiting", async () => {
+  it("untrusted asks before commands that are not known-safe; headless runs are refused without waiting (nobody could approve)", async () => {
     expect(isKnownSafe("ls -la && git status | head -5")).toBe(true);
     expect(isKnownSafe("rm -rf /")).toBe(false);
     expect(isKnownSafe("cat x > y")).toBe(false);
@@ -252,7 +252,7 @@ describe.skipIf(missing("bwrap").length > 0)("sandbox (bubblewrap)", () => {
     const thread = h.runtime.threads.start({ cwd: h.cwd });
     expect((await thread.startTurn("go").done).status).toBe("completed");
     expect(outputOf(h, "u1")).toContain("Process exited with code 0");
-    expect(outputOf(h, "u2")).toMatch(/declined/);
+    expect(outputOf(h, "u2")).toMatch(/No one could approve this/);
     expect(existsSync(join(h.cwd, "made-by-untrusted"))).toBe(false);
   });
 });
