@@ -52,6 +52,7 @@ describe("tandem doctor", () => {
     const url = await deadUrl();
     const r = await runTandem(["doctor"], {
       env: { TANDEM_HOME: home, OPENAI_BASE_URL: url, PATH: pathWithoutBwrap() },
+      freshHome: true,
     });
     expect(r.code).toBe(1);
     expect(statSync(home).mode & 0o777).toBe(0o700);
@@ -69,6 +70,7 @@ describe("tandem doctor", () => {
 
     const j = await runTandem(["doctor", "--json"], {
       env: { TANDEM_HOME: home, OPENAI_BASE_URL: url, PATH: pathWithoutBwrap() },
+      freshHome: true,
     });
     expect(j.code).toBe(1);
     const report = JSON.parse(j.stdout);
@@ -161,11 +163,11 @@ describe("tandem login", () => {
     mocks.push(mock);
     const home = join(tempDir("tandem-login-"), "home");
     const env = { TANDEM_HOME: home, OPENAI_BASE_URL: mock.url };
-    const none = await runTandem(["login", "--status"], { env });
+    const none = await runTandem(["login", "--status"], { env, freshHome: true });
     expect(none.code).toBe(1);
     expect(none.stdout).toContain("run `tandem login`");
 
-    const login = await runTandem(["login"], { env, input: `  ${KEY}\n` });
+    const login = await runTandem(["login"], { env, input: `  ${KEY}\n`, freshHome: true });
     expect(login.code).toBe(0);
     const file = join(home, "credentials.json");
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -174,7 +176,7 @@ describe("tandem login", () => {
     expect(existsSync(join(home, "config.toml"))).toBe(false);
     expect(login.stdout + login.stderr).not.toContain(KEY);
 
-    const status = await runTandem(["login", "--status"], { env });
+    const status = await runTandem(["login", "--status"], { env, freshHome: true });
     expect(status.code).toBe(0);
     expect(status.stdout).toContain(`stored in ${file}`);
     expect(status.stdout).not.toContain(KEY);

@@ -55,14 +55,21 @@ export interface RunResult {
 /** Runs `tandem …` to completion with the given env and optional stdin. */
 export function runTandem(
   args: string[],
-  opts: { env?: Record<string, string>; input?: string; cwd?: string; killAfterMs?: number } = {},
+  opts: {
+    env?: Record<string, string>;
+    input?: string;
+    cwd?: string;
+    killAfterMs?: number;
+    /** Leave TANDEM_HOME as it is (no sandboxFallback): a test of what a first run creates. */
+    freshHome?: boolean;
+  } = {},
 ): Promise<RunResult> {
   return new Promise((res) => {
     const env = { ...process.env, NO_COLOR: "1", ...opts.env };
     delete (env as Record<string, string | undefined>).OPENAI_API_KEY;
     delete (env as Record<string, string | undefined>).CODEX_API_KEY;
     Object.assign(env, opts.env);
-    sandboxFallback((env as Record<string, string | undefined>).TANDEM_HOME);
+    if (!opts.freshHome) sandboxFallback((env as Record<string, string | undefined>).TANDEM_HOME);
     // Never the repository: a scripted model's commands run in the default cwd.
     const p = spawn(BIN, args, {
       env,
