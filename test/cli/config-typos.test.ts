@@ -19,7 +19,7 @@ function homeWith(toml: string): string {
 describe("config.toml typos", () => {
   it("an unclosed string is reported as such, with line and column and the fix", async () => {
     const home = homeWith('approval_policy = "never"\nmodel = "gpt-5\nsandbox_mode = "read-only"\n');
-    const r = await runTandem(["threads"], { env: { TANDEM_HOME: home } });
+    const r = await runTandem(["threads"], { env: { TANDEM_HOME: home }, freshHome: true });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("line 2, column 9: unclosed string");
     expect(r.stderr).toContain('Add the closing "');
@@ -28,7 +28,7 @@ describe("config.toml typos", () => {
 
   it("other syntax errors keep smol-toml's reason, with line and column", async () => {
     const home = homeWith("model = 1 2\n");
-    const r = await runTandem(["threads"], { env: { TANDEM_HOME: home } });
+    const r = await runTandem(["threads"], { env: { TANDEM_HOME: home }, freshHome: true });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       /line 1, column \d+: each key-value declaration must be followed by an end-of-line/,
@@ -44,7 +44,7 @@ describe("config.toml typos", () => {
   for (const args of [["threads"], ["rules"], ["mcp", "list"], ["export", "nope"]]) {
     it(`unknown keys are warned about, with a "did you mean", by \`tandem ${args.join(" ")}\``, async () => {
       const home = homeWith(typos);
-      const r = await runTandem(args, { env: { TANDEM_HOME: home } });
+      const r = await runTandem(args, { env: { TANDEM_HOME: home }, freshHome: true });
       for (const line of expected) expect(r.stderr).toContain(`tandem ${args[0]}: warning: ${line}`);
     });
   }
@@ -53,7 +53,7 @@ describe("config.toml typos", () => {
     const home = homeWith(
       '[sandbox_workspace_write]\nnetwork_acess = true\n[mcp_servers.fs]\ncommand = "/bin/true"\ndisabled_tool = ["x"]\n',
     );
-    const r = await runTandem(["threads"], { env: { TANDEM_HOME: home } });
+    const r = await runTandem(["threads"], { env: { TANDEM_HOME: home }, freshHome: true });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
       'sandbox_workspace_write: unknown key "network_acess" (did you mean "network_access"?)',
