@@ -51,6 +51,8 @@ import type { ApprovingThread } from "./host.js";
 import type { ActiveTurn, Thread } from "./thread.js";
 
 const TRUST_LABEL = "Trust and run them";
+/** Most characters of commands a trust question shows; a longer file is reviewed with the CLI. */
+const TRUST_SHOWN_CHARS = 6000;
 const DISTRUST_LABEL = "Do not run them";
 const MAX_STOP_CONTINUATIONS = 5;
 
@@ -368,10 +370,23 @@ export class RuntimeHooks implements HooksApi {
     hooks: HookDef[],
   ): Promise<boolean> {
     const paths = new Set(sources.map((s) => s.path));
+    // Every command in full and quoted (a newline cannot fake a line of the question): trust
+    // covers the whole file, so nothing of it may be left out of what the user sees.
     const lines = hooks
       .filter((h) => paths.has(h.source.path))
-      .slice(0, 12)
-      .map((h) => `- ${h.event}${h.matcher ? ` (${h.matcher})` : ""}: ${h.command.slice(0, 200)}`);
+      .map(
+        (h) =>
+          `- ${h.event}${h.matcher ? ` (${JSON.stringify(h.matcher)})` : ""}: ${JSON.stringify(h.command)}`,
+      );
+    if (lines.join("\n").length > TRUST_SHOWN_CHARS) {
+      this.warn(
+        thread,
+        thread.id,
+        turn.id,
+        `project hooks in ${[...paths].join(", ")} are too long to show in a question: skipped; review them with \`tandem hooks trust\``,
+      );
+      return false;
+    }
     const digest = createHash("sha256")
       .update(sources.map((s) => `${s.path}\0${s.sha256}`).join("\n"))
       .digest("hex")
@@ -499,8 +514,16 @@ export function hooksIn(home: string, settings: Settings, cwd: string): LoadedHo
 }
 
 /** Trusts the project hooks files that apply in `cwd` as they are now (`tandem hooks trust`). */
-export function trustHooksIn(home: string, settings: Settings, cwd: string): HookSource[] {
-  const project = hooksIn(home, settings, cwd).sources.filter((s) => s.scope === "project");
+export function trustHooksIn(
+  home: string,
+  settings: Settings,
+  cwd: string,
+  /** Only files whose content hashes to one of these (what the user reviewed). */
+  hashes: readonly string[],
+): HookSource[] {
+  const project = hooksIn(home, settings, cwd).sources.filter(
+    (s) => s.scope === "project" && hashes.includes(s.sha256),
+  );
   createTrustStore(home).trust(project);
   return project;
 }

@@ -197,7 +197,18 @@ describe("hooks through tandem exec", () => {
       }),
     ]);
     expect(j.warnings.join("\n")).toMatch(/event "Bogus" is not one Tandem fires/);
-    const t = await runTandem(["hooks", "trust", "-C", cwd], { env: { TANDEM_HOME: home } });
+    // Without the hash nothing is trusted: the commands are shown in full with the file's hash.
+    const shown = await runTandem(["hooks", "trust", "-C", cwd], { env: { TANDEM_HOME: home } });
+    expect(shown.code).toBe(1);
+    expect(shown.stdout).toContain('"/bin/false"');
+    const hash = /\(sha256 ([0-9a-f]{64})\)/.exec(shown.stdout)![1];
+    const wrong = await runTandem(["hooks", "trust", "--sha256", "0".repeat(64), "-C", cwd], {
+      env: { TANDEM_HOME: home },
+    });
+    expect(wrong.code).toBe(1);
+    const t = await runTandem(["hooks", "trust", "--sha256", hash, "-C", cwd], {
+      env: { TANDEM_HOME: home },
+    });
     expect(t.code, t.stderr).toBe(0);
     const again = JSON.parse(
       (await runTandem(["hooks", "list", "--json", "-C", cwd], { env: { TANDEM_HOME: home } })).stdout,

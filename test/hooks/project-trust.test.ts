@@ -103,4 +103,51 @@ describe("project hooks and trust", () => {
     expect(asked()).toHaveLength(2);
     expect(existsSync(marker)).toBe(true);
   });
+
+  // Red team: the question once showed 12 hooks and 200 characters of each, so a long first
+  // command or a 14th hook ran unseen once the file was trusted.
+  it("attack: the trust question shows every command in full, quoted; a file too long to show is skipped", async () => {
+    const many = [
+      { type: "command", command: `echo ${"a".repeat(195)}; touch /tmp/tail-hidden` },
+      ...Array.from({ length: 12 }, () => ({ type: "command", command: "true" })),
+      { type: "command", command: "touch /tmp/fourteenth\nfake line" },
+    ];
+    h = await harness({ script: { steps: [{ output: [say("a")] }, { output: [say("b")] }] } });
+    mkdirSync(join(h.cwd, ".tandem"), { recursive: true });
+    const file = join(h.cwd, ".tandem/hooks.json");
+    writeFileSync(file, JSON.stringify({ hooks: { SessionStart: [{ hooks: many }] } }));
+    const t = h.runtime.threads.start({ cwd: h.cwd });
+    h.runtime.questions.attach({ threadId: t.id }, { kind: "test" });
+    const prompts: string[] = [];
+    h.runtime.subscribe((s) => {
+      if (requested(s.event) && s.event.request.questions[0]?.id === "trust") {
+        prompts.push(s.event.request.questions[0].prompt);
+        h!.runtime.questions.reply(
+          t.id,
+          s.event.request.request_id,
+          { answers: { trust: { selected: ["Do not run them"] } } },
+          { kind: "test" },
+        );
+      }
+    });
+    expect((await t.startTurn("one").done).status).toBe("completed");
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]).toContain("touch /tmp/tail-hidden");
+    expect(prompts[0]).toContain(JSON.stringify("touch /tmp/fourteenth\nfake line"));
+    expect(prompts[0]).not.toContain("\nfake line");
+
+    // Past what a question may show: not asked at all, one warning instead.
+    writeFileSync(
+      file,
+      JSON.stringify({
+        hooks: { SessionStart: [{ hooks: [{ type: "command", command: `echo ${"b".repeat(7000)}` }] }] },
+      }),
+    );
+    expect((await t.startTurn("two").done).status).toBe("completed");
+    expect(prompts).toHaveLength(1);
+    const warnings = h.events
+      .filter((e) => e.event.type === "hook.warning")
+      .map((e) => (e.event as any).message);
+    expect(warnings.some((w) => /too long to show/.test(w))).toBe(true);
+  });
 });

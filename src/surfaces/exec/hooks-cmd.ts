@@ -12,7 +12,8 @@ import { argError } from "../../util/cli-args.js";
 import { terminalText } from "../../util/terminal-text.js";
 
 export const HOOKS_USAGE = `Usage: tandem hooks [list] [-C DIR] [--json]   the hooks that apply in DIR, and where they come from
-       tandem hooks trust [-C DIR]           trust DIR's project hooks files as they are now
+       tandem hooks trust [-C DIR]           show DIR's project hooks files in full, with their sha256
+       tandem hooks trust --sha256 H [-C DIR]  trust them, if what is on disk still hashes to H
 
 Hooks come from $TANDEM_HOME/hooks.json, [hooks] tables in config.toml (yours: trusted), and the
 project's .tandem/hooks.json, .codex/hooks.json and .claude/settings.json (run only once trusted).
@@ -33,6 +34,7 @@ export async function runHooksCommand(argv: string[]): Promise<number> {
       options: {
         cd: { type: "string", short: "C" },
         json: { type: "boolean" },
+        sha256: { type: "string", multiple: true },
         config: { type: "string", short: "c", multiple: true },
         help: { type: "boolean", short: "h" },
       },
@@ -55,8 +57,35 @@ export async function runHooksCommand(argv: string[]): Promise<number> {
   const cwd = resolve(String(parsed.values.cd ?? process.cwd()));
   const { settings, home } = loadConfig({ overrides: parsed.values.config as string[] | undefined });
   if (sub === "trust") {
-    const trusted = trustHooksIn(home, settings, cwd);
-    if (!trusted.length) process.stdout.write(`no project hooks files in ${cwd}\n`);
+    // Trust only what the user saw: the hash they pass must be of the bytes on disk now, so a
+    // file rewritten between review and trust (by the model, say) is not trusted.
+    const given = (parsed.values.sha256 as string[] | undefined) ?? [];
+    const found = hooksIn(home, settings, cwd);
+    const project = found.sources.filter((s) => s.scope === "project");
+    if (!project.length) {
+      process.stdout.write(`no project hooks files in ${cwd}\n`);
+      return 0;
+    }
+    if (!given.length) {
+      for (const src of project) {
+        process.stdout.write(`${src.path} (sha256 ${src.sha256}):\n`);
+        for (const h of found.hooks.filter((x) => x.source.path === src.path))
+          process.stdout.write(
+            `  ${h.event}${h.matcher ? ` (${h.matcher})` : ""}: ${terminalText(JSON.stringify(h.command))}\n`,
+          );
+      }
+      err(
+        "nothing trusted: review the commands above, then run `tandem hooks trust --sha256 HASH` with each file's hash",
+      );
+      return 1;
+    }
+    const unmatched = project.filter((s) => !given.includes(s.sha256));
+    if (unmatched.length) {
+      for (const s of unmatched)
+        err(`${s.path} hashes to ${s.sha256}, not a --sha256 given: nothing trusted`);
+      return 1;
+    }
+    const trusted = trustHooksIn(home, settings, cwd, given);
     for (const s of trusted) process.stdout.write(`trusted ${s.path} (sha256 ${s.sha256.slice(0, 12)}…)\n`);
     return 0;
   }
