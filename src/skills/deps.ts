@@ -36,11 +36,16 @@ export function mcpEntry(m: SkillDependencies["mcp"][number]): Record<string, un
 export function mcpQuestion(skill: Skill, m: SkillDependencies["mcp"][number]): Question | undefined {
   const entry = mcpEntry(m);
   if (!entry) return undefined;
-  const how = entry.url ? `URL ${entry.url}` : `command \`${m.command}\``;
+  // What would run, quoted exactly; the skill's own (model-writable) description comes after it,
+  // quoted too, so it cannot pose as the command or as more lines of the question.
+  const how = entry.url ? `URL ${JSON.stringify(entry.url)}` : `command ${JSON.stringify(m.command)}`;
+  const said = m.description
+    ? ` The skill describes it as ${JSON.stringify(m.description.slice(0, 200))}.`
+    : "";
   return {
     id: `${MCP_QUESTION_PREFIX}${m.name}`,
     header: `MCP ${m.name}`.slice(0, 64),
-    prompt: `The skill "${skill.name}" uses the MCP server "${m.name}"${m.description ? ` (${m.description})` : ""}, which is not configured. Add it to config.toml as [mcp_servers.${m.name}] with ${how}?`,
+    prompt: `The skill "${skill.name}" uses the MCP server "${m.name}", which is not configured. Add it to config.toml as [mcp_servers.${m.name}] with ${how}? It would run on your machine, outside the sandbox, in new threads.${said}`,
     kind: "single",
     options: [
       { label: INSTALL_YES, description: `Add [mcp_servers.${m.name}] (${how}); new threads start it` },

@@ -53,7 +53,7 @@ describe("skill MCP dependencies", () => {
     const asked = (await h.waitFor((e) => e.type === "question.requested")) as EventOf<"question.requested">;
     const q = asked.request.questions[0];
     expect(q).toMatchObject({ id: "mcp:devDocs", kind: "single", secret: false });
-    expect(q.prompt).toContain("command `npx -y dev-docs-mcp --read-only`");
+    expect(q.prompt).toContain(`command ${JSON.stringify("npx -y dev-docs-mcp --read-only")}`);
     const r = h.runtime.questions.reply(
       thread.id,
       asked.request.request_id,
