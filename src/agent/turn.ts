@@ -74,7 +74,15 @@ export interface TurnOutcome {
   lastMessage?: string;
 }
 
-type SampleResult = { ok: true; items: ResponseItem[]; usage?: Usage } | { ok: false; error: ModelError };
+/**
+ * `partial` (an interrupted request only): the assistant text the user already saw — messages the
+ * model finished and the one it was streaming, cut where it stopped — recorded so the history (and
+ * a resumed view) holds what the live session showed. Tool calls of the request are not kept: a
+ * call without its output would be a call the model never got an answer to.
+ */
+type SampleResult =
+  | { ok: true; items: ResponseItem[]; usage?: Usage }
+  | { ok: false; error: ModelError; partial?: MessageItem[] };
 
 export async function runTurn(env: TurnEnv): Promise<TurnOutcome> {
   const usage = emptyUsage();
@@ -128,7 +136,13 @@ export async function runTurn(env: TurnEnv): Promise<TurnOutcome> {
         if (c.ok && c.compacted) sampled = await sampleWithRetry(env);
       }
       if (!sampled.ok) {
-        if (sampled.error.kind === "interrupted" || env.signal.aborted) return interrupted();
+        if (sampled.error.kind === "interrupted" || env.signal.aborted) {
+          for (const m of sampled.partial ?? []) {
+            env.record(m);
+            lastMessage = messageText(m);
+          }
+          return interrupted();
+        }
         const error: ErrorInfo = { kind: sampled.error.kind, message: sampled.error.message };
         env.emit({ type: "error", ...base, error, will_retry: false });
         return { status: "failed", usage, error, lastMessage };
@@ -213,39 +227,83 @@ async function sampleOnce(env: TurnEnv): Promise<SampleResult> {
   const prompt = env.prompt(env.items());
   const items: ResponseItem[] = [];
   const started = new Set<string>();
-  for await (const ev of env.model.stream(prompt, env.signal)) {
-    switch (ev.type) {
-      case "text_delta":
-        if (!started.has(ev.itemId)) {
-          started.add(ev.itemId);
-          env.emit({
-            type: "item.started",
-            ...base,
-            item: { id: ev.itemId, type: "agent_message", text: "" },
-          });
+  /** Text streamed per item not yet completed (what an interrupt keeps). */
+  const streaming = new Map<string, string>();
+  const cut = (): SampleResult => ({
+    ok: false,
+    error: { kind: "interrupted", message: "interrupted", retryable: false },
+    partial: partialMessages(env, items, streaming),
+  });
+  try {
+    for await (const ev of env.model.stream(prompt, env.signal)) {
+      switch (ev.type) {
+        case "text_delta":
+          if (!started.has(ev.itemId)) {
+            started.add(ev.itemId);
+            env.emit({
+              type: "item.started",
+              ...base,
+              item: { id: ev.itemId, type: "agent_message", text: "" },
+            });
+          }
+          streaming.set(ev.itemId, (streaming.get(ev.itemId) ?? "") + ev.delta);
+          env.emit({ type: "agent_message.delta", ...base, item_id: ev.itemId, delta: ev.delta });
+          break;
+        case "reasoning_delta":
+          env.emit({ type: "reasoning.delta", ...base, item_id: ev.itemId, delta: ev.delta });
+          break;
+        case "item_done": {
+          items.push(ev.item);
+          // Items without an id (Chat Completions) keep the id their deltas streamed under.
+          const streamedId = [...started].pop();
+          const display = displayOf(ev.item, items.length, streamedId);
+          if (display) env.emit({ type: "item.completed", ...base, item: display });
+          if (ev.item.type === "message") streaming.delete(ev.item.id ?? streamedId ?? "");
+          break;
         }
-        env.emit({ type: "agent_message.delta", ...base, item_id: ev.itemId, delta: ev.delta });
-        break;
-      case "reasoning_delta":
-        env.emit({ type: "reasoning.delta", ...base, item_id: ev.itemId, delta: ev.delta });
-        break;
-      case "item_done": {
-        items.push(ev.item);
-        // Items without an id (Chat Completions) keep the id their deltas streamed under.
-        const display = displayOf(ev.item, items.length, [...started].pop());
-        if (display) env.emit({ type: "item.completed", ...base, item: display });
-        break;
+        case "completed":
+          return { ok: true, items, usage: ev.usage };
+        case "failed":
+          return ev.error.kind === "interrupted" || env.signal.aborted
+            ? cut()
+            : { ok: false, error: ev.error };
       }
-      case "completed":
-        return { ok: true, items, usage: ev.usage };
-      case "failed":
-        return { ok: false, error: ev.error };
     }
+  } catch (err) {
+    if (env.signal.aborted || AbortError.isInstance(err)) return cut();
+    throw err;
   }
+  if (env.signal.aborted) return cut();
   return {
     ok: false,
     error: { kind: "stream", message: "model stream ended without a result", retryable: true },
   };
+}
+
+/**
+ * The interrupted request's assistant messages: those it finished, then each one cut mid-stream
+ * (completed in the live view too, so every surface shows the text it already drew as final).
+ */
+function partialMessages(env: TurnEnv, items: ResponseItem[], streaming: Map<string, string>): MessageItem[] {
+  const done = items.filter((i): i is MessageItem => i.type === "message" && i.role === "assistant");
+  const cutOff: MessageItem[] = [];
+  for (const [id, text] of streaming) {
+    if (!text) continue;
+    const item: MessageItem = {
+      type: "message",
+      role: "assistant",
+      id,
+      content: [{ type: "output_text", text }],
+    };
+    cutOff.push(item);
+    env.emit({
+      type: "item.completed",
+      thread_id: env.threadId,
+      turn_id: env.turnId,
+      item: { id, type: "agent_message", text },
+    });
+  }
+  return [...done, ...cutOff];
 }
 
 function displayOf(item: ResponseItem, n: number, streamedId?: string): TurnItem | undefined {

@@ -119,6 +119,39 @@ describe("turn loop over HTTP", () => {
     expect(done.status).toBe("interrupted");
   });
 
+  it("interrupt mid-answer keeps the text already streamed: stored, completed live, and sent next turn", async () => {
+    const words = Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ");
+    h = await harness({
+      script: {
+        steps: [{ output: [say(words)], token_delay_ms: 40 }, { output: [say("next answer")] }],
+      },
+    });
+    const thread = h.runtime.threads.start({ cwd: h.cwd });
+    const turn = thread.startTurn("talk slowly");
+    let streamed = "";
+    await h.waitFor((e) => {
+      if (e.type === "agent_message.delta") streamed += e.delta;
+      return streamed.includes("word5 ");
+    });
+    thread.interrupt();
+    expect((await turn.done).status).toBe("interrupted");
+    const stored = h.runtime.threads.history(thread.id).map((s) => s.item);
+    const kept = stored.filter((i) => i.type === "message" && i.role === "assistant") as any[];
+    // Fails if an interrupted answer is dropped (the live view showed it; a resumed one would not).
+    expect(kept).toHaveLength(1);
+    const text: string = kept[0].content[0].text;
+    expect(text.startsWith("word0 word1 word2 word3 word4 word5")).toBe(true);
+    expect(text.length).toBeLessThan(words.length);
+    // Live, the cut message is completed with the same text (surfaces draw it as final).
+    const completed = h.events.find(
+      (e) => e.event.type === "item.completed" && (e.event as any).item.type === "agent_message",
+    )?.event as any;
+    expect(completed?.item.text).toBe(text);
+    await thread.startTurn("go on").done;
+    const next = (h.model.requests as any[]).at(-1);
+    expect(JSON.stringify(next.input)).toContain(text);
+  });
+
   it("retries a 429 (honouring retry-after) and a cut stream, then completes", async () => {
     h = await harness({
       script: {
