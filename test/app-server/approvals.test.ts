@@ -311,13 +311,14 @@ describe("approvals over tandem app-server", () => {
       reason: `The sandbox is read-only; this patch would change files.\nFiles: ${join(cwd, "a.txt")}`,
       grantRoot: null,
     });
-    // The fileChange item (with the files the patch names) is announced before the approval.
+    // The fileChange item is announced before the approval, with the diff the patch would make
+    // (Codex's TUI draws the approval from it).
     const startedItem = await client.notification("item/started", (p) => p.item.id === "p1");
     expect(startedItem.item).toEqual({
       type: "fileChange",
       id: "p1",
       status: "inProgress",
-      changes: [{ path: "a.txt", kind: { type: "add" }, diff: "" }],
+      changes: [{ path: "a.txt", kind: { type: "add" }, diff: expect.stringMatching(/\+\+\+ b\/a\.txt\n/) }],
     });
     const methods = client.received.map((m) => `${m.method}:${m.params?.item?.id ?? m.params?.itemId ?? ""}`);
     expect(methods.indexOf("item/started:p1")).toBeLessThan(methods.indexOf(`${FILE_CHANGE_APPROVAL}:p1`));

@@ -2,9 +2,10 @@
  * `apply_patch` calls as Codex `fileChange` items (pure mapping).
  *
  * Contract:
- * - While a patch runs (and while its approval is pending, see approvals.ts) the item lists the
- *   files named by the patch's `*** Add/Update/Delete File:` headers (`*** Move to:` → update with
- *   `move_path`), each with an empty diff: nothing is applied yet.
+ * - While a patch runs the item lists the files named by the patch's `*** Add/Update/Delete File:`
+ *   headers (`*** Move to:` → update with `move_path`), each with an empty diff: nothing is applied
+ *   yet. The live `item/started` of such an item waits (mapping.ts `heldPatches`) for the patch
+ *   approval's would-be diffs or the result's, so a client never draws `+0 -0`.
  * - Once applied, the item carries the tool's `file_change` display: per-file kinds and unified
  *   diffs. A refused, declined or failed patch changed nothing and is reported `failed` (the core
  *   does not tell a declined patch from a failed one).

@@ -17,6 +17,55 @@ function mapAll(events: Event[]) {
 }
 
 describe("EventMapper", () => {
+  it("holds a patch item's item/started until its diffs are known: the approval's, else the result's", () => {
+    const patch = "*** Begin Patch\n*** Update File: calc.py\n@@\n-a\n+b\n*** End Patch";
+    const diff = "--- a/calc.py\n+++ b/calc.py\n@@ -1 +1 @@\n-a\n+b\n";
+    const start = (id: string) =>
+      ({
+        type: "item.started",
+        ...ids,
+        item: { id, type: "tool_call", tool: "apply_patch", arguments: patch, status: "in_progress" },
+      }) as Event;
+    const done = (id: string) =>
+      ({
+        type: "item.completed",
+        ...ids,
+        item: {
+          id,
+          type: "file_change",
+          changes: [{ path: "calc.py", kind: "update", diff }],
+          status: "completed",
+        },
+      }) as Event;
+    const approval = {
+      type: "question.requested",
+      ...ids,
+      request: {
+        call_id: "p1",
+        approval: {
+          kind: "file_change",
+          reason: "r",
+          cwd: "/work",
+          changes: [{ path: "calc.py", kind: "update", diff }],
+        },
+      },
+    } as unknown as Event;
+    const out = mapAll([start("p1"), approval, done("p1"), start("p2"), done("p2")]);
+    const starts = out.filter((n) => n.method === "item/started").map((n) => n.params.item as any);
+    // Fails if item/started goes out with empty diffs (Codex's TUI then draws `+0 -0` in the approval).
+    expect(starts.map((i) => [i.id, i.changes[0].diff])).toEqual([
+      ["p1", diff],
+      ["p2", diff],
+    ]);
+    expect(starts[0].status).toBe("inProgress");
+    expect(out.map((n) => `${n.method}:${(n.params.item as any)?.id ?? ""}`)).toEqual([
+      "item/started:p1",
+      "item/completed:p1",
+      "item/started:p2",
+      "item/completed:p2",
+    ]);
+  });
+
   it("announces items complete on arrival before completing them, and reasoning before its deltas", () => {
     const out = mapAll([
       { type: "turn.started", ...ids, mode: "plan" },
@@ -335,5 +384,59 @@ describe("stored history → Codex turns", () => {
       { type: "fileChange", id: "p1", status: "completed", changes },
       { type: "fileChange", id: "p2", status: "failed", changes },
     ]);
+  });
+
+  it("reads an answered request_user_input back as the call with its answers; a pending one is left out", () => {
+    const ask = (callId: string) => ({
+      type: "function_call" as const,
+      name: "request_user_input",
+      arguments: "{}",
+      call_id: callId,
+    });
+    const items = [item("q", user("Choose")), item("q", ask("c1")), item("q", ask("c2"))];
+    const question = (id: string, prompt: string, secret = false) => ({
+      id,
+      header: id,
+      prompt,
+      kind: "single" as const,
+      options: [{ label: "pytest", description: "" }],
+      allow_other: true,
+      secret,
+    });
+    const stored = {
+      request: {
+        request_id: "r1",
+        thread_id: "t1",
+        turn_id: "q",
+        call_id: "c1",
+        questions: [question("runner", "Which runner?"), question("token", "API token?", true)],
+      },
+      outcome: {
+        status: "answered" as const,
+        answers: {
+          runner: { selected: ["pytest"], note: "fast" },
+          token: { selected: [], other: "[redacted secret]" },
+        },
+        unanswered: [],
+        responder: { kind: "tui" },
+      },
+    } as any;
+    const pending = { ...stored, request: { ...stored.request, call_id: "c2" }, outcome: null };
+    const [t] = codexTurns([turn("q", "completed")], items, "/work", (callId) =>
+      callId === "c1" ? stored : callId === "c2" ? pending : undefined,
+    );
+    expect(
+      validator.serverNotification({ method: "turn/completed", params: { threadId: "t1", turn: t } }),
+    ).toEqual([]);
+    // Fails if answered questions vanish from resumed history, or a pending one is drawn twice.
+    expect(t.items.slice(1)).toHaveLength(1);
+    expect(t.items[1]).toMatchObject({
+      type: "dynamicToolCall",
+      id: "c1",
+      tool: "request_user_input",
+      status: "completed",
+      success: true,
+      contentItems: [{ type: "inputText", text: "Which runner? → pytest (note: fast)\nAPI token? → ••••" }],
+    });
   });
 });

@@ -239,6 +239,13 @@ export class EventMapper {
   /** Threads waiting on the user → the activeFlags last reported for them. */
   private waitingFlags = new Map<string, string>();
   private plans = new PlanTurns();
+  /**
+   * Patch items whose `item/started` waits for their diffs: a patch starts before Tandem knows
+   * what it would change, and Codex's TUI draws the approval (and the cell) from `item/started`'s
+   * changes. Announced by the patch approval (its would-be diffs) or by the result, whichever
+   * comes first.
+   */
+  private heldPatches = new Map<string, Notification>();
 
   constructor(
     private readonly cwdOf: (threadId: string) => string,
@@ -257,6 +264,7 @@ export class EventMapper {
         return [{ method: "thread/status/changed", params: { threadId: event.thread_id, status } }];
       }
       case "question.requested":
+        return [...this.releasePatch(event), ...this.waitingChanged(event.thread_id)];
       case "question.answered":
       case "question.declined":
       case "question.timed_out":
@@ -277,6 +285,8 @@ export class EventMapper {
         this.turnStarts.delete(event.turn_id);
         this.announced.delete(event.turn_id);
         this.plans.completed(event.turn_id);
+        for (const [id, n] of this.heldPatches)
+          if ((n.params as { turnId?: string }).turnId === event.turn_id) this.heldPatches.delete(id);
         const turn: CodexTurn = {
           id: event.turn_id,
           items: [],
@@ -404,6 +414,22 @@ export class EventMapper {
     return [{ method: "thread/status/changed", params: { threadId, status } }];
   }
 
+  /** A held patch item's `item/started`, with the diffs its approval request carries. */
+  private releasePatch(event: Extract<Event, { type: "question.requested" }>): Notification[] {
+    const { approval, call_id: callId } = event.request;
+    const held = this.heldPatches.get(callId);
+    if (!held || approval?.kind !== "file_change" || !approval.changes?.length) return [];
+    this.heldPatches.delete(callId);
+    this.seen(event.turn_id).add(callId);
+    const withDiffs = fileChangeItem({
+      id: callId,
+      type: "file_change",
+      changes: approval.changes,
+      status: "in_progress",
+    });
+    return [{ method: "item/started", params: { ...held.params, item: withDiffs } }];
+  }
+
   /** Item ids already announced with item/started in this turn. */
   private seen(turnId: string): Set<string> {
     const seen = this.announced.get(turnId) ?? new Set<string>();
@@ -449,10 +475,15 @@ export class EventMapper {
     const base = { threadId: event.thread_id, turnId: event.turn_id, item };
     const seen = this.seen(event.turn_id);
     if (event.type === "item.started") {
+      if (item.type === "fileChange" && item.changes.every((c) => c.diff === "")) {
+        this.heldPatches.set(item.id, { method: "item/started", params: { ...base, startedAtMs: time } });
+        return [];
+      }
       seen.add(item.id);
       return [{ method: "item/started", params: { ...base, startedAtMs: time } }];
     }
     const out: Notification[] = [];
+    this.heldPatches.delete(item.id);
     if (!seen.has(item.id)) {
       seen.add(item.id);
       out.push({ method: "item/started", params: { ...base, startedAtMs: time } });
