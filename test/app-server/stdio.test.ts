@@ -81,13 +81,16 @@ describe("tandem app-server over stdio", () => {
     });
     const [turn] = read.thread.turns;
     expect(turn.status).toBe("completed");
+    // The answered question reads back as its call with the answers (question-history.ts).
     expect(turn.items.map((i: any) => i.type)).toEqual([
       "userMessage",
       "reasoning",
+      "dynamicToolCall",
       "commandExecution",
       "agentMessage",
     ]);
-    expect(turn.items[2]).toMatchObject({ id: "call_q02", exitCode: 0, status: "completed" });
+    expect(turn.items[2]).toMatchObject({ tool: "request_user_input", status: "completed", success: true });
+    expect(turn.items[3]).toMatchObject({ id: "call_q02", exitCode: 0, status: "completed" });
 
     const list = await s.client.request("thread/list", { limit: 10 });
     expect(list.data.map((t: any) => t.id)).toEqual([threadId]);

@@ -9,9 +9,10 @@
  *   `exec_command` becomes a `commandExecution` whose exit code and output are read back from the
  *   output header; `apply_patch` becomes a `fileChange` naming the patch's files, completed when
  *   the output reports the files written, each file with its diff from the turn's stored net diff
- *   (file-change.ts `withTurnDiffs`); other tools become `dynamicToolCall`; `request_user_input`
- *   calls are left out (their questions travel as server requests, see session.ts), and so are
- *   `update_plan` calls (live they are `turn/plan/updated`, plan.ts).
+ *   (file-change.ts `withTurnDiffs`); other tools become `dynamicToolCall`; a `request_user_input`
+ *   call whose request the store has becomes a `dynamicToolCall` with each question and its
+ *   answer (question-history.ts; live they travel as server requests, see session.ts), others are
+ *   left out, and so are `update_plan` calls (live they are `turn/plan/updated`, plan.ts).
  * - An assistant message with a `<proposed_plan>` block is the message and its `plan` item.
  * - Developer/system messages and reasoning without a summary are left out.
  */
@@ -19,13 +20,17 @@
 import { SUMMARY_MARKER } from "../../agent/compaction-prompt.js";
 import type { CodexThreadItem, CodexTurn } from "../../protocol/app-server.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
-import type { StoredItem, TurnRecord } from "../../protocol/threads.js";
+import type { StoredItem, StoredQuestion, TurnRecord } from "../../protocol/threads.js";
 import { parseUserCommandRecord } from "../../protocol/user-command.js";
 import { codexCommand, commandActions } from "./codex-command.js";
 import { collabItem } from "./collab.js";
 import { diffSections, PATCH_TOOL, patchCallItem, withTurnDiffs } from "./file-change.js";
 import { codexTurn, dynamicToolCall, QUESTION_TOOL } from "./mapping.js";
 import { agentMessageItems, PLAN_TOOL } from "./plan.js";
+import { questionCallItem } from "./question-history.js";
+
+/** The stored request a `request_user_input` call asked (runtime.questions.ofCall). */
+export type QuestionOf = (callId: string) => StoredQuestion | undefined;
 
 const ABORTED = "aborted";
 /** How apply_patch's output starts when the patch was written (tools/patch). */
@@ -40,7 +45,12 @@ export function threadPreview(items: StoredItem[]): string {
 }
 
 /** Turns in start order with their items. Items of unknown turns are dropped. */
-export function codexTurns(turns: TurnRecord[], items: StoredItem[], cwd: string): CodexTurn[] {
+export function codexTurns(
+  turns: TurnRecord[],
+  items: StoredItem[],
+  cwd: string,
+  questionOf: QuestionOf = () => undefined,
+): CodexTurn[] {
   const outputs = new Map<string, string>();
   for (const s of items) {
     const it = s.item;
@@ -55,7 +65,7 @@ export function codexTurns(turns: TurnRecord[], items: StoredItem[], cwd: string
     if (s.turn_id === null) continue;
     const list = byTurn.get(s.turn_id);
     if (!list) continue;
-    const mapped = storedItem(s.item, s.seq, outputs, cwd, running.has(s.turn_id), s.thread_id);
+    const mapped = storedItem(s.item, s.seq, outputs, cwd, running.has(s.turn_id), s.thread_id, questionOf);
     for (const m of mapped ? [mapped].flat() : []) {
       const sections = diffs.get(s.turn_id);
       list.push(
@@ -73,6 +83,7 @@ function storedItem(
   cwd: string,
   turnRunning: boolean,
   threadId: string,
+  questionOf: QuestionOf,
 ): CodexThreadItem | CodexThreadItem[] | undefined {
   switch (item.type) {
     case "message":
@@ -85,6 +96,11 @@ function storedItem(
     }
     case "function_call":
     case "custom_tool_call":
+      if (item.name === QUESTION_TOOL) {
+        const stored = questionOf(item.call_id);
+        // A pending one is re-sent as its server request (session.ts), not drawn twice.
+        return stored?.outcome ? questionCallItem(item.call_id, stored) : undefined;
+      }
       return toolCall(item, outputs.get(item.call_id), cwd, turnRunning, threadId);
     default:
       return undefined;

@@ -134,8 +134,10 @@ const turnsList = method(ThreadTurnsListParams, ({ server }: Ctx, p) => {
   const record = requireThread(server, p.threadId);
   const full = p.itemsView === "full";
   const { threads } = server.runtime;
-  const turns = codexTurns(threads.turns(record.id), full ? threads.history(record.id) : [], record.cwd).map(
-    (t) => (full ? { ...t, itemsView: "full" } : { ...t, items: [], itemsView: "notLoaded" }),
+  const questionOf = (callId: string) => server.runtime.questions.ofCall(record.id, callId);
+  const history = full ? threads.history(record.id) : [];
+  const turns = codexTurns(threads.turns(record.id), history, record.cwd, questionOf).map((t) =>
+    full ? { ...t, itemsView: "full" } : { ...t, items: [], itemsView: "notLoaded" },
   );
   if (p.sortDirection !== "asc") turns.reverse();
   return { ...pageOf("thread/turns/list", turns, p), backwardsCursor: null };

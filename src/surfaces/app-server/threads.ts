@@ -55,7 +55,11 @@ export function threadObject(server: ServerContext, record: ThreadRecord, withTu
       status: live?.status,
       ...(live ? { waiting: server.waiting(record.id) } : {}),
       preview: threadPreview(items),
-      turns: withTurns ? codexTurns(runtime.threads.turns(record.id), items, current.cwd) : [],
+      turns: withTurns
+        ? codexTurns(runtime.threads.turns(record.id), items, current.cwd, (callId) =>
+            runtime.questions.ofCall(record.id, callId),
+          )
+        : [],
     },
     {
       version: server.opts.version,
