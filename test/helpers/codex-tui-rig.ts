@@ -141,6 +141,8 @@ export interface TandemAppServer {
   tokenFile: string;
   /** The server's cwd: threads the TUI starts without a cwd run here. */
   workspace: string;
+  /** The server's TANDEM_HOME (config.toml is there). */
+  home: string;
   stderr(): string;
   stop(): Promise<void>;
 }
@@ -152,12 +154,15 @@ export interface TandemAppServer {
 export async function startTandemAppServer(opts: {
   mockUrl: string;
   sandboxed: boolean;
+  /** Lines put first in config.toml (comments, top-level keys). */
+  configHead?: string[];
 }): Promise<TandemAppServer> {
   const home = tempDir("tandem-codex-tui-home-");
   const workspace = tempDir("tandem-codex-tui-ws-");
   const tokenFile = join(tempDir("tandem-codex-tui-token-"), "token");
   writeFileSync(tokenFile, randomBytes(24).toString("hex"));
   const config = [
+    ...(opts.configHead ?? []),
     'model = "mock-model"',
     'model_provider = "mock"',
     ...(opts.sandboxed ? ['sandbox_mode = "read-only"'] : []),
@@ -187,6 +192,7 @@ export async function startTandemAppServer(opts: {
     url,
     tokenFile,
     workspace,
+    home,
     stderr: () => stderr,
     stop: async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
