@@ -323,7 +323,7 @@ describe.skipIf(missing("tmux").length > 0)(
       tui.launch();
       await tui.waitFor("Ask Codex to do anything", T);
       await tui.submit("/resume");
-      await screenWait(/Resume a previous session[^]*Fix add in calc\.py/, "the resume picker");
+      await screenWait(/Resume a previous session[\s\S]*Fix add in calc\.py/, "the resume picker");
       tui.keys("Enter");
       await tui.waitFor("slowword6", T);
       const resumed = tui.pane();
