@@ -88,6 +88,10 @@ await questionRoundTripStdio();
   await checkpointFigures();
 }
 {
+  const { mentionFigures } = await import("./mentions.js");
+  await mentionFigures();
+}
+{
   const { agentFigures } = await import("./agents.js");
   await agentFigures();
 }

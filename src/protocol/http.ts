@@ -229,6 +229,17 @@ export const ThreadDetail = z.object({
 export type ThreadDetail = z.infer<typeof ThreadDetail>;
 
 export const TurnStarted = z.object({ thread_id: z.string(), turn_id: z.string() });
+export const FileMatches = z.object({
+  files: z
+    .array(
+      z.object({
+        path: z.string().describe("Relative to the thread's directory, `/`-separated"),
+        score: z.number().describe("0..1000, higher is better"),
+        indices: z.array(z.number()).describe("Positions in path that matched the query"),
+      }),
+    )
+    .describe("Best first; .gitignore'd files are left out, hidden ones unless the query starts with '.'"),
+});
 export const Steered = z.object({ thread_id: z.string(), turn_id: z.string(), input_id: z.string() });
 export const CompactStarted = z.object({
   thread_id: z.string(),

@@ -29,6 +29,7 @@ import type { AbortNow } from "../util/abort.js";
 import { PauseClock } from "../util/pause-clock.js";
 import { threadTitle } from "../util/thread-title.js";
 import { TurnBusyError } from "./errors.js";
+import { attachMentions } from "./file-mentions.js";
 import type { ThreadHost, ThreadStorage } from "./host.js";
 import { attachSkills, type SkillInput } from "./skill-turn.js";
 import { compactorFor, promptFor } from "./thread-model.js";
@@ -202,6 +203,14 @@ export class Thread implements ThreadHandle {
     return this.launch(turnId, opts.options ?? {}, pending, [], false, { text, skills: opts.skills ?? [] });
   }
 
+  /** Attaches the files `text` mentions as `@path` to the turn's pending input (file-mentions.ts). */
+  private attachFiles(turn: ActiveTurn, text: string): void {
+    const root = turn.options.cwd ?? this.record.cwd;
+    const mask = (t: string) => this.host.secrets.view(this.id).mask(t);
+    for (const a of attachMentions(text, { root, exclude: this.host.hiddenPaths, mask }))
+      turn.pending.push({ id: this.newItemId("file"), item: a.item, display: a.display });
+  }
+
   /** Runs the user's own shell command as a turn of its own (user-shell.ts); TurnBusyError while one runs. */
   shell(command: string, opts: { timeoutMs?: number | null } = {}): ActiveTurn {
     if (this.closed || this.suspended) throw new Error(`thread ${this.id} is closed or shutting down`);
@@ -337,6 +346,8 @@ export class Thread implements ThreadHandle {
         ? await attachSkills(this.host.skills, this, turn, use, !this.skillsWarned)
         : undefined;
     if (use) this.skillsWarned = true;
+    // Files the text mentions as `@path` (file-mentions.ts), after the skills.
+    if (gate === "run" && use && !skillFailure) this.attachFiles(turn, use.text);
     const go = () =>
       runTurn({
         threadId: this.id,

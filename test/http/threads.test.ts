@@ -97,6 +97,7 @@ describe("OpenAPI", () => {
       "/thread/{id}/checkpoints",
       "/thread/{id}/compact",
       "/thread/{id}/fork",
+      "/thread/{id}/files",
       "/thread/{id}/interrupt",
       "/thread/{id}/redo",
       "/thread/{id}/rewind",

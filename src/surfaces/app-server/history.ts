@@ -19,6 +19,7 @@
 
 import { SUMMARY_MARKER } from "../../agent/compaction-prompt.js";
 import type { CodexThreadItem, CodexTurn } from "../../protocol/app-server.js";
+import { attachmentLine } from "../../protocol/attachment.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
 import type { StoredItem, StoredQuestion, TurnRecord } from "../../protocol/threads.js";
 import { parseUserCommandRecord } from "../../protocol/user-command.js";
@@ -133,6 +134,14 @@ function message(
       aggregatedOutput: own.output,
       exitCode: own.exitCode,
       durationMs: null,
+    } as unknown as CodexThreadItem;
+  // An attached skill or file reads back as the line it showed live (protocol/attachment.ts).
+  const attached = attachmentLine(messageText(item));
+  if (attached)
+    return {
+      type: "userMessage",
+      id,
+      content: [{ type: "text", text: attached, text_elements: [] }],
     } as unknown as CodexThreadItem;
   const content = item.content.map((c) =>
     c.type === "input_image"

@@ -28,6 +28,7 @@ const responseSchemas = {
   ThreadDetail: Http.ThreadDetail,
   TurnSummary: Http.TurnSummary,
   TurnStarted: Http.TurnStarted,
+  FileMatches: Http.FileMatches,
   Steered: Http.Steered,
   Interrupted: Http.Interrupted,
   CompactStarted: Http.CompactStarted,
@@ -154,6 +155,27 @@ export function openApiDocument(version: string): Json {
           ...common,
           "404": error("No such thread"),
           "409": error("A turn is running, or another process drives the thread"),
+        },
+      },
+    },
+    "/thread/{id}/files": {
+      get: {
+        summary:
+          "Fuzzy-search the files of the thread's directory, for `@` mentions (sending `@path` attaches the file)",
+        parameters: [
+          pathId(THREAD_ID),
+          {
+            name: "q",
+            in: "query",
+            schema: { type: "string", maxLength: 500 },
+            description: "What was typed after @",
+          },
+          { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100 } },
+        ],
+        responses: {
+          "200": json("FileMatches", "Matching files"),
+          ...common,
+          "404": error("No such thread"),
         },
       },
     },

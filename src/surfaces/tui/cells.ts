@@ -5,6 +5,7 @@
  */
 
 import { SUMMARY_MARKER } from "../../agent/compaction-prompt.js";
+import { attachmentLine } from "../../protocol/attachment.js";
 import type { Usage } from "../../protocol/events.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
@@ -127,7 +128,8 @@ export function cellsFromHistory(
             }),
           );
         } else if (it.role === "user" && !isContextMessage(it))
-          cells.push(makeCell({ kind: "user", text: messageText(it) }));
+          // An attached skill or file reads back as the line it showed live (protocol/attachment.ts).
+          cells.push(makeCell({ kind: "user", text: attachmentLine(messageText(it)) ?? messageText(it) }));
         else if (it.role === "assistant") {
           const { out } = parseLines(messageText(it).split("\n"));
           cells.push(makeCell({ kind: "agent", lines: out, first: true }));

@@ -7,6 +7,7 @@
  * commands whose name starts with the typed word first, then those that contain it; nothing when
  * the text is not a lone `/word` (a space, a newline or `//` closes the list).
  */
+import { mentionToken } from "../../runtime/file-mentions.js";
 import { formatSpec, type Keymap } from "./keymap.js";
 
 export const COMMANDS = {
@@ -85,6 +86,20 @@ export function filterSkills(text: string, skills: readonly CommandEntry[]): Com
 /** `text` with its trailing `$word` replaced by `$name ` (completing a skill mention). */
 export function completeSkill(text: string, name: string): string {
   return text.replace(/\$[a-z0-9-]*$/, `$${name} `);
+}
+
+/**
+ * The `@word` the draft ends in (a file mention being typed), or undefined: `@` at the start or
+ * after whitespace, then no whitespace. `@` alone is the empty query (the first files).
+ */
+export function mentionQuery(text: string): string | undefined {
+  const m = /(?:^|\s)@([^\s@"]*)$/.exec(text);
+  return m ? m[1] : undefined;
+}
+
+/** `text` with its trailing `@word` replaced by the mention of `path` and a space. */
+export function completeMention(text: string, path: string): string {
+  return text.replace(/@[^\s@"]*$/, `${mentionToken(path)} `);
 }
 
 function matching(all: readonly CommandEntry[], typed: string): CommandEntry[] {

@@ -13,11 +13,21 @@
  * a draft recalled from history opens no list. Custom commands (`completions.commands`) follow
  * the built-in ones. While the draft ends in `$word`, the `$` list shows the matching skills
  * (`completions.skills`); popup.complete or popup.accept replaces the word with `$name `.
+ * While it ends in `@word`, the `@` list shows the workspace files matching it
+ * (`completions.files`, fuzzy, async: the last answer stays until the next arrives); complete or
+ * accept replaces the word with `@path ` (sending attaches the file, runtime/file-mentions.ts).
  * Pickers: while `menus` has one open (picker.ts), it replaces the input and takes the keys.
  */
 import { Box, Text, useInput } from "ink";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
-import { type CommandEntry, completeSkill, filterCommands, filterSkills } from "./commands.js";
+import {
+  type CommandEntry,
+  completeMention,
+  completeSkill,
+  filterCommands,
+  filterSkills,
+  mentionQuery,
+} from "./commands.js";
 import {
   type ComposerAction,
   type ComposerState,
@@ -59,6 +69,8 @@ export interface ComposerProps {
 export interface Completions {
   commands(): CommandEntry[];
   skills(): CommandEntry[];
+  /** The workspace files matching an `@` query, best first (runtime.files); absent: no `@` list. */
+  files?(query: string): Promise<string[]>;
 }
 
 export interface DraftSource {
@@ -137,8 +149,29 @@ export function Composer(props: ComposerProps) {
   // While the draft ends in `$word`, the `$` list offers the skills of that name.
   const skillList = commands.length || (here && popupState.dismissed) || browsing || !completions;
   const skillEntries = skillList ? [] : filterSkills(state.text, completions.skills());
-  const sigil = skillEntries.length ? "$" : "/";
-  const entries = skillEntries.length ? skillEntries : commands;
+  // While the draft ends in `@word`, the `@` list offers the workspace's files (searched async).
+  const query = skillList || skillEntries.length ? undefined : mentionQuery(state.text);
+  const [fileHits, setFileHits] = useState<{ query: string; entries: CommandEntry[] }>({
+    query: "",
+    entries: [],
+  });
+  useEffect(() => {
+    if (query === undefined || !completions?.files) return;
+    let live = true;
+    completions.files(query).then(
+      (paths) => {
+        if (live) setFileHits({ query, entries: paths.map((name) => ({ name, description: "" })) });
+      },
+      () => {},
+    );
+    return () => {
+      live = false;
+    };
+  }, [query, completions]);
+  // The last answer stays shown while the next keystroke's search runs (no flicker).
+  const fileEntries = query === undefined ? [] : fileHits.entries;
+  const sigil = skillEntries.length ? "$" : fileEntries.length ? "@" : "/";
+  const entries = skillEntries.length ? skillEntries : fileEntries.length ? fileEntries : commands;
   const selected = here ? Math.min(popupState.selected, Math.max(0, entries.length - 1)) : 0;
   const popup = useRef({ entries, selected, sigil });
   popup.current = { entries, selected, sigil };
@@ -217,6 +250,14 @@ export function Composer(props: ComposerProps) {
         ) {
           p.onKey?.();
           apply([{ type: "set", text: completeSkill(text, chosen.name) }]);
+          return;
+        }
+        if (
+          list.sigil === "@" &&
+          (km.is("popup.complete", input, key) || km.is("popup.accept", input, key))
+        ) {
+          p.onKey?.();
+          apply([{ type: "set", text: completeMention(text, chosen.name) }]);
           return;
         }
         if (km.is("popup.complete", input, key)) {

@@ -1,7 +1,8 @@
 /**
  * Skills and custom commands in the terminal UI (docs/skills.md): what the composer offers in its
  * `/` list (custom commands, after the built-in ones) and its `$` list (skills), and `/skills`,
- * a picker that puts `$name ` into the draft (sending it attaches the skill's SKILL.md body).
+ * a picker that puts `$name ` into the draft (sending it attaches the skill's SKILL.md body), and
+ * the `@` list's file search over the shown thread's directory (runtime.files, indexed once).
  *
  * Contract: the lists are read from `runtime.skills` when the shown thread changes and after
  * each send (`refresh`), never per keystroke; a file that fails to load is not offered.
@@ -30,6 +31,12 @@ export class TuiSkills implements Completions, DraftSource {
       .list(cwd)
       .skills.map((s) => ({ name: s.name, description: s.shortDescription ?? s.description }));
   }
+
+  /** The `@` list: the shown thread's workspace files matching `query` (runtime.files). */
+  files = async (query: string): Promise<string[]> => {
+    if (!this.#cwd) return [];
+    return (await this.runtime.files.search(this.#cwd, query, { limit: 20 })).map((m) => m.path);
+  };
 
   commands = (): CommandEntry[] => this.#commands;
   skills = (): CommandEntry[] => this.#skills;

@@ -9,7 +9,7 @@ import { printable } from "../../../src/util/printable.js";
 import { imageDataUrl } from "../lib/image.js";
 import { app, changed, createThread, interrupt, selectThread, send, shortId, threadName } from "../state.js";
 import { statusText } from "./Side.js";
-import { SuggestList, suggestions, useSuggestLists } from "./Suggest.js";
+import { SuggestList, suggestions, useFileHits, useSuggestLists } from "./Suggest.js";
 import { ThreadSettings } from "./ThreadSettings.js";
 import { Transcript } from "./Transcript.js";
 
@@ -108,7 +108,7 @@ function Composer() {
   const [images, setImages] = useState<string[]>([]);
   const box = useRef<HTMLTextAreaElement>(null);
   const [draft, setDraft] = useState("");
-  const suggest = suggestions(draft, useSuggestLists(t?.cwd));
+  const suggest = suggestions(draft, useSuggestLists(t?.cwd), useFileHits(app.current, draft));
   const pick = (name: string) => {
     const el = box.current;
     if (!el) return;

@@ -2,7 +2,9 @@
  * The composer's suggestions (docs/skills.md): while the message is a lone `/word`, the custom
  * commands of the thread's directory; while it ends in `$word`, its skills — from
  * `GET /skills?cwd=`. Clicking one, or Tab in the message box, completes it (`/name ` or `$name `);
- * sending `/name args` or a message naming `$name` is expanded by the server.
+ * sending `/name args` or a message naming `$name` is expanded by the server. While it ends in
+ * `@word`, the thread's files matching it (`GET /thread/:id/files?q=`, fuzzy, the last answer
+ * kept until the next arrives); choosing one writes `@path ` and sending attaches the file.
  */
 import { useEffect, useState } from "react";
 import { api, enc } from "../api.js";
@@ -45,10 +47,39 @@ export function useSuggestLists(cwd: string | undefined): Lists {
   return lists;
 }
 
+/** The `@word` the draft ends in (a file mention being typed), or undefined. */
+export function mentionQuery(text: string): string | undefined {
+  const m = /(?:^|\s)@([^\s@"]*)$/.exec(text);
+  return m ? m[1] : undefined;
+}
+
+/** `@path`, quoted when the path holds a space or parentheses (as the server reads mentions). */
+const mentionToken = (path: string) => (/[\s()]|[.,;:!?)\]]$/.test(path) ? `@"${path}"` : `@${path}`);
+
+/** The thread's files matching the draft's `@word`, searched as it changes. */
+export function useFileHits(threadId: string | null | undefined, text: string): Entry[] {
+  const query = mentionQuery(text);
+  const [hits, setHits] = useState<Entry[]>([]);
+  useEffect(() => {
+    if (!threadId || query === undefined) return;
+    let live = true;
+    api<{ files: Array<{ path: string }> }>("GET", `/thread/${enc(threadId)}/files?q=${enc(query)}&limit=8`)
+      .then((r) => {
+        if (live) setHits(r.files.map((f) => ({ name: f.path, description: "" })));
+      })
+      .catch(() => {});
+    return () => {
+      live = false;
+    };
+  }, [threadId, query]);
+  return query === undefined ? [] : hits;
+}
+
 /** What the suggestion list shows for `text`, and how choosing an entry rewrites it. */
 export function suggestions(
   text: string,
   lists: Lists,
+  files: Entry[] = [],
 ): { sigil: string; entries: Entry[]; complete(name: string): string } {
   const slash = /^\/([^\s/]*)$/.exec(text);
   if (slash)
@@ -64,6 +95,12 @@ export function suggestions(
       entries: lists.skills.filter((s) => s.name.startsWith(dollar[1])),
       complete: (n) => text.replace(/\$[a-z0-9-]*$/, `$${n} `),
     };
+  if (files.length && mentionQuery(text) !== undefined)
+    return {
+      sigil: "@",
+      entries: files,
+      complete: (n) => text.replace(/@[^\s@"]*$/, `${mentionToken(n)} `),
+    };
   return { sigil: "", entries: [], complete: (n) => n };
 }
 
@@ -78,11 +115,15 @@ export function SuggestList({
 }) {
   if (!entries.length) return null;
   return (
-    <ul id="composer-suggest" className="suggest" aria-label={sigil === "/" ? "Commands" : "Skills"}>
+    <ul
+      id="composer-suggest"
+      className="suggest"
+      aria-label={sigil === "/" ? "Commands" : sigil === "@" ? "Files" : "Skills"}
+    >
       {entries.slice(0, 8).map((e) => (
         <li key={e.name}>
           <button type="button" className="small secondary" onClick={() => onPick(e.name)}>
-            {`${sigil}${e.name}`}
+            {sigil === "@" ? mentionToken(e.name) : `${sigil}${e.name}`}
             {e.hint ? ` ${e.hint}` : ""}
           </button>
           <span className="muted">{e.description}</span>

@@ -12,6 +12,7 @@
  * - Model text is kept as is; views decide how to show it (Markdown, printable()).
  */
 import { compactionLine, SUMMARY_MARKER } from "../../../src/agent/compaction-prompt.js";
+import { attachmentLine } from "../../../src/protocol/attachment.js";
 import type { Event, TurnItem } from "../../../src/protocol/events.js";
 import type { TurnSummary } from "../../../src/protocol/http.js";
 import type { ResponseItem } from "../../../src/protocol/items.js";
@@ -187,6 +188,12 @@ export class Transcript {
               exit: own.exitCode,
               status: own.exitCode === 0 && !own.interrupted ? "completed" : "failed",
             });
+            continue;
+          }
+          // An attached skill or file reads back as the line it showed live.
+          const attached = attachmentLine(text);
+          if (attached) {
+            this.put({ kind: "user", id: it.id || `h_${n}`, text: attached, images: [] });
             continue;
           }
           turn++;

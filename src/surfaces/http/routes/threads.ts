@@ -272,6 +272,18 @@ export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono 
     }
   });
 
+  // The `@` picker's search over the thread's directory (runtime.files), never another root.
+  app.get("/:id/files", async (c) => {
+    const param = threadParam(runtime, c);
+    if ("response" in param) return param.response;
+    const record = runtime.threads.get(param.id)?.record ?? runtime.threads.stored(param.id);
+    if (!record) return fail(c, 404, "not_found", noThread(param.id));
+    const q = (c.req.query("q") ?? "").slice(0, 500);
+    const limit = Math.min(100, Math.max(1, Number(c.req.query("limit")) || 20));
+    const files = await runtime.files.search(record.cwd, q, { limit });
+    return c.json({ files });
+  });
+
   app.post("/:id/compact", async (c) => {
     const param = threadParam(runtime, c);
     if ("response" in param) return param.response;

@@ -1,0 +1,159 @@
+/**
+ * Files the user mentions as `@path` (README "Mention files: `@`"): each one that is a file in
+ * the workspace is attached to the turn as one user message after the user's own — its path and
+ * contents within a budget — as Claude Code and OpenCode do, so the model has it without a read.
+ *
+ * A mention is `@` at the start of the text or after whitespace or `(`, followed by a path
+ * (`@src/a.ts`) or a quoted one (`@"docs/my notes.md"`); trailing punctuation (`.,;:!?)]`)
+ * is not part of it, so `see @README.md.` works and `me@example.com` is no mention.
+ *
+ * Contract:
+ * - Only paths under `root` (the turn's directory) are read, through host/files.ts `readRegular`
+ *   on the open descriptor: a symlink the model planted that leads out of the workspace or into
+ *   one of Tandem's own paths (`exclude`), a FIFO or a device is never read; it is attached as a
+ *   one-line note saying why. A mention of a missing path is plain text (nothing attached).
+ * - At most MAX_MENTIONS files, MAX_FILE_BYTES each and MAX_TOTAL_BYTES in all (a cut file says
+ *   so); a binary file (a NUL byte) is named, not attached; a directory attaches its listing.
+ * - Text passes `mask` (the thread's secrets) before it is attached. Never throws.
+ */
+import { readdirSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { readRegular } from "../host/files.js";
+import { attachmentLine } from "../protocol/attachment.js";
+import { type MessageItem, userMessage } from "../protocol/items.js";
+
+export const MAX_MENTIONS = 20;
+export const MAX_FILE_BYTES = 64 * 1024;
+export const MAX_TOTAL_BYTES = 256 * 1024;
+const MAX_LISTING = 200;
+
+const MENTION = /(?:^|[\s(])@(?:"([^"\n]+)"|([^\s"@][^\s"]*))/g;
+const TRAILING = /[.,;:!?)\]]+$/;
+
+/** The paths `text` mentions, in order, without repeats (see the module comment for the syntax). */
+export function mentionedPaths(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(MENTION)) {
+    const p = m[1] ?? m[2].replace(TRAILING, "");
+    if (p && !out.includes(p)) out.push(p);
+  }
+  return out;
+}
+
+/** `@path` as the composer inserts it: quoted when the path holds a space or a quote-free oddity. */
+export function mentionToken(path: string): string {
+  return /[\s()]/.test(path) || TRAILING.test(path) ? `@"${path}"` : `@${path}`;
+}
+
+export interface MentionOptions {
+  /** The turn's directory: only paths under it are attached. */
+  root: string;
+  /** Tandem's own paths (its home, the store): never read, even under `root`. */
+  exclude: readonly string[];
+  /** The thread's secrets masked out of whatever is attached. */
+  mask(text: string): string;
+}
+
+export interface MentionAttachment {
+  item: MessageItem;
+  /** What surfaces show for it instead of the contents. */
+  display: string;
+  path: string;
+}
+
+/** The attachments for the files `text` mentions (see the contract). */
+export function attachMentions(text: string, opts: MentionOptions): MentionAttachment[] {
+  if (!text.includes("@")) return [];
+  const out: MentionAttachment[] = [];
+  let budget = MAX_TOTAL_BYTES;
+  for (const mentioned of mentionedPaths(text)) {
+    if (out.length >= MAX_MENTIONS) break;
+    const abs = resolve(opts.root, mentioned);
+    const rel = relative(opts.root, abs);
+    if (rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel)) continue;
+    const shown = rel.split(sep).join("/");
+    const body = describe(abs, shown, Math.min(MAX_FILE_BYTES, budget), opts);
+    if (!body) continue;
+    budget -= Buffer.byteLength(body.text);
+    out.push({
+      item: userMessage(opts.mask(body.text)),
+      display: attachmentLine(body.text) ?? `[${body.kind} ${shown} attached]`,
+      path: shown,
+    });
+  }
+  return out;
+}
+
+interface Described {
+  text: string;
+  kind: "file" | "directory";
+}
+
+function describe(abs: string, shown: string, maxBytes: number, opts: MentionOptions): Described | undefined {
+  let isDir = false;
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch {
+    return undefined;
+  }
+  if (isDir) return listing(abs, shown, opts);
+  const read = readRegular(abs, {
+    maxBytes: Math.max(0, maxBytes),
+    truncate: true,
+    within: { root: opts.root, exclude: opts.exclude },
+  });
+  if (!read.ok) {
+    const why = read.reason === "outside" ? "it leads outside the workspace" : read.message;
+    return { kind: "file", text: `<file path="${shown}">\n(not attached: ${why})\n</file>` };
+  }
+  const size = read.stat.size;
+  if (read.data.includes(0))
+    return {
+      kind: "file",
+      text: `<file path="${shown}" bytes="${size}">\n(binary file, not attached)\n</file>`,
+    };
+  const cut = read.data.length < size;
+  return {
+    kind: "file",
+    text: `<file path="${shown}" bytes="${size}"${cut ? ` shown="${read.data.length}"` : ""}>\n${read.data.toString("utf8")}${cut ? "\n(cut here: the file is longer)" : ""}\n</file>`,
+  };
+}
+
+function listing(abs: string, shown: string, opts: MentionOptions): Described | undefined {
+  if (!realWithin(abs, opts))
+    return {
+      kind: "directory",
+      text: `<directory path="${shown}">\n(not attached: it leads outside the workspace)\n</directory>`,
+    };
+  let names: string[];
+  try {
+    names = readdirSync(abs, { withFileTypes: true })
+      .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
+      .sort();
+  } catch {
+    return undefined;
+  }
+  const more = names.length > MAX_LISTING ? `\n(and ${names.length - MAX_LISTING} more)` : "";
+  return {
+    kind: "directory",
+    text: `<directory path="${shown}/">\n${names.slice(0, MAX_LISTING).join("\n")}${more}\n</directory>`,
+  };
+}
+
+/** Whether `abs` really (links resolved) lies under `opts.root` and under none of `opts.exclude`. */
+function realWithin(abs: string, opts: MentionOptions): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync.native(p);
+    } catch {
+      return undefined;
+    }
+  };
+  const target = real(abs);
+  if (!target) return false;
+  const under = (dir: string) => {
+    const d = real(dir) ?? dir;
+    return target === d || target.startsWith(d.endsWith(sep) ? d : d + sep);
+  };
+  return under(opts.root) && !opts.exclude.some(under);
+}
