@@ -9,9 +9,10 @@
  * with ".") are matched only when asked (`hidden`, or a query that starts with "." or holds
  * "/."). When events cannot be trusted (too many directories, the inotify limit) the list is
  * rebuilt in the background on a search at most every `rescanMs`, answering from the old list.
- * Symbolic links are listed, never followed.
+ * Symbolic links are listed, never followed. Directories count against `maxEntries` too (a tree
+ * of empty directories is bounded like one of files). Paths in `exclude` (absolute) are left out.
  */
-import type { Dirent } from "node:fs";
+import { type Dirent, realpathSync } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import fuzzysort from "fuzzysort";
@@ -31,6 +32,8 @@ export interface FileIndexOptions {
   maxEntries?: number;
   maxDirs?: number;
   rescanMs?: number;
+  /** Absolute paths never listed nor walked (Tandem's home and store). */
+  exclude?: readonly string[];
   /** Ignore rules (tests pass `globalExcludes: null`). */
   globalExcludes?: string | null;
 }
@@ -47,12 +50,23 @@ export class FileIndex {
   private building: Promise<void>;
   private lastBuild = 0;
   private closed = false;
+  private dirs = 0;
+  private readonly excluded: Set<string>;
+  private readonly realRoot: string;
   truncated = false;
 
   constructor(
     readonly root: string,
     private readonly opts: FileIndexOptions = {},
   ) {
+    this.excluded = new Set(opts.exclude ?? []);
+    let real = root;
+    try {
+      real = realpathSync(root);
+    } catch {
+      /* a missing root lists nothing */
+    }
+    this.realRoot = real;
     this.rules = this.newRules();
     this.building = this.rebuild();
   }
@@ -123,6 +137,7 @@ export class FileIndex {
     this.rules = this.newRules();
     const files = new Set<string>();
     this.truncated = false;
+    this.dirs = 0;
     await this.walk("", files, this.watcher);
     this.files = files;
     for (const k of this.cache.keys()) if (!files.has(k)) this.cache.delete(k);
@@ -159,14 +174,23 @@ export class FileIndex {
       for (const e of entries) {
         const rel = dir ? `${dir}/${e.name}` : e.name;
         const isDir = e.isDirectory();
-        if (this.rules.ignored(rel, isDir)) continue;
-        if (isDir) stack.push(rel);
-        else if (into.size >= max) this.truncated = true;
+        if (this.rules.ignored(rel, isDir) || this.isExcluded(rel)) continue;
+        if (isDir) {
+          if (this.dirs >= max) this.truncated = true;
+          else {
+            this.dirs++;
+            stack.push(rel);
+          }
+        } else if (into.size >= max) this.truncated = true;
         else into.add(rel);
       }
       // Let the rest of the process run during a large first walk.
       if (++n % 200 === 0) await new Promise((r) => setImmediate(r));
     }
+  }
+
+  private isExcluded(rel: string): boolean {
+    return this.excluded.size > 0 && this.excluded.has(join(this.realRoot, rel));
   }
 
   /** Applies the file-system events since the last search (or schedules a rebuild). */
@@ -189,7 +213,7 @@ export class FileIndex {
         const prefix = `${rel}/`;
         for (const f of this.files) if (f.startsWith(prefix)) this.files.delete(f);
         w.unwatchTree(rel);
-      } else if (this.rules.ignored(rel, st.isDirectory())) continue;
+      } else if (this.rules.ignored(rel, st.isDirectory()) || this.isExcluded(rel)) continue;
       else if (st.isDirectory()) await this.walk(rel, this.files, w);
       else this.files.add(rel);
       this.prepared = null;

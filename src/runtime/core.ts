@@ -86,7 +86,7 @@ export class Runtime {
   readonly approvals: ApprovalsApi;
   readonly agents: AgentsApi;
   /** The workspace's files for `@` mentions and fuzzy file search (files-api.ts). */
-  readonly files = new FilesApi();
+  readonly files: FilesApi;
   /** Skills and custom commands of a directory (skills-api.ts). */
   readonly skills: SkillsApi;
   /** Checkpoints of threads' turns: list, plan, undo, redo (README "Undo, redo, fork and rewind"). */
@@ -120,6 +120,7 @@ export class Runtime {
       });
     const protectedPaths = protectedPathsFor(home, store.path);
     const hiddenPaths = hiddenPathsFor(home, store.path);
+    this.files = new FilesApi({ hidden: hiddenPaths });
     const workspaces = new Workspaces({
       home,
       protectedPaths,

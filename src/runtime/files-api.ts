@@ -4,9 +4,11 @@
  * use and kept current by file-system events (checkpoints/file-index.ts); closed at shutdown.
  *
  * Contract: `search` resolves with the best matches, relative to `root`; a root that is not an
- * existing directory resolves with none. Never throws for the disk's contents.
+ * existing directory resolves with none. Never throws for the disk's contents. Tandem's home and
+ * store (`hidden`, as hidden from sandboxed commands) are never listed: a root inside them (links
+ * resolved) resolves with none, and a root holding them lists around them.
  */
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { FileIndex, type FileMatch } from "../checkpoints/file-index.js";
 
@@ -17,6 +19,11 @@ const MAX_INDEXES = 8;
 
 export class FilesApi {
   readonly #indexes = new Map<string, FileIndex>();
+  readonly #hidden: string[];
+
+  constructor(opts: { hidden?: readonly string[] } = {}) {
+    this.#hidden = (opts.hidden ?? []).map(realOrSelf);
+  }
 
   /** Fuzzy matches of `query` among the files under `root` (see the contract). */
   async search(
@@ -40,12 +47,15 @@ export class FilesApi {
       this.#indexes.set(root, index);
       return index;
     }
+    let real: string;
     try {
       if (!statSync(root).isDirectory()) return undefined;
+      real = realpathSync(root);
     } catch {
       return undefined;
     }
-    index = new FileIndex(root);
+    if (this.#hidden.some((h) => real === h || real.startsWith(`${h}/`))) return undefined;
+    index = new FileIndex(root, { exclude: this.#hidden });
     this.#indexes.set(root, index);
     if (this.#indexes.size > MAX_INDEXES) {
       const [oldest, old] = this.#indexes.entries().next().value as [string, FileIndex];
@@ -59,5 +69,13 @@ export class FilesApi {
   close(): void {
     for (const i of this.#indexes.values()) i.close();
     this.#indexes.clear();
+  }
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
   }
 }

@@ -6,6 +6,8 @@
  * Contract:
  * - `argv` is run exactly (each word quoted for `/bin/sh -c`), in `cwd`, under `policy`; a sandbox
  *   that cannot be had is refused (`StandaloneError`), never silently skipped.
+ * - `env` reaches the command inside the sandbox only (bwrap `--setenv`), never the host-side
+ *   launcher (so `LD_PRELOAD` cannot load a workspace file outside the sandbox).
  * - stdout and stderr are kept apart, each capped at `outputCap` bytes (when set; `capReached`
  *   says a stream was cut) and passed to `onOutput` as they arrive.
  * - `timeoutMs` (when set) and `signal` kill the whole process group; the result's exit code is
@@ -56,10 +58,16 @@ export async function runStandalone(opts: StandaloneOptions): Promise<Standalone
   const wrap = sandboxWrap(opts.policy, opts.cwd);
   if (!wrap.ok) throw new StandaloneError(wrap.error);
   const env = buildEnv(opts.envPolicy);
+  // Under a sandbox the launcher (the fd-3 trampoline and bwrap) runs on the host: the client's
+  // variables go to the command only (bwrap --setenv), or LD_PRELOAD naming a file the model
+  // wrote would run it unsandboxed. Unset ones are dropped from the launcher's, so from both.
+  const inner: string[] = [];
   for (const [k, v] of Object.entries(opts.env ?? {})) {
     if (v === null) delete env[k];
+    else if (wrap.wrap) inner.push("--setenv", k, v);
     else env[k] = v;
   }
+  const sandboxed = wrap.wrap && [...wrap.wrap.slice(0, -1), ...inner, ...wrap.wrap.slice(-1)];
   let proc: ExecProcess;
   try {
     proc = await spawnProcess({
@@ -68,7 +76,7 @@ export async function runStandalone(opts: StandaloneOptions): Promise<Standalone
       cwd: opts.cwd,
       env,
       tty: false,
-      wrap: wrap.wrap,
+      ...(sandboxed ? { wrap: sandboxed } : {}),
     });
   } catch (err) {
     throw new StandaloneError((err as Error).message);
