@@ -2,11 +2,12 @@
  * `tandem threads` (list) and `tandem export <id>` (JSONL of the stored history; the id may be a
  * unique prefix). Usage errors exit 2, an unknown thread 1.
  */
+
 import { parseArgs } from "node:util";
 import { openCatalog } from "../../runtime/catalog.js";
 import { settledStatus } from "../../runtime/thread-status.js";
 import { argError } from "../../util/cli-args.js";
-import { terminalText } from "../../util/terminal-text.js";
+import { threadTable } from "../shared/thread-table.js";
 
 const USAGE = {
   threads: `Usage: tandem threads [--limit N] [--json]     list threads, most recently updated first
@@ -71,19 +72,12 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
         process.stdout.write('no threads yet — start one with `tandem exec "…"` or try `tandem demo`\n');
         return 0;
       }
-      for (const t of threads) {
-        const pending = store.pendingCount(t.id);
-        const when = new Date(t.updated_at).toISOString().replace("T", " ").slice(0, 19);
-        const tokens = t.usage ? `${t.usage.total_tokens} tokens  ` : "";
-        // A title may be model text (a client's title writer): one line, neutralised.
-        const title = (t.title || firstUserText(store.history(t.id).map((i) => i.item)) || "").replace(
-          /\s+/g,
-          " ",
-        );
-        process.stdout.write(
-          `${t.id}  ${when}  ${t.status.padEnd(15)} ${pending ? `${pending} pending question(s)  ` : ""}${tokens}${terminalText(`${t.cwd}  ${title.slice(0, 60)}`)}\n`,
-        );
-      }
+      const rows = threads.map((t) => ({
+        ...t,
+        pending: store.pendingCount(t.id),
+        title: t.title || firstUserText(store.history(t.id).map((i) => i.item)) || "",
+      }));
+      for (const l of threadTable(rows, { ids: "full", titleWidth: 60 })) process.stdout.write(`${l}\n`);
       return 0;
     }
     if (parsed.positionals.length !== 1) {

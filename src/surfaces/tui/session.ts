@@ -10,6 +10,7 @@
  *   resume. A key given without a value clears the thread's own. Call it while no turn runs.
  * - Nothing here invents a value: a context window is shown only for models whose window is known.
  */
+
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Usage } from "../../protocol/events.js";
@@ -18,6 +19,7 @@ import type { ThreadSettingsPatch } from "../../protocol/threads.js";
 import type { Runtime } from "../../runtime/core.js";
 import { settledStatus } from "../../runtime/thread-status.js";
 import type { ThreadHandle as Thread } from "../../runtime/types.js";
+import { shortThreadId, threadTable } from "../shared/thread-table.js";
 import { compact } from "./format.js";
 import { ago, type PickerItem } from "./picker.js";
 
@@ -248,14 +250,15 @@ export function initAgentsMd(cwd: string): { ok: boolean; message: string } {
 export function threadListLines(runtime: Runtime, shown: string): string[] | undefined {
   const threads = runtime.threads.list({ limit: 15 });
   if (!threads.length) return undefined;
-  const lines = threads.map((t) => {
-    const pending = runtime.questions.stored(t.id).length;
-    const when = new Date(t.updated_at).toISOString().replace("T", " ").slice(0, 16);
-    const mark = t.id === shown ? "*" : " ";
-    const status = settledStatus(t.status, runtime.threads.turns(t.id).at(-1)?.status);
-    return `${mark} ${t.id}  ${when}  ${status.padEnd(15)}${pending ? ` ${pending} pending question(s)` : ""}  ${t.cwd}`;
-  });
-  return ["Threads (/resume ID to open one):", ...lines];
+  const rows = threads.map((t) => ({
+    ...t,
+    status: settledStatus(t.status, runtime.threads.turns(t.id).at(-1)?.status),
+    pending: runtime.questions.stored(t.id).length,
+  }));
+  return [
+    "Threads (/resume ID to open one; the ID's last characters are enough):",
+    ...threadTable(rows, { ids: "short", shown }),
+  ];
 }
 
 /** The `/resume` picker's threads: newest first, without the one shown, with titles and ages. */
@@ -269,7 +272,7 @@ export function resumeChoices(runtime: Runtime, shown: string, now = Date.now())
       return {
         label: t.title || "(no messages)",
         value: t.id,
-        detail: `${ago(t.updated_at, now)} · ${settledStatus(t.status, runtime.threads.turns(t.id).at(-1)?.status)}${waiting} · ${t.id}`,
+        detail: `${ago(t.updated_at, now)} · ${settledStatus(t.status, runtime.threads.turns(t.id).at(-1)?.status)}${waiting} · ${shortThreadId(t.id)}`,
       };
     });
 }
