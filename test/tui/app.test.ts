@@ -217,7 +217,10 @@ describe("tui app on the real runtime", () => {
     await until(() => ctl!.threadId !== thread.id, "a new thread");
     await until(frameHas(ctl!.threadId), "the new id on the status line");
     await type("/threads", KEY.enter);
-    await until(frameHas("Threads (/resume ID to open one; the ID's last characters are enough):"), "the thread list");
+    await until(
+      frameHas("Threads (/resume ID to open one; the ID's last characters are enough):"),
+      "the thread list",
+    );
     await until(frameHas(thread.id.slice(-8)), "the listed thread by its short id");
     // The short id the list shows (the random end of the id) is enough to resume.
     await type(`/resume ${thread.id.slice(-8)}`, KEY.enter);
