@@ -7,7 +7,7 @@ declare const __TANDEM_VERSION__: string | undefined;
 const HELP = `tandem — a coding agent runtime with a durable question protocol
 
 Usage:
-  tandem [--cd DIR] [--resume ID]      the terminal UI
+  tandem [options] [PROMPT]            the terminal UI (its options below)
   tandem demo [--json] [--seed] [--keep] run the whole loop offline on the built-in SCRIPTED model
   tandem demo --tui                    the terminal UI on the scripted model, with a question to answer
   tandem app-server [--listen ws://127.0.0.1:PORT]
@@ -32,8 +32,9 @@ Usage:
                                        and WebSocket (Responses, on /v1/responses)
   tandem --version
 
-Every subcommand accepts -c/--config key=value, -m/--model and -h/--help (its own flags).
-A thread ID may be any unique prefix of the id.
+Every subcommand accepts -c/--config key=value and -h/--help (its own flags); -m/--model
+where a model runs (the terminal UI, exec, resume, serve, app-server, acp, mcp-server, doctor).
+A thread ID may be any unique prefix or suffix of the id (lists show its last 8 characters).
 Debug log: TANDEM_LOG=debug|trace, or --log-file FILE on the commands that run a model or a server.
 State lives in $TANDEM_HOME (default ~/.tandem).`;
 
@@ -72,7 +73,6 @@ async function mockModel(argv: string[]): Promise<number> {
         "log-file": { type: "string" },
         help: { type: "boolean", short: "h" },
         config: { type: "string", short: "c", multiple: true },
-        model: { type: "string", short: "m" },
       },
     }).values;
   } catch (err) {
@@ -113,7 +113,11 @@ async function main(argv: string[]): Promise<number> {
     case "--help":
     case "-h":
     case "help":
-      process.stdout.write(`${HELP}\n`);
+      {
+        // The terminal UI's own flags, from the one place that parses them.
+        const { TUI_OPTIONS } = await import("./surfaces/tui/args.js");
+        process.stdout.write(`${HELP}\n\nThe terminal UI (tandem [options] [PROMPT]):\n${TUI_OPTIONS}\n`);
+      }
       return 0;
     case "exec":
     case "resume": {

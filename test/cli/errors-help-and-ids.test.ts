@@ -99,6 +99,37 @@ describe("--help and unknown options", () => {
   });
 });
 
+describe("-m/--model only where a model runs", () => {
+  // fails if a command that runs no model accepts -m and ignores it, or the top-level help
+  // stops listing the terminal UI's own flags.
+  it("is refused by commands without a model; tandem --help lists the terminal UI's flags", async () => {
+    const home = tempDir();
+    for (const cmd of [
+      ["threads"],
+      ["export", "x"],
+      ["rules"],
+      ["mcp", "list"],
+      ["skills"],
+      ["hooks"],
+      ["demo"],
+    ]) {
+      const r = await runTandem([...cmd, "-m", "gpt-x"], { env: { TANDEM_HOME: home } });
+      expect({ cmd, code: r.code }).toEqual({ cmd, code: 2 });
+      expect(r.stderr.split("\n")[0]).toMatch(/unknown option '-m'$/);
+    }
+    const help = await runTandem(["--help"], { env: { TANDEM_HOME: home } });
+    expect(help.stdout).toContain("The terminal UI (tandem [options] [PROMPT]):");
+    for (const flag of [
+      "-C, --cd DIR",
+      "-m, --model MODEL",
+      "--resume ID",
+      "--mode plan|default",
+      "--log-file FILE",
+    ])
+      expect(help.stdout).toContain(flag);
+  });
+});
+
 describe("a nonexistent --cd", () => {
   // fails if the directory is checked only after the runtime started a thread (a row in
   // state.db), or if the message does not name the path.

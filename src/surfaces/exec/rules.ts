@@ -39,7 +39,6 @@ export async function runRulesCommand(argv: string[]): Promise<number> {
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
         config: { type: "string", short: "c", multiple: true },
-        model: { type: "string", short: "m" },
       },
     });
   } catch (e) {

@@ -37,7 +37,6 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
         limit: { type: "string" },
         help: { type: "boolean", short: "h" },
         config: { type: "string", short: "c", multiple: true },
-        model: { type: "string", short: "m" },
       },
     });
   } catch (err) {

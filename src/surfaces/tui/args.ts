@@ -20,16 +20,19 @@ export interface TuiArgs {
   logFile?: string;
 }
 
-export const TUI_USAGE = `Usage: tandem [options] [PROMPT]        open the terminal UI in the current directory
-
-Options:
-  -C, --cd DIR              working directory for the thread
+/** The terminal UI's options, as `tandem --help` and `tandem -h` print them. */
+export const TUI_OPTIONS = `  -C, --cd DIR              working directory for the thread
   -m, --model MODEL         model to use
   -c, --config key=value    override a config value (TOML value), repeatable
   --resume ID               continue a stored thread (see \`tandem threads\`)
   --mode plan|default       collaboration mode to start in (plan lets the model ask you questions)
   --log-file FILE           write the debug log to FILE (level: $TANDEM_LOG, else debug)
-  -h, --help                show this help
+  -h, --help                show this help`;
+
+export const TUI_USAGE = `Usage: tandem [options] [PROMPT]        open the terminal UI in the current directory
+
+Options:
+${TUI_OPTIONS}
 
 In the UI, /help lists commands and keys.`;
 
