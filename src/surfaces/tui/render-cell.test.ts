@@ -162,3 +162,36 @@ describe("plan and file-change cells", () => {
     expect(files).toBe("✎ Edited 1 file\n  M a.ts\n    @@ -1 +1 @@\n    -old\n    +new\n");
   });
 });
+
+describe("leading whitespace and multi-line commands", () => {
+  // fails if word wrapping drops a line's leading spaces (the /diff context lines lost theirs)
+  // or a heredoc's later lines start at column 0, outside the cell.
+  it("keeps a diff's context-line space and wraps each command line inside the cell", () => {
+    const diff = renderCell(
+      makeCell({ kind: "notice", text: "Diff:\n context\n-old\n+new\n  two", tone: "info" }),
+      {
+        width: 40,
+        color: false,
+      },
+    );
+    expect(diff.split("\n")).toEqual(["Diff:", "   context", "  -old", "  +new", "    two", ""]);
+    const cmd = renderCell(
+      makeCell({
+        kind: "exec",
+        command: "cat > a <<'EOF'\n# a first line long enough that it has to wrap here\n    indented\nEOF",
+        output: "",
+        exitCode: 0,
+        status: "completed",
+      }),
+      { width: 40, color: false },
+    ).split("\n");
+    expect(cmd.slice(0, 5)).toEqual([
+      "$ cat > a <<'EOF'",
+      "  # a first line long enough that it has",
+      "  to wrap here",
+      "      indented",
+      "  EOF",
+    ]);
+    for (const l of cmd) expect(displayWidth(l)).toBeLessThanOrEqual(40);
+  });
+});

@@ -168,9 +168,22 @@ function paragraph(
   style: Style | undefined,
   o: RenderOptions,
 ): string[] {
-  return text
-    .split("\n")
-    .flatMap((line, i) => block(i === 0 ? lead : cont, cont, [p(line, style)], o.width, o.color));
+  return text.split("\n").flatMap((line, i) => {
+    const l = indented(line, i === 0 ? lead : cont, cont);
+    return block(l.lead, l.cont, [p(l.text, style)], o.width, o.color);
+  });
+}
+
+/**
+ * `line`'s leading whitespace moved into its lead pieces (kept on wrapped rows too): word
+ * wrapping drops spaces at the start of a row, which lost a diff's context-line space and the
+ * indentation of help text and heredocs.
+ */
+function indented(line: string, lead: Piece[], cont: Piece[]): { lead: Piece[]; cont: Piece[]; text: string } {
+  const ws = /^[ \t]*/.exec(line)![0];
+  if (!ws) return { lead, cont, text: line };
+  const pad = spaces(ws.replace(/\t/g, "    ").length);
+  return { lead: [...lead, pad], cont: [...cont, pad], text: line.slice(ws.length) };
 }
 
 function cellLines(cell: Cell, o: RenderOptions): string[] {
@@ -215,13 +228,13 @@ function cellLines(cell: Cell, o: RenderOptions): string[] {
       return paragraph(`thinking: ${cell.text}`, [], [spaces(2)], { dim: true, italic: true }, o);
     case "exec": {
       const ok = cell.status === "completed" && (cell.exitCode === 0 || cell.exitCode === null);
-      const head = block(
-        [p("$ ", ok ? S.ok : S.error)],
-        [spaces(2)],
-        [p(printable(cell.command), { bold: true })],
-        width,
-        color,
-      );
+      // Each line of a multi-line command (a heredoc) wraps under its own start, inside the cell.
+      const head = printable(cell.command)
+        .split("\n")
+        .flatMap((line, i) => {
+          const l = indented(line, i === 0 ? [p("$ ", ok ? S.ok : S.error)] : [spaces(2)], [spaces(2)]);
+          return block(l.lead, l.cont, [p(l.text, { bold: true })], width, color);
+        });
       // A declined command's output is addressed to the model; the user gets their own words.
       const declined = cell.status === "declined" && cell.output.startsWith("The user declined");
       const output = declined ? "You declined this command." : cell.output;
