@@ -179,7 +179,11 @@ function paragraph(
  * wrapping drops spaces at the start of a row, which lost a diff's context-line space and the
  * indentation of help text and heredocs.
  */
-function indented(line: string, lead: Piece[], cont: Piece[]): { lead: Piece[]; cont: Piece[]; text: string } {
+function indented(
+  line: string,
+  lead: Piece[],
+  cont: Piece[],
+): { lead: Piece[]; cont: Piece[]; text: string } {
   const ws = /^[ \t]*/.exec(line)![0];
   if (!ws) return { lead, cont, text: line };
   const pad = spaces(ws.replace(/\t/g, "    ").length);
