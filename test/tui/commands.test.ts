@@ -87,6 +87,33 @@ describe.skipIf(!hasTmux)("TUI commands in tmux (real processes)", { timeout: 12
     expect(screen).toContain("context:    unknown (the context window of gpt-test-model is not known)");
   });
 
+  // fails if /model offers only Tandem's built-in names when the provider lists its own models
+  // (GET /v1/models), or picking one does not reach the next request
+  it("/model lists the provider's /v1/models", async () => {
+    const mock = await startMock({
+      model: "served-model-7b",
+      steps: [reply("on the served model")],
+    } satisfies Script);
+    launch({ url: mock.url });
+    await waitFor(READY);
+    literal("/model");
+    keys("Enter");
+    const picker = await waitFor("Model for the next turns");
+    expect(picker).toMatch(/served-model-7b\s+listed by openai/);
+    while (!/› \d+\. served-model-7b/.test(pane())) {
+      keys("Down");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    keys("Enter");
+    await waitFor("Reasoning effort for served-model-7b");
+    keys("Enter");
+    await waitFor(/model served-model-7b, effort \w+ — for the next turns\./);
+    literal("hello");
+    keys("Enter");
+    await waitFor("on the served model");
+    expect(requests(mock.log)[0].model).toBe("served-model-7b");
+  });
+
   // fails if /init overwrites an existing AGENTS.md, writes none, or stays silent about it
   it("/init writes an AGENTS.md skeleton once", async () => {
     const mock = await startMock({ steps: [] } satisfies Script);

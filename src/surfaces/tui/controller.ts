@@ -14,6 +14,7 @@
  * the runtime down (the caller owns it).
  */
 
+import { listProviderModels } from "../../model/list-models.js";
 import type { CollaborationMode, Usage } from "../../protocol/events.js";
 import type { QuestionReply, QuestionRequest, Responder } from "../../protocol/questions.js";
 import type { Runtime } from "../../runtime/core.js";
@@ -78,6 +79,8 @@ export class TuiController {
   readonly skills: TuiSkills;
   /** The sub-agent whose transcript is shown instead of the thread's (README "Sub-agents"). */
   readonly agentView: AgentView;
+  /** The provider's model list (GET /models), fetched on the first /model. */
+  private providerModels: Promise<string[] | undefined> | undefined;
   /** Settings chosen with /model and /approvals in this UI (applied to threads it opens). */
   private chosen: SettingsPatch = {};
   /** Chosen while a turn ran: stored before the next turn starts. */
@@ -414,9 +417,18 @@ export class TuiController {
       });
       return;
     }
+    // The provider's own list (GET /models), asked once per UI; the picker opens either way.
+    this.providerModels ??= listProviderModels(this.runtime.provider);
+    void this.providerModels.then((listed) => {
+      if (this.thread !== thread) return;
+      this.openModelPicker(thread, listed ?? []);
+    });
+  }
+
+  private openModelPicker(thread: Thread, listed: string[]): void {
     this.menus.open({
       title: "Model for the next turns",
-      items: modelChoices(this.runtime, thread),
+      items: modelChoices(this.runtime, thread, listed),
       onPick: (model) =>
         this.menus.open({
           title: `Reasoning effort for ${model}`,

@@ -134,13 +134,21 @@ export function describePatch(patch: SettingsPatch): string {
   return parts.filter(Boolean).join(", ");
 }
 
-export function modelChoices(runtime: Runtime, thread: Thread): PickerItem[] {
-  const names = [...new Set([thread.record.model, runtime.settings.model, ...KNOWN_MODELS])];
+/** `/model`'s list: the thread's and the configured model, then what the provider lists, then the known ones. */
+export function modelChoices(runtime: Runtime, thread: Thread, listed: readonly string[] = []): PickerItem[] {
+  const names = [...new Set([thread.record.model, runtime.settings.model, ...listed, ...KNOWN_MODELS])];
+  const from = new Set(listed);
   return names.map((m) => ({
     label: m,
     value: m,
     current: m === thread.record.model,
-    detail: m === runtime.settings.model ? "configured" : undefined,
+    detail:
+      [
+        m === runtime.settings.model ? "configured" : "",
+        from.has(m) ? `listed by ${runtime.provider.id}` : "",
+      ]
+        .filter(Boolean)
+        .join(" · ") || undefined,
   }));
 }
 
