@@ -46,6 +46,9 @@ const script = {
   ],
 };
 
+/** What the screen shows from the last `marker` on. */
+const after = (screen: string, marker: string) => screen.slice(screen.lastIndexOf(marker));
+
 describe.skipIf(!hasTmux)("TUI in tmux: two sub-agents ask at once", { timeout: 300_000 }, () => {
   it("both questions reach the parent's TUI attributed; answered in turn, each child gets its own answer and wait_agent returns both", async () => {
     const t0 = Date.now();
@@ -108,6 +111,11 @@ describe.skipIf(!hasTmux)("TUI in tmux: two sub-agents ask at once", { timeout: 
     expect(waited).toContain(done("TASK-A", label("Ada")));
     expect(waited).toContain(done("TASK-B", label("Babbage")));
     expect(pane()).toContain("› ask both helpers");
+    // The TUI drew that result as a card: each child with its state and final message, no JSON.
+    const card = after(pane(), "◇ Sub-agents finished");
+    expect(card).toMatch(/● Ada \(\w+\) · completed\n\s+TASK-A done/);
+    expect(card).toMatch(/● Babbage \(\w+\) · completed\n\s+TASK-B done/);
+    expect(card).not.toContain("final_message");
     console.log(
       `tui-agents-tmux: both questions on screen after ${seenBoth - t0} ms, done after ${Date.now() - t0} ms (first shown: ${first})`,
     );

@@ -106,6 +106,12 @@ describe.skipIf(noBrowser)("web app: sub-agents", () => {
     expect(JSON.stringify(waited)).toContain("TASK-A done: Beta");
     await page.locator("#transcript > .entry.agent", { hasText: "parent done" }).waitFor();
     await expect.poll(() => blockStatus.textContent()).toBe("idle");
+    // The wait_agent result is a card — the child, its state, its final message — never JSON.
+    const card = page.locator(`#transcript > .entry.waited li[data-agent="${childId}"]`);
+    expect(await card.locator(".agent-name").textContent()).toBe("Ada");
+    expect(await card.locator(".status").textContent()).toBe("completed");
+    expect(await card.locator(".md").textContent()).toContain("TASK-A done: Beta");
+    expect(await page.locator("#transcript").textContent()).not.toContain("final_message");
 
     // The thread list: the child under its parent, named by nickname, the parent counting it.
     const parentRow = page.locator(`#threads > li[data-id="${parentId}"]`);
@@ -120,6 +126,9 @@ describe.skipIf(noBrowser)("web app: sub-agents", () => {
     // After a reload the same, from history: the block, the child's transcript, the nesting.
     await page.reload();
     await page.locator("#conn[data-state=live]").waitFor();
+    await page
+      .locator(`#transcript > .entry.waited li[data-agent="${childId}"] .status`, { hasText: "completed" })
+      .waitFor();
     const again = page.locator(`#transcript > .entry.subagent[data-agent="${childId}"]`);
     await again.locator("summary").click();
     await again.locator(".transcript.nested .entry.agent", { hasText: "TASK-A done: Beta" }).waitFor();

@@ -10,9 +10,19 @@ import type { Usage } from "../../protocol/events.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
 import { parseUserCommandRecord } from "../../protocol/user-command.js";
+import { agentCard } from "./agent-card.js";
 import { type MdLine, parseLines } from "./markdown.js";
 
 export type Tone = "info" | "warn" | "error" | "dim" | "ok";
+
+/** One sub-agent on an `agents` card: its name, role, status and final message (Markdown). */
+export interface AgentCardEntry {
+  name: string;
+  role?: string | undefined;
+  status: string;
+  message?: string | undefined;
+  error?: string | undefined;
+}
 
 export type Cell =
   | { kind: "banner"; key: string; title: string; lines: string[] }
@@ -29,6 +39,8 @@ export type Cell =
       status: string;
     }
   | { kind: "tool"; key: string; tool: string; status: string; detail: string }
+  /** Sub-agents started or waited for (agent-card.ts). */
+  | { kind: "agents"; key: string; title: string; agents: AgentCardEntry[] }
   /** The model's task plan (`update_plan`). */
   | { kind: "plan"; key: string; explanation: string | null; steps: Array<{ step: string; status: string }> }
   /** Files changed by `apply_patch`, with their unified diffs. */
@@ -83,6 +95,9 @@ export function parseExecOutput(output: string): {
   const text = at >= 0 ? output.slice(at + "Output:\n".length) : output;
   return { text, exitCode: exit ? Number(exit[1] ?? exit[2]) : null, interrupted };
 }
+
+const argsText = (call: ToolCallItem): string =>
+  call.type === "custom_tool_call" ? call.input : call.arguments;
 
 function argsOf(call: ToolCallItem): Record<string, unknown> {
   if (call.type === "custom_tool_call") return { input: call.input };
@@ -177,6 +192,11 @@ export function cellsFromHistory(
         const q = it.name === "request_user_input" ? question(it.call_id) : undefined;
         if (q?.outcome) {
           cells.push(makeCell({ kind: "questions", request: q.request, outcome: q.outcome }));
+          break;
+        }
+        const card = out === undefined ? undefined : agentCard(it.name, argsText(it), outputText(out));
+        if (card) {
+          cells.push(makeCell(card));
           break;
         }
         cells.push(

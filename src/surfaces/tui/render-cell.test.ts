@@ -195,3 +195,44 @@ describe("leading whitespace and multi-line commands", () => {
     for (const l of cmd) expect(displayWidth(l)).toBeLessThanOrEqual(40);
   });
 });
+
+describe("sub-agent cards", () => {
+  // fails if a wait_agent or spawn_agent result is drawn as the JSON the model read, or the
+  // final message loses its Markdown
+  it("draws wait_agent's children with status and Markdown final message, from history", () => {
+    const wait = JSON.stringify({
+      status: {
+        "t-1": {
+          agent_id: "t-1",
+          nickname: "Ada",
+          role: "explorer",
+          status: "completed",
+          final_message: "Found **3** tests:\n- a\n- b",
+        },
+        "t-2": { agent_id: "t-2", nickname: "Bo", role: "worker", status: "failed", error: "model error" },
+      },
+      timed_out: false,
+    });
+    const cells = cellsFromHistory(
+      [
+        {
+          type: "function_call",
+          call_id: "c1",
+          name: "spawn_agent",
+          arguments: '{"message":"find the tests","agent_type":"explorer"}',
+        },
+        { type: "function_call_output", call_id: "c1", output: '{"agent_id":"t-1","nickname":"Ada"}' },
+        { type: "function_call", call_id: "c2", name: "wait_agent", arguments: '{"ids":["t-1","t-2"]}' },
+        { type: "function_call_output", call_id: "c2", output: wait },
+      ] as any,
+      () => undefined,
+    );
+    const text = cells.map((c) => renderCell(c, { width: 60, color: false })).join("\n");
+    expect(text).toContain("◇ Sub-agent started\n  ● Ada (explorer) · started\n    find the tests");
+    expect(text).toContain("◇ Sub-agents finished\n  ● Ada (explorer) · completed\n    Found 3 tests:");
+    expect(text).toMatch(/ {4}• a\n {4}• b/);
+    expect(text).toContain("  ● Bo (worker) · failed\n    model error");
+    expect(text).not.toContain("final_message");
+    expect(text).not.toContain("agent_id");
+  });
+});

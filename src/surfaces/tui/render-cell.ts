@@ -18,7 +18,7 @@ import { block, displayWidth, hardWrap, type Piece, paint, row, type Style, wrap
 import type { Cell } from "./cells.js";
 import { answerRows, compact, duration, fold, outcomeTitle } from "./format.js";
 import { highlightLine } from "./highlight.js";
-import type { MdLine, Span } from "./markdown.js";
+import { type MdLine, parseLines, type Span } from "./markdown.js";
 
 export interface RenderOptions {
   width: number;
@@ -252,6 +252,28 @@ function cellLines(cell: Cell, o: RenderOptions): string[] {
             ? cell.status
             : `exit ${cell.exitCode}`;
       return [...head, ...body, paint(`  └ ${end}`, DIM, color)];
+    }
+    case "agents": {
+      const tone: Record<string, Style> = {
+        completed: S.ok,
+        started: S.accent,
+        running: S.accent,
+        waiting_on_user: S.warn,
+        failed: S.error,
+        interrupted: S.warn,
+      };
+      const out = block([p("◇ ", S.accent)], [spaces(2)], [p(cell.title, { bold: true })], width, color);
+      for (const a of cell.agents) {
+        const who = [p("● ", tone[a.status] ?? DIM), p(a.name, { bold: true })];
+        if (a.role) who.push(p(` (${a.role})`, DIM));
+        who.push(p(` · ${a.status.replace(/_/g, " ")}`, tone[a.status] ?? DIM));
+        out.push(...block([spaces(2)], [spaces(4)], who, width, color));
+        if (a.error) out.push(...paragraph(a.error, [spaces(4)], [spaces(4)], S.error, o));
+        if (a.message)
+          for (const line of parseLines(a.message.split("\n")).out)
+            out.push(...renderMdLine(line, [spaces(4)], [spaces(4)], o));
+      }
+      return out;
     }
     case "tool": {
       const detail = cell.detail ? `: ${fold(cell.detail, 1, 1).join(" ")}` : "";

@@ -16,9 +16,11 @@
  * - A question the user saw being settled by someone else (another surface, a timeout policy)
  *   leaves `settled` set until `dismissSettled()`, so the overlay can say so.
  */
+
 import { compactionLine } from "../../agent/compaction-prompt.js";
 import type { CollaborationMode, Event, ThreadStatus, Usage } from "../../protocol/events.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
+import { agentCard } from "./agent-card.js";
 import { type Cell, type CellInput, makeCell } from "./cells.js";
 import { settledText } from "./format.js";
 import { type FenceState, NO_FENCE, parseLines, softBreak, tableTail } from "./markdown.js";
@@ -306,7 +308,14 @@ export class ViewStore {
         this.tools.delete(item.id);
         // A question call is shown by its question entry; only failures say more.
         if (item.tool === "request_user_input" && item.status === "completed") break;
-        this.add({ kind: "tool", tool: item.tool, status: item.status, detail: item.output ?? "" });
+        this.add(
+          (item.status === "completed" ? agentCard(item.tool, item.arguments, item.output) : undefined) ?? {
+            kind: "tool",
+            tool: item.tool,
+            status: item.status,
+            detail: item.output ?? "",
+          },
+        );
         break;
       case "user_message":
         this.queued = this.queued.filter((q) => q.id !== item.id);

@@ -119,6 +119,28 @@ export const Cell = memo(function Cell({ e }: { e: Entry }) {
       );
     case "subagent":
       return <SubAgent e={e} Cell={Cell} />;
+    case "waited":
+      return (
+        <li className="entry waited" data-id={e.id}>
+          <div className="cell-head">
+            <span className="who">sub-agents</span>
+            <span>{e.timedOut ? "waited (timed out; some still work)" : "finished"}</span>
+          </div>
+          <ul className="waited-agents">
+            {e.agents.map((a) => (
+              <li key={a.id} data-agent={a.id}>
+                <span className="agent-name">{printable(a.name)}</span>
+                {a.role && <span className="agent-role">{printable(a.role)}</span>}
+                <span className="status" data-s={a.status}>
+                  {a.status.replace(/_/g, " ")}
+                </span>
+                {a.error && <p className="error-text">{printable(a.error)}</p>}
+                {a.message && <Markdown text={a.message} />}
+              </li>
+            ))}
+          </ul>
+        </li>
+      );
   }
 });
 

@@ -12,6 +12,7 @@
  * - Model text is kept as is; views decide how to show it (Markdown, printable()).
  */
 import { compactionLine, SUMMARY_MARKER } from "../../../src/agent/compaction-prompt.js";
+import { parseWaitResult, type WaitedAgent } from "../../../src/protocol/agent-results.js";
 import { attachmentLine } from "../../../src/protocol/attachment.js";
 import type { Event, TurnItem } from "../../../src/protocol/events.js";
 import type { TurnSummary } from "../../../src/protocol/http.js";
@@ -44,10 +45,12 @@ export type Entry =
   | { kind: "diff"; id: string; files: DiffFile[] }
   | { kind: "turn"; id: string; text: string; status: string; error?: string }
   | { kind: "error"; id: string; text: string }
-  | SubAgentEntry;
+  | SubAgentEntry
+  /** A `wait_agent` result: each child's name, role, status and final message (Markdown). */
+  | { kind: "waited"; id: string; agents: WaitedAgent[]; timedOut: boolean };
 
 /** Tools whose live items are drawn as their history is, not as a generic tool cell. */
-const SPECIAL = new Set(["apply_patch", "request_user_input", "spawn_agent"]);
+const SPECIAL = new Set(["apply_patch", "request_user_input", "spawn_agent", "wait_agent"]);
 const HIDDEN_USER = [
   "<environment_context>",
   "# AGENTS.md instructions",
@@ -267,7 +270,10 @@ export class Transcript {
         ...(ok ? {} : { error: output }),
       });
     } else if (tool === "spawn_agent") this.put(subAgentEntry(id, args, output));
-    else if (tool === "request_user_input") {
+    else if (tool === "wait_agent" && parseWaitResult(output)) {
+      const w = parseWaitResult(output)!;
+      this.put({ kind: "waited", id, agents: w.agents, timedOut: w.timedOut });
+    } else if (tool === "request_user_input") {
       this.put({
         kind: "question",
         id,
