@@ -18,7 +18,7 @@
 import type { Event } from "../../protocol/events.js";
 import type { AgentSettings, ThreadRecord } from "../../protocol/threads.js";
 import type { Runtime } from "../../runtime/core.js";
-import { cellsFromHistory } from "./cells.js";
+import { cellsFromHistory, patchDiffsOf } from "./cells.js";
 import type { MenuHost, PickerItem, PickerRequest } from "./picker.js";
 import { ViewStore } from "./view-store.js";
 
@@ -192,7 +192,13 @@ export class AgentView {
       title: `Sub-agent ${a.nickname}`,
       lines: [`role ${a.role} · depth ${a.depth} · thread ${id}`, `task: ${firstLine(a.task, 200)}`],
     });
-    store.addCells(cellsFromHistory(items, (callId) => this.runtime.questions.ofCall(id, callId)));
+    store.addCells(
+      cellsFromHistory(
+        items,
+        (callId) => this.runtime.questions.ofCall(id, callId),
+        patchDiffsOf(this.runtime.threads.history(id), this.runtime.threads.turns(id)),
+      ),
+    );
     // The first frame of the view must already show the child's state (working, waiting…),
     // not the fresh store's idle: build the snapshot now rather than on the next frame tick.
     store.flushNow();

@@ -4,6 +4,7 @@
  * Also converts a stored thread's history into cells for `/resume` and `--resume`.
  */
 
+import { diffSections, patchFiles, patchText, sectionFor } from "../../protocol/patch-history.js";
 import { SUMMARY_MARKER } from "../../agent/compaction-prompt.js";
 import { attachmentLine } from "../../protocol/attachment.js";
 import type { Usage } from "../../protocol/events.js";
@@ -72,6 +73,32 @@ export const cellKey = () => `c${++counter}`;
 export const makeCell = (c: CellInput): Cell => ({ ...c, key: cellKey() }) as Cell;
 
 /** Whether a user message is injected context (environment, AGENTS.md), not something typed. */
+/**
+ * `turnDiff` for cellsFromHistory from a thread's stored items and turns: a call's turn's net
+ * diff, split per file (protocol/patch-history.ts).
+ */
+export function patchDiffsOf(
+  stored: ReadonlyArray<{ item: ResponseItem; turn_id: string | null }>,
+  turns: ReadonlyArray<{ id: string; diff?: string | null | undefined }>,
+): (callId: string) => Map<string, string> | undefined {
+  const turnOf = new Map<string, string>();
+  for (const s of stored)
+    if ((s.item.type === "function_call" || s.item.type === "custom_tool_call") && s.turn_id)
+      turnOf.set(s.item.call_id, s.turn_id);
+  const byTurn = new Map(turns.map((t) => [t.id, t.diff]));
+  const cache = new Map<string, Map<string, string>>();
+  return (callId) => {
+    const turn = turnOf.get(callId);
+    if (!turn) return undefined;
+    let sections = cache.get(turn);
+    if (!sections) {
+      sections = diffSections(byTurn.get(turn));
+      cache.set(turn, sections);
+    }
+    return sections;
+  };
+}
+
 export function isContextMessage(item: MessageItem): boolean {
   const text = messageText(item);
   return (
@@ -118,6 +145,8 @@ const outputText = (o: unknown) => (typeof o === "string" ? o : JSON.stringify(o
 export function cellsFromHistory(
   items: readonly ResponseItem[],
   question: (callId: string) => { request: QuestionRequest; outcome: QuestionOutcome | null } | undefined,
+  /** The per-file sections of the net diff of the turn a call ran in (patchDiffsOf), for apply_patch. */
+  turnDiff: (callId: string) => Map<string, string> | undefined = () => undefined,
 ): Cell[] {
   const outputs = new Map<string, unknown>();
   for (const it of items)
@@ -178,6 +207,28 @@ export function cellsFromHistory(
                     : parsed.exitCode === 0
                       ? "completed"
                       : "failed",
+            }),
+          );
+          break;
+        }
+        if (it.name === "apply_patch") {
+          // Drawn as it was live: the files, each with its diff from the turn's stored diff.
+          const sections = turnDiff(it.call_id) ?? new Map<string, string>();
+          const text = out === undefined ? undefined : outputText(out);
+          const ok = text !== undefined && text.startsWith("Success.");
+          cells.push(
+            makeCell({
+              kind: "files",
+              status: text === undefined ? "pending" : ok ? "completed" : "failed",
+              changes: ok
+                ? patchFiles(patchText(argsText(it))).map((f) => ({
+                    path: f.path,
+                    kind: f.move_path ? "move" : f.kind,
+                    ...(f.move_path ? { move_path: f.move_path } : {}),
+                    diff: sectionFor(sections, f.move_path ?? f.path) ?? sectionFor(sections, f.path) ?? "",
+                  }))
+                : [],
+              ...(text !== undefined && !ok ? { error: text } : {}),
             }),
           );
           break;

@@ -21,7 +21,7 @@ import type { Runtime } from "../../runtime/core.js";
 import type { ThreadHandle as Thread } from "../../runtime/types.js";
 import { AgentView } from "./agent-view.js";
 import { type BranchDeps, runBranchCommand } from "./branch-commands.js";
-import { cellsFromHistory } from "./cells.js";
+import { cellsFromHistory, patchDiffsOf } from "./cells.js";
 import { type CommandName, helpText, parseCommand } from "./commands.js";
 import { ComposerHistory } from "./history.js";
 import type { Keymap } from "./keymap.js";
@@ -135,8 +135,11 @@ export class TuiController {
     return thread;
   }
 
-  /** Opens a stored thread: its history becomes cells; questions pending in the store are re-asked. */
-  resume(idOrPrefix: string): Thread {
+  /**
+   * Opens a stored thread: its history becomes cells; questions pending in the store are re-asked.
+   * `header`: draw the startup header before the history (`tandem --resume`).
+   */
+  resume(idOrPrefix: string, opts: { header?: boolean } = {}): Thread {
     // An exact id, a unique prefix, or the web page's short id (a suffix).
     const hit = this.runtime.threads.resolve(idOrPrefix);
     if (!hit.ok) throw new Error(`${hit.message}; /resume lists them`);
@@ -159,7 +162,13 @@ export class TuiController {
     }
     this.mode = thread.record.mode;
     if (!thread.active) this.applySafety(thread);
-    const cells = cellsFromHistory(thread.items(), (callId) => this.runtime.questions.ofCall(id, callId));
+    const cells = cellsFromHistory(
+      thread.items(),
+      (callId) => this.runtime.questions.ofCall(id, callId),
+      patchDiffsOf(this.runtime.threads.history(id), this.runtime.threads.turns(id)),
+    );
+    // At startup the header comes first, then the history it introduces (as in a live session).
+    if (opts.header) this.store.add({ kind: "banner", title: "Tandem", lines: headerLines(this.runtime, thread) });
     this.store.notice(`Resumed thread ${id} (${cells.length} entries)`, "dim");
     this.store.addCells(cells);
     this.history.addThread(cells.flatMap((c) => (c.kind === "user" ? [c.text] : [])));
@@ -395,7 +404,11 @@ export class TuiController {
     this.opts.clearScreen?.();
     this.header();
     this.store.addCells(
-      cellsFromHistory(thread.items(), (callId) => this.runtime.questions.ofCall(thread.id, callId)),
+      cellsFromHistory(
+        thread.items(),
+        (callId) => this.runtime.questions.ofCall(thread.id, callId),
+        patchDiffsOf(this.runtime.threads.history(thread.id), this.runtime.threads.turns(thread.id)),
+      ),
     );
   }
 

@@ -155,10 +155,12 @@ async function runUi(
 
   try {
     if (args.resumeId) {
-      controller.resume(args.resumeId);
+      controller.resume(args.resumeId, { header: true });
       if (args.mode) controller.setMode(args.mode);
-    } else controller.startNew();
-    controller.header();
+    } else {
+      controller.startNew();
+      controller.header();
+    }
   } catch (err) {
     say(`tandem: ${(err as Error).message}`);
     controller.dispose();
