@@ -4,11 +4,11 @@
  * Also converts a stored thread's history into cells for `/resume` and `--resume`.
  */
 
-import { diffSections, patchFiles, patchText, sectionFor } from "../../protocol/patch-history.js";
 import { SUMMARY_MARKER } from "../../agent/compaction-prompt.js";
 import { attachmentLine } from "../../protocol/attachment.js";
 import type { Usage } from "../../protocol/events.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
+import { diffSections, patchFiles, patchText, sectionFor } from "../../protocol/patch-history.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
 import { parseUserCommandRecord } from "../../protocol/user-command.js";
 import { agentCard } from "./agent-card.js";

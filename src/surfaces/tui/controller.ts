@@ -168,7 +168,8 @@ export class TuiController {
       patchDiffsOf(this.runtime.threads.history(id), this.runtime.threads.turns(id)),
     );
     // At startup the header comes first, then the history it introduces (as in a live session).
-    if (opts.header) this.store.add({ kind: "banner", title: "Tandem", lines: headerLines(this.runtime, thread) });
+    if (opts.header)
+      this.store.add({ kind: "banner", title: "Tandem", lines: headerLines(this.runtime, thread) });
     this.store.notice(`Resumed thread ${id} (${cells.length} entries)`, "dim");
     this.store.addCells(cells);
     this.history.addThread(cells.flatMap((c) => (c.kind === "user" ? [c.text] : [])));
