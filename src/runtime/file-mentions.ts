@@ -14,6 +14,8 @@
  *   one-line note saying why. A mention of a missing path is plain text (nothing attached).
  * - At most MAX_MENTIONS files, MAX_FILE_BYTES each and MAX_TOTAL_BYTES in all (a cut file says
  *   so); a binary file (a NUL byte) is named, not attached; a directory attaches its listing.
+ * - Parsing is linear in the text and at most MAX_CANDIDATES paths (none longer than MAX_PATH)
+ *   are looked up, so a pasted log or a hostile message cannot stall the host.
  * - Text passes `mask` (the thread's secrets) before it is attached. Never throws.
  */
 import { readdirSync, realpathSync, statSync } from "node:fs";
@@ -26,18 +28,31 @@ export const MAX_MENTIONS = 20;
 export const MAX_FILE_BYTES = 64 * 1024;
 export const MAX_TOTAL_BYTES = 256 * 1024;
 const MAX_LISTING = 200;
+/** Distinct mentioned paths looked up at most (a missing one is plain text but costs a stat). */
+export const MAX_CANDIDATES = 100;
+/** A longer mention is no path (PATH_MAX). */
+const MAX_PATH = 4096;
 
 const MENTION = /(?:^|[\s(])@(?:"([^"\n]+)"|([^\s"@][^\s"]*))/g;
 const TRAILING = /[.,;:!?)\]]+$/;
+const TRAILING_CHARS = ".,;:!?)]";
+
+/** `p` without its trailing punctuation; a loop, as the regex backtracks quadratically. */
+function trimTrailing(p: string): string {
+  let end = p.length;
+  while (end > 0 && TRAILING_CHARS.includes(p[end - 1])) end--;
+  return p.slice(0, end);
+}
 
 /** The paths `text` mentions, in order, without repeats (see the module comment for the syntax). */
 export function mentionedPaths(text: string): string[] {
-  const out: string[] = [];
+  const seen = new Set<string>();
   for (const m of text.matchAll(MENTION)) {
-    const p = m[1] ?? m[2].replace(TRAILING, "");
-    if (p && !out.includes(p)) out.push(p);
+    const p = m[1] ?? trimTrailing(m[2]);
+    if (p && p.length <= MAX_PATH && !p.includes("\0")) seen.add(p);
+    if (seen.size >= MAX_CANDIDATES) break;
   }
-  return out;
+  return [...seen];
 }
 
 /** `@path` as the composer inserts it: quoted when the path holds a space or a quote-free oddity. */
