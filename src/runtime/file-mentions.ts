@@ -18,9 +18,9 @@
  *   are looked up, so a pasted log or a hostile message cannot stall the host.
  * - Text passes `mask` (the thread's secrets) before it is attached. Never throws.
  */
-import { readdirSync, realpathSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { readRegular } from "../host/files.js";
+import { listDir, readRegular } from "../host/files.js";
 import { attachmentLine } from "../protocol/attachment.js";
 import { type MessageItem, userMessage } from "../protocol/items.js";
 
@@ -28,6 +28,8 @@ export const MAX_MENTIONS = 20;
 export const MAX_FILE_BYTES = 64 * 1024;
 export const MAX_TOTAL_BYTES = 256 * 1024;
 const MAX_LISTING = 200;
+/** Entries read of a directory at most (the rest are "and N+ more"): a million names cost no more. */
+const MAX_SCAN = 10_000;
 /** Distinct mentioned paths looked up at most (a missing one is plain text but costs a stat). */
 export const MAX_CANDIDATES = 100;
 /** A longer mention is no path (PATH_MAX). */
@@ -135,40 +137,19 @@ function describe(abs: string, shown: string, maxBytes: number, opts: MentionOpt
 }
 
 function listing(abs: string, shown: string, opts: MentionOptions): Described | undefined {
-  if (!realWithin(abs, opts))
+  const read = listDir(abs, { maxEntries: MAX_SCAN, within: { root: opts.root, exclude: opts.exclude } });
+  if (!read.ok && read.reason === "outside")
     return {
       kind: "directory",
       text: `<directory path="${shown}">\n(not attached: it leads outside the workspace)\n</directory>`,
     };
-  let names: string[];
-  try {
-    names = readdirSync(abs, { withFileTypes: true })
-      .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
-      .sort();
-  } catch {
-    return undefined;
-  }
-  const more = names.length > MAX_LISTING ? `\n(and ${names.length - MAX_LISTING} more)` : "";
+  if (!read.ok) return undefined;
+  const names = read.entries.map((e) => (e.dir ? `${e.name}/` : e.name)).sort();
+  const left = names.length - MAX_LISTING;
+  const more =
+    left > 0 || !read.complete ? `\n(and ${Math.max(0, left)}${read.complete ? "" : "+"} more)` : "";
   return {
     kind: "directory",
     text: `<directory path="${shown}/">\n${names.slice(0, MAX_LISTING).join("\n")}${more}\n</directory>`,
   };
-}
-
-/** Whether `abs` really (links resolved) lies under `opts.root` and under none of `opts.exclude`. */
-function realWithin(abs: string, opts: MentionOptions): boolean {
-  const real = (p: string) => {
-    try {
-      return realpathSync.native(p);
-    } catch {
-      return undefined;
-    }
-  };
-  const target = real(abs);
-  if (!target) return false;
-  const under = (dir: string) => {
-    const d = real(dir) ?? dir;
-    return target === d || target.startsWith(d.endsWith(sep) ? d : d + sep);
-  };
-  return under(opts.root) && !opts.exclude.some(under);
 }
