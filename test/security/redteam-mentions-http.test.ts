@@ -23,7 +23,7 @@ describe("red team: GET /thread/:id/files", () => {
     expect(t.status).toBe(201);
     const id = t.json.id;
     const path = `/thread/${id}/files?q=f`;
-    for (const headers of [{}, { authorization: "Bearer wrong" }]) {
+    for (const headers of [{}, { authorization: "Bearer wrong" }] as Record<string, string>[]) {
       const r = await fetch(sv.url + path, { headers });
       expect(r.status).toBe(401);
       expect(await r.text()).not.toContain("f1.txt");
