@@ -51,6 +51,10 @@ const FLAGS_BASE = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTT
 
 /** Reads `path` if it is a regular file within the size limit (see the module contract). */
 export function readRegular(path: string, opts: ReadOptions): RegularRead {
+  // Refused before it is opened when it already leads out: opening a device has effects of its
+  // own (a watchdog arms, a tape rewinds). The check on the descriptor below is the one that holds.
+  if (opts.within && !realWithin(path, opts.within))
+    return refuse("outside", `${path} leads outside ${opts.within.root}`);
   let fd: number;
   try {
     fd = openSync(path, FLAGS_BASE | (opts.noFollow ? constants.O_NOFOLLOW : 0));
@@ -96,6 +100,21 @@ function openedWithin(fd: number, path: string, within: NonNullable<ReadOptions[
   } catch {
     return false;
   }
+  return isWithin(real, within);
+}
+
+/** Whether `path` (links resolved now) lies under `within.root` and outside its excludes; true when it does not exist. */
+function realWithin(path: string, within: NonNullable<ReadOptions["within"]>): boolean {
+  let real: string;
+  try {
+    real = realpathSync.native(path);
+  } catch {
+    return true; // missing: open() says so
+  }
+  return isWithin(real, within);
+}
+
+function isWithin(real: string, within: NonNullable<ReadOptions["within"]>): boolean {
   const under = (dir: string) => {
     const d = realOr(dir);
     return real === d || real.startsWith(d.endsWith(sep) ? d : d + sep);

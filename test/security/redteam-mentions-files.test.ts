@@ -115,6 +115,10 @@ for (const where of ["tmp", "outside"] as const) {
         "fifo",
       ])
         expect(shown[p]).toBe(`[file ${p} attached (not read)]`);
+      // Refused before it is opened (a device's open has effects), not after fstat.
+      expect(messageText(got.find((a) => a.path === "zero")!.item)).toContain(
+        "it leads outside the workspace",
+      );
       expect(shown.sparse).toBe("[file sparse attached (binary, not attached)]");
       expect(shown["grow.txt"]).toMatch(/^\[file grow\.txt attached \(first 65536 of \d+ bytes\)\]$/);
       expect(Buffer.byteLength(all)).toBeLessThan(MAX_FILE_BYTES + 4096);
