@@ -16,6 +16,7 @@ import {
   constants,
   existsSync,
   fstatSync,
+  opendirSync,
   openSync,
   readlinkSync,
   readSync,
@@ -50,6 +51,10 @@ const FLAGS_BASE = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTT
 
 /** Reads `path` if it is a regular file within the size limit (see the module contract). */
 export function readRegular(path: string, opts: ReadOptions): RegularRead {
+  // Refused before it is opened when it already leads out: opening a device has effects of its
+  // own (a watchdog arms, a tape rewinds). The check on the descriptor below is the one that holds.
+  if (opts.within && !realWithin(path, opts.within))
+    return refuse("outside", `${path} leads outside ${opts.within.root}`);
   let fd: number;
   try {
     fd = openSync(path, FLAGS_BASE | (opts.noFollow ? constants.O_NOFOLLOW : 0));
@@ -95,6 +100,21 @@ function openedWithin(fd: number, path: string, within: NonNullable<ReadOptions[
   } catch {
     return false;
   }
+  return isWithin(real, within);
+}
+
+/** Whether `path` (links resolved now) lies under `within.root` and outside its excludes; true when it does not exist. */
+function realWithin(path: string, within: NonNullable<ReadOptions["within"]>): boolean {
+  let real: string;
+  try {
+    real = realpathSync.native(path);
+  } catch {
+    return true; // missing: open() says so
+  }
+  return isWithin(real, within);
+}
+
+function isWithin(real: string, within: NonNullable<ReadOptions["within"]>): boolean {
   const under = (dir: string) => {
     const d = realOr(dir);
     return real === d || real.startsWith(d.endsWith(sep) ? d : d + sep);
@@ -118,6 +138,53 @@ export function readRegularText(path: string, opts: ReadOptions): string | undef
 
 function refuse(reason: ReadRefusal, message: string, stat?: Stats): RegularRead {
   return stat ? { ok: false, reason, stat, message } : { ok: false, reason, message };
+}
+
+export type DirRead =
+  | { ok: true; entries: { name: string; dir: boolean }[]; complete: boolean }
+  | { ok: false; reason: "missing" | "outside" | "unreadable" };
+
+/**
+ * The entries of the directory at `path` (links followed), at most `maxEntries` of them
+ * (`complete` false when there are more: a directory of a million names costs no more than
+ * `maxEntries`), or a refusal. With `within`, the directory opened must lie under its root and
+ * outside its excludes; on Linux this is checked on the open descriptor and the listing read
+ * through it, so a directory swapped for a link after the check is never listed (elsewhere a
+ * `realpath` check, not proof against a swap). Never throws.
+ */
+export function listDir(path: string, opts: { maxEntries: number; within?: ReadOptions["within"] }): DirRead {
+  let fd: number | undefined;
+  try {
+    try {
+      fd = openSync(
+        path,
+        constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NONBLOCK | constants.O_NOCTTY,
+      );
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return { ok: false, reason: code === "ENOENT" || code === "ENOTDIR" ? "missing" : "unreadable" };
+    }
+    if (opts.within && !openedWithin(fd, path, opts.within)) return { ok: false, reason: "outside" };
+    const dir = opendirSync(PROC_FD ? `/proc/self/fd/${fd}` : path);
+    const entries: { name: string; dir: boolean }[] = [];
+    let complete = true;
+    try {
+      for (let e = dir.readSync(); e; e = dir.readSync()) {
+        if (entries.length >= opts.maxEntries) {
+          complete = false;
+          break;
+        }
+        entries.push({ name: e.name, dir: e.isDirectory() });
+      }
+    } finally {
+      dir.closeSync();
+    }
+    return { ok: true, entries, complete };
+  } catch {
+    return { ok: false, reason: "unreadable" };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** A directory opened by `openDirExact`; its entries are named `join(path, name)`. */

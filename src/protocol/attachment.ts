@@ -33,8 +33,8 @@ export function attachmentLine(text: string): string | undefined {
     if (body.startsWith("(not attached: "))
       return `[directory ${dir[1].replace(/\/$/, "")} attached (not read)]`;
     const lines = body ? body.split("\n") : [];
-    const more = /^\(and (\d+) more\)$/.exec(lines.at(-1) ?? "");
-    const count = more ? lines.length - 1 + Number(more[1]) : lines.length;
+    const more = /^\(and (\d+)(\+?) more\)$/.exec(lines.at(-1) ?? "");
+    const count = more ? `${lines.length - 1 + Number(more[1])}${more[2]}` : lines.length;
     return `[directory ${dir[1].replace(/\/$/, "")} attached (${count} entries)]`;
   }
   return undefined;

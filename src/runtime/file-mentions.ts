@@ -14,11 +14,13 @@
  *   one-line note saying why. A mention of a missing path is plain text (nothing attached).
  * - At most MAX_MENTIONS files, MAX_FILE_BYTES each and MAX_TOTAL_BYTES in all (a cut file says
  *   so); a binary file (a NUL byte) is named, not attached; a directory attaches its listing.
+ * - Parsing is linear in the text and at most MAX_CANDIDATES paths (none longer than MAX_PATH)
+ *   are looked up, so a pasted log or a hostile message cannot stall the host.
  * - Text passes `mask` (the thread's secrets) before it is attached. Never throws.
  */
-import { readdirSync, realpathSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { readRegular } from "../host/files.js";
+import { listDir, readRegular } from "../host/files.js";
 import { attachmentLine } from "../protocol/attachment.js";
 import { type MessageItem, userMessage } from "../protocol/items.js";
 
@@ -26,18 +28,33 @@ export const MAX_MENTIONS = 20;
 export const MAX_FILE_BYTES = 64 * 1024;
 export const MAX_TOTAL_BYTES = 256 * 1024;
 const MAX_LISTING = 200;
+/** Entries read of a directory at most (the rest are "and N+ more"): a million names cost no more. */
+const MAX_SCAN = 10_000;
+/** Distinct mentioned paths looked up at most (a missing one is plain text but costs a stat). */
+export const MAX_CANDIDATES = 100;
+/** A longer mention is no path (PATH_MAX). */
+const MAX_PATH = 4096;
 
 const MENTION = /(?:^|[\s(])@(?:"([^"\n]+)"|([^\s"@][^\s"]*))/g;
 const TRAILING = /[.,;:!?)\]]+$/;
+const TRAILING_CHARS = ".,;:!?)]";
+
+/** `p` without its trailing punctuation; a loop, as the regex backtracks quadratically. */
+function trimTrailing(p: string): string {
+  let end = p.length;
+  while (end > 0 && TRAILING_CHARS.includes(p[end - 1])) end--;
+  return p.slice(0, end);
+}
 
 /** The paths `text` mentions, in order, without repeats (see the module comment for the syntax). */
 export function mentionedPaths(text: string): string[] {
-  const out: string[] = [];
+  const seen = new Set<string>();
   for (const m of text.matchAll(MENTION)) {
-    const p = m[1] ?? m[2].replace(TRAILING, "");
-    if (p && !out.includes(p)) out.push(p);
+    const p = m[1] ?? trimTrailing(m[2]);
+    if (p && p.length <= MAX_PATH && !p.includes("\0")) seen.add(p);
+    if (seen.size >= MAX_CANDIDATES) break;
   }
-  return out;
+  return [...seen];
 }
 
 /** `@path` as the composer inserts it: quoted when the path holds a space or a quote-free oddity. */
@@ -120,40 +137,19 @@ function describe(abs: string, shown: string, maxBytes: number, opts: MentionOpt
 }
 
 function listing(abs: string, shown: string, opts: MentionOptions): Described | undefined {
-  if (!realWithin(abs, opts))
+  const read = listDir(abs, { maxEntries: MAX_SCAN, within: { root: opts.root, exclude: opts.exclude } });
+  if (!read.ok && read.reason === "outside")
     return {
       kind: "directory",
       text: `<directory path="${shown}">\n(not attached: it leads outside the workspace)\n</directory>`,
     };
-  let names: string[];
-  try {
-    names = readdirSync(abs, { withFileTypes: true })
-      .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
-      .sort();
-  } catch {
-    return undefined;
-  }
-  const more = names.length > MAX_LISTING ? `\n(and ${names.length - MAX_LISTING} more)` : "";
+  if (!read.ok) return undefined;
+  const names = read.entries.map((e) => (e.dir ? `${e.name}/` : e.name)).sort();
+  const left = names.length - MAX_LISTING;
+  const more =
+    left > 0 || !read.complete ? `\n(and ${Math.max(0, left)}${read.complete ? "" : "+"} more)` : "";
   return {
     kind: "directory",
     text: `<directory path="${shown}/">\n${names.slice(0, MAX_LISTING).join("\n")}${more}\n</directory>`,
   };
-}
-
-/** Whether `abs` really (links resolved) lies under `opts.root` and under none of `opts.exclude`. */
-function realWithin(abs: string, opts: MentionOptions): boolean {
-  const real = (p: string) => {
-    try {
-      return realpathSync.native(p);
-    } catch {
-      return undefined;
-    }
-  };
-  const target = real(abs);
-  if (!target) return false;
-  const under = (dir: string) => {
-    const d = real(dir) ?? dir;
-    return target === d || target.startsWith(d.endsWith(sep) ? d : d + sep);
-  };
-  return under(opts.root) && !opts.exclude.some(under);
 }

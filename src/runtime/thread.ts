@@ -185,7 +185,13 @@ export class Thread implements ThreadHandle {
   /** Starts a turn with user input. Throws TurnBusyError while another turn runs. */
   startTurn(
     text: string,
-    opts: { images?: string[]; options?: TurnOptions; skills?: string[] } = {},
+    opts: {
+      images?: string[];
+      options?: TurnOptions;
+      skills?: string[];
+      /** false: the text is a model's (a sub-agent's task), so its `@path` mentions attach nothing. */
+      mentions?: boolean;
+    } = {},
   ): ActiveTurn {
     if (this.closed) throw new Error(`thread ${this.id} is closed`);
     if (this.suspended) throw new Error(`thread ${this.id} is shutting down or moved to another process`);
@@ -200,7 +206,11 @@ export class Thread implements ThreadHandle {
     const item = userMessage(text, opts.images ?? []);
     if (!this.record.title) this.update({ title: threadTitle(text) });
     const pending: PendingInput[] = [{ id: this.host.ids.item("user"), item }];
-    return this.launch(turnId, opts.options ?? {}, pending, [], false, { text, skills: opts.skills ?? [] });
+    return this.launch(turnId, opts.options ?? {}, pending, [], false, {
+      text,
+      skills: opts.skills ?? [],
+      mentions: opts.mentions !== false,
+    });
   }
 
   /** Attaches the files `text` mentions as `@path` to the turn's pending input (file-mentions.ts). */
@@ -287,7 +297,7 @@ export class Thread implements ThreadHandle {
     pending: PendingInput[],
     resumed: ResumedCall[],
     compactOnly = false,
-    use?: SkillInput,
+    use?: SkillInput & { mentions?: boolean },
     shell?: UserShell,
   ): ActiveTurn {
     const ctrl = new AbortController();
@@ -325,7 +335,7 @@ export class Thread implements ThreadHandle {
     turn: ActiveTurn,
     resumed: ResumedCall[],
     compactOnly = false,
-    use?: SkillInput,
+    use?: SkillInput & { mentions?: boolean },
     shell?: UserShell,
   ): Promise<TurnOutcome> {
     const s = this.host.settings;
@@ -346,8 +356,9 @@ export class Thread implements ThreadHandle {
         ? await attachSkills(this.host.skills, this, turn, use, !this.skillsWarned)
         : undefined;
     if (use) this.skillsWarned = true;
-    // Files the text mentions as `@path` (file-mentions.ts), after the skills.
-    if (gate === "run" && use && !skillFailure) this.attachFiles(turn, use.text);
+    // Files the text mentions as `@path` (file-mentions.ts), after the skills; only the user's
+    // own text: a model-written task would make the host read what the model planted.
+    if (gate === "run" && use?.mentions && !skillFailure) this.attachFiles(turn, use.text);
     const go = () =>
       runTurn({
         threadId: this.id,

@@ -249,7 +249,7 @@ export class Agents {
     });
     this.adopt(parent.id, child.id);
     child.recordItem(contextItem(agent, parent.id, role.instructions), null);
-    child.startTurn(args.message);
+    child.startTurn(args.message, { mentions: false });
     return { agent_id: child.id, nickname };
   }
 
@@ -356,7 +356,7 @@ export class Agents {
       child.steer(args.message);
       return { agent_id: child.id, delivered: "queued" };
     }
-    child.startTurn(args.message);
+    child.startTurn(args.message, { mentions: false });
     return { agent_id: child.id, delivered: "started" };
   }
 
