@@ -51,6 +51,8 @@ export const SYSTEM_TOOLS = {
     install: "apt-get install nats-server",
     probe: () => spawnSync("nats-server", ["--version"]).status === 0,
   },
+  // A C compiler for the red-team test that builds an LD_PRELOAD library (security/redteam-appserver-exec).
+  gcc: { install: "apt-get install gcc", probe: () => spawnSync("gcc", ["--version"]).status === 0 },
   // TLS certificates for the cluster bus tests (test/helpers/infra/tls.ts).
   openssl: {
     install: "apt-get install openssl",

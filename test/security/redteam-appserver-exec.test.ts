@@ -26,9 +26,7 @@ __attribute__((constructor)) static void pwn(void) {
 }
 `;
 
-const noGcc = spawnSync("gcc", ["--version"]).status !== 0;
-
-describe.skipIf(missing("bwrap").length > 0 || noGcc)(
+describe.skipIf(missing("bwrap", "gcc").length > 0)(
   "red team: command/exec env stays inside the sandbox",
   () => {
     const served: Served[] = [];
