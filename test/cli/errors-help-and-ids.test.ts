@@ -130,6 +130,22 @@ describe("-m/--model only where a model runs", () => {
   });
 });
 
+describe("exec --image", () => {
+  // fails if a missing or non-image file crashes exec with a stack trace instead of a usage error
+  it("a file that is missing or not an image is a usage error naming it", async () => {
+    const home = tempDir();
+    const notImage = join(tempDir(), "notes.png");
+    writeFileSync(notImage, "just text");
+    const env = { TANDEM_HOME: home, OPENAI_API_KEY: "k", OPENAI_BASE_URL: "http://127.0.0.1:1/v1" };
+    const missing = await runTandem(["exec", "--image", "/nonexistent/shot.png", "hi"], { env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("tandem exec: --image: image /nonexistent/shot.png:");
+    const bad = await runTandem(["exec", "-i", notImage, "hi"], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`image ${notImage} is not a PNG, JPEG, GIF or WebP file`);
+  });
+});
+
 describe("a nonexistent --cd", () => {
   // fails if the directory is checked only after the runtime started a thread (a row in
   // state.db), or if the message does not name the path.

@@ -7,6 +7,7 @@
  * continues. Secret questions are answered from stdin or a file, never argv (answers.ts). `stdin` asks inline when stdin is a TTY (otherwise no responder is attached and
  * the model is told no one can answer — it never waits).
  */
+
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
@@ -15,6 +16,7 @@ import type { Event } from "../../protocol/events.js";
 import type { QuestionAnswer, QuestionReply, QuestionRequest } from "../../protocol/questions.js";
 import { parseTextReply } from "../../questions/text-reply.js";
 import type { Runtime } from "../../runtime/core.js";
+import { imageDataUrl } from "../../util/image-file.js";
 import { printable } from "../../util/printable.js";
 import { terminalText } from "../../util/terminal-text.js";
 import { runSurface } from "../shared/startup.js";
@@ -38,14 +40,6 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString("utf8");
-}
-
-function imageUrl(path: string): string {
-  const data = readFileSync(path);
-  const ext = path.toLowerCase().split(".").pop();
-  const mime =
-    ext === "png" ? "image/png" : ext === "gif" ? "image/gif" : ext === "webp" ? "image/webp" : "image/jpeg";
-  return `data:${mime};base64,${data.toString("base64")}`;
 }
 
 async function askInline(request: QuestionRequest): Promise<QuestionReply | undefined> {
@@ -318,7 +312,15 @@ async function run(
     };
     if (!deferred && thread.active) await runTurnAndWait(thread.active.done);
     if (!deferred && prompt && !o.signal.aborted) {
-      const images = args.images.map(imageUrl);
+      const images: string[] = [];
+      for (const path of args.images) {
+        const r = imageDataUrl(path, process.cwd());
+        if ("error" in r) {
+          process.stderr.write(`tandem exec: --image: ${r.error}\n`);
+          return EXIT.usage;
+        }
+        images.push(r.url);
+      }
       const turn = thread.startTurn(prompt, {
         images,
         options: { mode: args.mode, output_schema: outputSchema },

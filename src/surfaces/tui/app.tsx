@@ -6,8 +6,10 @@
  * and state are drawn instead of the thread's; questions, the composer (it still sends to the
  * thread) and the scrollback's place in the thread's transcript stay the thread's.
  */
+
 import { Box, useApp, useInput } from "ink";
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { clipboardImage } from "./clipboard-image.js";
 import { Composer, type PasteSource } from "./composer.js";
 import type { TuiController } from "./controller.js";
 import type { Keymap } from "./keymap.js";
@@ -63,12 +65,14 @@ export function App({
   });
 
   const onSubmit = useCallback(
-    (text: string) => {
-      controller.history.record(text, controller.cwd);
-      if (controller.submit(text) === "quit") exit();
+    (text: string, images: string[]) => {
+      if (text) controller.history.record(text, controller.cwd);
+      if (controller.submit(text, images) === "quit") exit();
     },
     [controller, exit],
   );
+  const onPasteImage = useCallback(() => clipboardImage(), []);
+  const onNotice = useCallback((text: string) => controller.notice(text, "warn"), [controller]);
   const onInterrupt = useCallback(() => {
     controller.interrupt();
   }, [controller]);
@@ -123,6 +127,8 @@ export function App({
             locked={locked}
             running={running}
             onSubmit={onSubmit}
+            onPasteImage={onPasteImage}
+            onNotice={onNotice}
             onInterrupt={onInterrupt}
             onBack={viewing ? onBack : undefined}
             onRewind={onRewind}

@@ -215,7 +215,7 @@ export function cellsFromHistory(
           // Drawn as it was live: the files, each with its diff from the turn's stored diff.
           const sections = turnDiff(it.call_id) ?? new Map<string, string>();
           const text = out === undefined ? undefined : outputText(out);
-          const ok = text !== undefined && text.startsWith("Success.");
+          const ok = text?.startsWith("Success.") === true;
           cells.push(
             makeCell({
               kind: "files",

@@ -120,6 +120,7 @@ export function helpText(km: Keymap): string[] {
     "Composer:",
     `  ${k("composer.submit")} send (while a turn runs: queue a steer) · ${all("composer.newline")} or a trailing \\ newline`,
     `  ${km.pair("composer.historyPrev", "composer.historyNext")} history · ${k("turn.interrupt")} interrupt the running turn · ${k("app.quit")} twice quit`,
+    `  ${k("composer.pasteImage")} paste the clipboard's image (or paste an image file's path) · @ mention a file · $ use a skill · !cmd run a command`,
     `  ${k("app.agents")} sub-agents (same as /agents) · ${k("turn.interrupt")} back from a sub-agent's transcript`,
     `  / lists and pickers: ${km.pair("popup.up", "popup.down")} move · ${k("popup.complete")} complete · ${k("popup.accept")} choose · ${k("popup.close")} close`,
     "Questions:",

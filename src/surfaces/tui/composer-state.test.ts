@@ -4,6 +4,7 @@ import {
   type ComposerAction,
   type ComposerState,
   emptyComposer,
+  imagePathOf,
   normalisePaste,
   reduce,
 } from "./composer-state.js";
@@ -126,5 +127,44 @@ describe("bracketed paste and history updates", () => {
     expect(r.state.text).toBe("draft");
     r = run(r.state, { type: "up" });
     expect(r.state.text).toBe("resumed");
+  });
+});
+
+describe("image chips", () => {
+  // fails if a pasted image path is inserted as text (the model never gets the image), if a
+  // deleted chip is still sent, or if a chip's text reaches the model
+  it("reads the path forms a terminal pastes", () => {
+    expect(imagePathOf("/tmp/shot.png")).toBe("/tmp/shot.png");
+    expect(imagePathOf("'/tmp/my shot.PNG'")).toBe("/tmp/my shot.PNG");
+    expect(imagePathOf("/tmp/my\\ shot.jpg ")).toBe("/tmp/my shot.jpg");
+    expect(imagePathOf("file:///tmp/a%20b.webp")).toBe("/tmp/a b.webp");
+    expect(imagePathOf("~/Pictures/x.gif")).toBe("~/Pictures/x.gif");
+    expect(imagePathOf("docs/x.jpeg")).toBe("docs/x.jpeg");
+    for (const no of ["look at this.png please", "/tmp/a.png\n/tmp/b.png", "/tmp/notes.txt", "png", ""])
+      expect(imagePathOf(no)).toBeUndefined();
+  });
+
+  it("a pasted path is a chip; Enter sends the text without it and the path as an image", () => {
+    let s = reduce(emptyComposer(), { type: "insert", text: "what is" }).state;
+    s = reduce(s, { type: "paste", text: "'/tmp/my shot.png'" }).state;
+    expect(s.text).toBe("what is [image 1: my shot.png] ");
+    s = reduce(s, { type: "paste", text: "/tmp/b.jpg" }).state;
+    s = reduce(s, { type: "insert", text: "here?" }).state;
+    expect(s.text).toBe("what is [image 1: my shot.png] [image 2: b.jpg] here?");
+    const step = reduce(s, { type: "submit" });
+    expect(step.submitted).toBe("what is here?");
+    expect(step.images).toEqual(["/tmp/my shot.png", "/tmp/b.jpg"]);
+    expect(step.state.images ?? {}).toEqual({});
+  });
+
+  it("a chip deleted from the draft is not sent; an image alone is sent with no text", () => {
+    let s = reduce(emptyComposer(), { type: "paste", text: "/tmp/a.png" }).state;
+    s = reduce(s, { type: "set", text: "no image after all" }).state;
+    expect(reduce(s, { type: "submit" })).toMatchObject({ submitted: "no image after all" });
+    expect(reduce(s, { type: "submit" }).images).toBeUndefined();
+    const alone = reduce(reduce(emptyComposer(), { type: "paste", text: "/tmp/a.png" }).state, {
+      type: "submit",
+    });
+    expect(alone).toMatchObject({ submitted: "", images: ["/tmp/a.png"] });
   });
 });

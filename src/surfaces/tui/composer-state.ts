@@ -12,6 +12,11 @@
  * placeholder ("[pasted 120 lines]") that is expanded back when the text is submitted (if the
  * placeholder was edited it is no longer recognised and stays as typed).
  *
+ * Images: a paste that is one image file's path (as a terminal pastes a file dropped on it:
+ * quoted, `file://`, spaces escaped) becomes a chip `[image 1: shot.png]` in the draft; on
+ * Enter every chip still in the text is taken out of it and its path given with the send
+ * (`images`), so the user sees the attachment, may delete it, and the model gets the image.
+ *
  * History: ↑ on the first line recalls older entries, ↓ on the last line newer ones, back to the
  * draft that was being typed. Consecutive duplicates are stored once.
  */
@@ -25,6 +30,8 @@ export interface ComposerState {
   draft: string;
   /** Placeholder → pasted text, for large pastes shown compactly. */
   pastes: Record<string, string>;
+  /** Chip (`[image 1: a.png]`) → the image file's path. */
+  images?: Record<string, string>;
 }
 
 export type ComposerAction =
@@ -48,8 +55,41 @@ export type ComposerAction =
 
 export interface ComposerStep {
   state: ComposerState;
-  /** Present when Enter sent something (already trimmed, never empty). */
+  /** Present when Enter sent something (already trimmed; empty only when images go alone). */
   submitted?: string;
+  /** The image paths sent with `submitted` (chips still in the draft), in draft order. */
+  images?: string[];
+}
+
+const IMAGE_EXT = /\.(png|jpe?g|gif|webp)$/i;
+
+/**
+ * The image path a pasted text is, or undefined: one line naming a .png/.jpg/.jpeg/.gif/.webp
+ * file, possibly quoted, as a `file://` URL, or with backslash-escaped spaces. Pure: whether
+ * the file exists is checked when the message is sent.
+ */
+export function imagePathOf(text: string): string | undefined {
+  let t = text.trim();
+  if (!t || t.includes("\n")) return undefined;
+  if ((t.startsWith("'") && t.endsWith("'")) || (t.startsWith('"') && t.endsWith('"'))) t = t.slice(1, -1);
+  else t = t.replace(/\\(.)/g, "$1");
+  if (t.startsWith("file://")) {
+    try {
+      t = decodeURIComponent(new URL(t).pathname);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!IMAGE_EXT.test(t) || !/^(\/|~\/|\.{1,2}\/|[^\s/]+\/|[^\s/]+\.)/.test(t)) return undefined;
+  return t;
+}
+
+function imageChip(path: string, taken: Record<string, string>): string {
+  const name = path.split("/").pop() ?? path;
+  for (let i = Object.keys(taken).length + 1; ; i++) {
+    const label = `[image ${i}: ${name}]`;
+    if (!(label in taken)) return label;
+  }
 }
 
 export const emptyComposer = (history: string[] = []): ComposerState => ({
@@ -141,6 +181,13 @@ export function reduce(s: ComposerState, a: ComposerAction): ComposerStep {
       return { state: insertAt(s, a.text) };
     case "paste": {
       if (!a.text) return { state: s };
+      const image = imagePathOf(a.text);
+      if (image) {
+        const taken = s.images ?? {};
+        const chip = imageChip(image, taken);
+        const pad = s.cursor > 0 && !/\s$/.test(chars(s.text).slice(0, s.cursor).join("")) ? " " : "";
+        return { state: { ...insertAt(s, `${pad}${chip} `), images: { ...taken, [chip]: image } } };
+      }
       const large = a.text.split("\n").length > PASTE_COLLAPSE_LINES || a.text.length > PASTE_COLLAPSE_CHARS;
       if (!large) return { state: insertAt(s, a.text) };
       const label = pastePlaceholder(a.text, s.pastes);
@@ -162,7 +209,7 @@ export function reduce(s: ComposerState, a: ComposerAction): ComposerStep {
     case "set":
       return { state: edit(s, a.text, chars(a.text).length) };
     case "clear":
-      return { state: { ...edit(s, "", 0), pastes: {} } };
+      return { state: { ...edit(s, "", 0), pastes: {}, images: {} } };
     case "deleteBack":
       if (s.cursor === 0) return { state: s };
       c.splice(s.cursor - 1, 1);
@@ -194,10 +241,19 @@ export function reduce(s: ComposerState, a: ComposerAction): ComposerStep {
       if (s.cursor === c.length && s.text.endsWith("\\")) {
         return { state: edit(s, `${s.text.slice(0, -1)}\n`, c.length) };
       }
-      const text = expandPastes(s.text, s.pastes).trim();
-      if (!text) return { state: { ...edit(s, "", 0), pastes: {} } };
-      const history = s.history[s.history.length - 1] === text ? s.history : [...s.history, text];
-      return { state: emptyComposer(history.slice(-500)), submitted: text };
+      const chips = Object.entries(s.images ?? {})
+        .filter(([chip]) => s.text.includes(chip))
+        .sort(([a], [b]) => s.text.indexOf(a) - s.text.indexOf(b));
+      let draft = s.text;
+      for (const [chip] of chips) draft = draft.split(`${chip} `).join("").split(chip).join("");
+      const text = expandPastes(draft, s.pastes).trim();
+      if (!text && !chips.length) return { state: { ...edit(s, "", 0), pastes: {} } };
+      const history = !text || s.history[s.history.length - 1] === text ? s.history : [...s.history, text];
+      return {
+        state: emptyComposer(history.slice(-500)),
+        submitted: text,
+        ...(chips.length ? { images: chips.map(([, path]) => path) } : {}),
+      };
     }
   }
 }

@@ -48,7 +48,12 @@ export interface ComposerProps {
   keymap: Keymap;
   locked: boolean;
   running: boolean;
-  onSubmit(text: string): void;
+  /** `images`: the paths of the image chips the draft held (composer-state.ts). */
+  onSubmit(text: string, images: string[]): void;
+  /** Ctrl+V: the clipboard's image as a file path, or why there is none (clipboard-image.ts). */
+  onPasteImage?(): { path: string } | { error: string };
+  /** Says something under the composer (an image that could not be pasted). */
+  onNotice?(text: string): void;
   onInterrupt(): void;
   /** Set while a sub-agent's transcript is shown: the interrupt key goes back instead. */
   onBack?(): void;
@@ -182,7 +187,7 @@ export function Composer(props: ComposerProps) {
     for (const a of actions) {
       const step = reduce(s, a);
       s = step.state;
-      if (step.submitted !== undefined) p.onSubmit(step.submitted);
+      if (step.submitted !== undefined) p.onSubmit(step.submitted, step.images ?? []);
     }
     ref.current = s;
     setState(s);
@@ -274,6 +279,12 @@ export function Composer(props: ComposerProps) {
           setPopup({ for: text, selected: 0, dismissed: true });
           return;
         }
+      }
+      if (p.keymap.is("composer.pasteImage", input, key) && p.onPasteImage) {
+        const got = p.onPasteImage();
+        if ("path" in got) apply([{ type: "paste", text: got.path }]);
+        else p.onNotice?.(got.error);
+        return;
       }
       const actions = composerActions(input, key, p.keymap);
       if (actions === "interrupt") {

@@ -19,6 +19,7 @@ import type { CollaborationMode, Usage } from "../../protocol/events.js";
 import type { QuestionReply, QuestionRequest, Responder } from "../../protocol/questions.js";
 import type { Runtime } from "../../runtime/core.js";
 import type { ThreadHandle as Thread } from "../../runtime/types.js";
+import { imageDataUrl } from "../../util/image-file.js";
 import { AgentView } from "./agent-view.js";
 import { type BranchDeps, runBranchCommand } from "./branch-commands.js";
 import { cellsFromHistory, patchDiffsOf } from "./cells.js";
@@ -177,6 +178,30 @@ export class TuiController {
     return thread;
   }
 
+  /** A message with images: a new turn (steering input is text only), images read now. */
+  private submitImages(text: string, paths: string[]): SubmitResult {
+    const thread = this.thread;
+    if (!thread) return "ignored";
+    if (thread.active) {
+      this.store.notice("Images go with a new message: wait for the turn to end (nothing was sent).", "warn");
+      return "ignored";
+    }
+    const urls: string[] = [];
+    for (const p of paths) {
+      const r = imageDataUrl(p, thread.record.cwd);
+      if ("error" in r) {
+        this.store.notice(`${r.error}; nothing was sent`, "error");
+        return "ignored";
+      }
+      urls.push(r.url);
+    }
+    if (this.pendingPatch) applyPatch(this.runtime, thread, this.pendingPatch);
+    this.pendingPatch = null;
+    this.store.setThread(this.info(thread), thread.status);
+    thread.startTurn(text, { images: urls, options: { mode: this.mode } });
+    return "sent";
+  }
+
   private applySafety(thread: Thread): void {
     const { sandbox_mode, approval_policy } = this.chosen;
     if (sandbox_mode || approval_policy) applyPatch(this.runtime, thread, { sandbox_mode, approval_policy });
@@ -208,7 +233,14 @@ export class TuiController {
   }
 
   /** Enter in the composer: a slash command, a new turn, or a steer for the running one. */
-  submit(text: string): SubmitResult {
+  /** A notice under the transcript (the composer's: an image that could not be pasted). */
+  notice(text: string, tone: "dim" | "warn" | "error" = "dim"): void {
+    this.store.notice(text, tone);
+  }
+
+  /** `images`: image file paths (the composer's chips), read and sent with a new turn. */
+  submit(text: string, images: string[] = []): SubmitResult {
+    if (images.length) return this.submitImages(text, images);
     const cmd = parseCommand(text, this.skills.commandNames());
     if (cmd) {
       if (!cmd.ok) {

@@ -49,6 +49,7 @@ export const DEFAULT_BINDINGS = {
   "composer.deleteBack": ["backspace"],
   "composer.deleteForward": ["ctrl+d"],
   "composer.clear": ["ctrl+u"],
+  "composer.pasteImage": ["ctrl+v"],
   "turn.interrupt": ["escape"],
   "popup.up": ["up", "ctrl+p"],
   "popup.down": ["down", "ctrl+n"],
