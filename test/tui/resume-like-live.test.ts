@@ -1,8 +1,9 @@
 /**
  * A resumed thread looks like the live one (README "Use it"): the built TUI in tmux runs a turn
- * with a plan, a patch (approved), a question (answered) and a sub-agent; `--resume` of that
- * thread in a new process draws the same cells — the plan as a checklist, the patch as its diff,
- * the question with its answer, the sub-agent as a card — as the live run did, header first.
+ * with a plan, a patch, a question (answered), an approved command and a sub-agent; `--resume` of
+ * that thread in a new process draws the same cells — the plan as a checklist, the patch as its
+ * diff, the question with its answer, the approval with its decision, the sub-agent as a card —
+ * as the live run did, header first.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -35,11 +36,11 @@ function transcript(screen: string): string[] {
     .slice(from, to + "FINAL-REPLY-42".length)
     .split("\n")
     .map((l) => l.trimEnd())
-    .filter((l) => l && !/^─ done in|^■ Interrupted|approved|Approve|^\s*\d\. /.test(l));
+    .filter((l) => l && !/^─ done in/.test(l));
 }
 
 describe.skipIf(!hasTmux)("--resume draws what the live session drew (tmux)", { timeout: 120_000 }, () => {
-  it("plan, patch diff, answered question and sub-agent card are the same cells after --resume", async () => {
+  it("plan, patch diff, answered question, approval and sub-agent card are the same cells after --resume", async () => {
     const cwd = tempDir("tandem-tui-resume-live-cwd-");
     writeFileSync(join(cwd, "calc.py"), "def add(a, b):\n    return a - b\n");
     const script: Script = {
@@ -76,6 +77,19 @@ describe.skipIf(!hasTmux)("--resume draws what the live session drew (tmux)", { 
             ),
           ],
         },
+        {
+          output: [
+            call(
+              "exec_command",
+              {
+                cmd: "echo APPROVED-RAN",
+                sandbox_permissions: "require_escalated",
+                justification: "print a word",
+              },
+              "e1",
+            ),
+          ],
+        },
         { output: [spawnCall("CHECK: run the tests", "s1")] },
         { output: [call("wait_agent", { ids: ["Ada"] }, "w1")] },
         { output: [say("FINAL-REPLY-42")] },
@@ -90,6 +104,8 @@ describe.skipIf(!hasTmux)("--resume draws what the live session drew (tmux)", { 
     await waitFor("Which test runner?");
     keys("2");
     keys("Enter");
+    await waitFor("print a word");
+    keys("y");
     const liveScreen = await waitFor(/FINAL-REPLY-42[\s\S]*done in/);
     const live = transcript(liveScreen);
     expect(live.join("\n")).toContain("-    return a - b");
@@ -113,6 +129,10 @@ describe.skipIf(!hasTmux)("--resume draws what the live session drew (tmux)", { 
       "+    return a + b",
       "Which test runner?",
       "unittest",
+      "? Approval — answered by tui",
+      "Run `echo APPROVED-RAN`?",
+      "→ Accept",
+      "│ APPROVED-RAN",
       "◇ Sub-agents finished",
       "CHECK finished",
     ]) {

@@ -188,6 +188,12 @@ export function cellsFromHistory(
       case "function_call":
       case "custom_tool_call": {
         const out = outputs.get(it.call_id);
+        // The approvals this call needed, with their decisions, before it (as they were live).
+        for (let n = 1; n <= 5; n++) {
+          const a = question(`${it.call_id}#approval${n}`);
+          if (!a) break;
+          if (a.outcome) cells.push(makeCell({ kind: "questions", request: a.request, outcome: a.outcome }));
+        }
         if (it.name === "exec_command") {
           const parsed =
             out === undefined

@@ -213,7 +213,9 @@ function cellLines(cell: Cell, o: RenderOptions): string[] {
       return [
         "",
         ...paragraph(
-          cell.late ? `${cell.text}  (the turn ended before reading it; the model gets it with your next message)` : cell.text,
+          cell.late
+            ? `${cell.text}  (the turn ended before reading it; the model gets it with your next message)`
+            : cell.text,
           [p("› ", S.user)],
           [spaces(2)],
           undefined,
