@@ -1,7 +1,8 @@
 /**
  * apply_patch writes from Tandem's own process, not from a sandboxed child, so the sandbox
  * policy is enforced here (requirements A1/A2): under `read-only` every patch needs the user's
- * approval (file_change); declined or headless → the patch is refused and the model told.
+ * approval (file_change); declined, headless, or approvals `never` → the patch is refused and
+ * the model told.
  * Paths outside the workspace are refused by the patch tool itself.
  *
  * The approval carries what the patch would change, per file with its diff (masked), computed
@@ -37,6 +38,9 @@ export const patchApprovalHook: ToolHooks = {
       typeof call.args === "string" ? call.args : String((call.args as { input?: string })?.input ?? "");
     const { paths, refused } = inspect(input, ctx);
     if (refused !== undefined) return { block: refusedText(refused) };
+    // Under `never` nobody is asked, so a read-only sandbox means no patch (a review turn).
+    if (ctx.safety.approvalPolicy === "never")
+      return { block: "the sandbox is read-only and approvals are off (never): this patch was not applied" };
     // The approval shows what the patch would change (nothing is written before the decision).
     // Masked like every display item (tools/registry.ts): the context lines may hold a secret.
     const changes = previewPatch(

@@ -191,6 +191,11 @@ export class Thread implements ThreadHandle {
       skills?: string[];
       /** false: the text is a model's (a sub-agent's task), so its `@path` mentions attach nothing. */
       mentions?: boolean;
+      /**
+       * What surfaces show for the message instead of its text (a review's prompt shows as
+       * "Review: …"); the text is then a prompt of Tandem's own: no custom command expansion.
+       */
+      display?: string;
     } = {},
   ): ActiveTurn {
     if (this.closed) throw new Error(`thread ${this.id} is closed`);
@@ -202,10 +207,16 @@ export class Thread implements ThreadHandle {
     const turnId = this.host.ids.turn();
     // A custom command (`/name args`) is sent as the prompt it stands for (skill-use.ts).
     const cwd = opts.options?.cwd ?? this.record.cwd;
-    text = this.host.skills?.expand(cwd, text) ?? text;
+    if (opts.display === undefined) text = this.host.skills?.expand(cwd, text) ?? text;
     const item = userMessage(text, opts.images ?? []);
-    if (!this.record.title) this.update({ title: threadTitle(text) });
-    const pending: PendingInput[] = [{ id: this.host.ids.item("user"), item }];
+    if (!this.record.title) this.update({ title: threadTitle(opts.display ?? text) });
+    const pending: PendingInput[] = [
+      {
+        id: this.host.ids.item("user"),
+        item,
+        ...(opts.display === undefined ? {} : { display: opts.display }),
+      },
+    ];
     return this.launch(turnId, opts.options ?? {}, pending, [], false, {
       text,
       skills: opts.skills ?? [],

@@ -118,9 +118,19 @@ export interface ThreadHandle {
   /**
    * Starts a turn with user input; throws TurnBusyError while another turn runs.
    * `text` may invoke a custom command (`/name args`, expanded first) and name skills as `$name`;
-   * `skills` names more (a client's skill input). See runtime/skill-use.ts.
+   * `skills` names more (a client's skill input). See runtime/skill-use.ts. `display` is what
+   * surfaces show instead of the text (a prompt of Tandem's own: no command expansion).
    */
-  startTurn(text: string, opts?: { images?: string[]; options?: TurnOptions; skills?: string[] }): TurnHandle;
+  startTurn(
+    text: string,
+    opts?: {
+      images?: string[];
+      options?: TurnOptions;
+      skills?: string[];
+      mentions?: boolean;
+      display?: string;
+    },
+  ): TurnHandle;
   /** Queues input for the running turn; throws TurnBusyError when none runs. */
   steer(text: string): { inputId: string; turnId: string };
   /** Aborts the running turn (false when none runs). */

@@ -11,6 +11,7 @@ import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } f
 import { diffSections, patchFiles, patchText, sectionFor } from "../../protocol/patch-history.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
 import { parseUserCommandRecord } from "../../protocol/user-command.js";
+import { parseReview, type ReviewResult, reviewRequestLine, reviewRequestOf } from "../../runtime/review.js";
 import { agentCard } from "./agent-card.js";
 import { type MdLine, parseLines } from "./markdown.js";
 
@@ -40,6 +41,8 @@ export type Cell =
       status: string;
     }
   | { kind: "tool"; key: string; tool: string; status: string; detail: string }
+  /** A review's findings (runtime/review.ts), or the reason its answer could not be read. */
+  | { kind: "review"; key: string; result: ReviewResult | null; error?: string; cwd: string }
   /** Sub-agents started or waited for (agent-card.ts). */
   | { kind: "agents"; key: string; title: string; agents: AgentCardEntry[] }
   /** The model's task plan (`update_plan`). */
@@ -99,6 +102,14 @@ export function patchDiffsOf(
   };
 }
 
+/** The cell for a review's final message: its findings, or why they could not be read. */
+export function reviewCell(text: string, cwd: string): CellInput {
+  const r = parseReview(text);
+  return r.ok
+    ? { kind: "review", result: r.result, cwd }
+    : { kind: "review", result: null, error: `${r.error}; the model answered:\n${text}`, cwd };
+}
+
 export function isContextMessage(item: MessageItem): boolean {
   const text = messageText(item);
   return (
@@ -147,12 +158,15 @@ export function cellsFromHistory(
   question: (callId: string) => { request: QuestionRequest; outcome: QuestionOutcome | null } | undefined,
   /** The per-file sections of the net diff of the turn a call ran in (patchDiffsOf), for apply_patch. */
   turnDiff: (callId: string) => Map<string, string> | undefined = () => undefined,
+  /** The thread's directory: review findings show paths under it relative to it. */
+  cwd = "",
 ): Cell[] {
   const outputs = new Map<string, unknown>();
   for (const it of items)
     if (it.type === "function_call_output" || it.type === "custom_tool_call_output")
       outputs.set(it.call_id, it.output);
   const cells: Cell[] = [];
+  let reviewing = false;
   for (const it of items) {
     switch (it.type) {
       case "message": {
@@ -171,6 +185,13 @@ export function cellsFromHistory(
               status: r.interrupted ? "interrupted" : r.exitCode === 0 ? "completed" : "failed",
             }),
           );
+        } else if (it.role === "user" && reviewRequestOf(messageText(it)) !== undefined) {
+          // A review's prompt shows as the request it was; its answer as the findings.
+          reviewing = true;
+          cells.push(makeCell({ kind: "user", text: reviewRequestLine(reviewRequestOf(messageText(it))!) }));
+        } else if (it.role === "assistant" && reviewing) {
+          reviewing = false;
+          cells.push(makeCell(reviewCell(messageText(it), cwd)));
         } else if (it.role === "user" && !isContextMessage(it))
           // An attached skill or file reads back as the line it showed live (protocol/attachment.ts).
           cells.push(makeCell({ kind: "user", text: attachmentLine(messageText(it)) ?? messageText(it) }));

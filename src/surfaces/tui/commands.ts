@@ -15,6 +15,7 @@ export const COMMANDS = {
   approvals: "choose the approval policy and sandbox (/approvals POLICY|SANDBOX …)",
   status: "show model, provider, directory, sandbox, approvals and token use",
   diff: "show the files the current or last turn changed",
+  review: "review the uncommitted changes, read-only (/review base BRANCH, /review commit SHA, /review TEXT)",
   undo: "undo the file changes of the last turn (asks first; /undo TURN for an earlier one)",
   redo: "re-apply the file changes an /undo took back (asks first)",
   rewind: "cut the conversation back to an earlier message, optionally its files too (Esc Esc)",

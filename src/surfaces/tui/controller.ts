@@ -14,12 +14,20 @@
  * the runtime down (the caller owns it).
  */
 
+import { imageDataUrl } from "../../host/image-file.js";
 import { listProviderModels } from "../../model/list-models.js";
 import type { CollaborationMode, Usage } from "../../protocol/events.js";
 import type { QuestionReply, QuestionRequest, Responder } from "../../protocol/questions.js";
 import type { Runtime } from "../../runtime/core.js";
+import {
+  parseReviewArgs,
+  REVIEW_TURN,
+  reviewLabel,
+  reviewPrompt,
+  reviewRequestLine,
+  targetProblem,
+} from "../../runtime/review.js";
 import type { ThreadHandle as Thread } from "../../runtime/types.js";
-import { imageDataUrl } from "../../util/image-file.js";
 import { AgentView } from "./agent-view.js";
 import { type BranchDeps, runBranchCommand } from "./branch-commands.js";
 import { cellsFromHistory, patchDiffsOf } from "./cells.js";
@@ -167,6 +175,7 @@ export class TuiController {
       thread.items(),
       (callId) => this.runtime.questions.ofCall(id, callId),
       patchDiffsOf(this.runtime.threads.history(id), this.runtime.threads.turns(id)),
+      record.cwd,
     );
     // At startup the header comes first, then the history it introduces (as in a live session).
     if (opts.header)
@@ -176,6 +185,29 @@ export class TuiController {
     this.history.addThread(cells.flatMap((c) => (c.kind === "user" ? [c.text] : [])));
     this.show(thread);
     return thread;
+  }
+
+  /** /review [base BRANCH | commit SHA | TEXT]: a read-only review turn on the shown thread. */
+  private review(arg: string): void {
+    const thread = this.thread;
+    if (!thread) return;
+    if (thread.active) {
+      this.store.notice("a turn is running: /review when it ends", "warn");
+      return;
+    }
+    const target = parseReviewArgs(arg);
+    const problem = targetProblem(target);
+    if (problem) {
+      this.store.notice(`/review: ${problem}`, "error");
+      return;
+    }
+    this.store.setThread(this.info(thread), thread.status);
+    const turn = thread.startTurn(reviewPrompt(target), {
+      options: REVIEW_TURN,
+      mentions: false,
+      display: reviewRequestLine(reviewLabel(target)),
+    });
+    this.store.reviewTurn(turn.id, thread.record.cwd);
   }
 
   /** A message with images: a new turn (steering input is text only), images read now. */
@@ -350,6 +382,10 @@ export class TuiController {
             "info",
           );
         return "command";
+      case "review": {
+        this.review(arg);
+        return "command";
+      }
       case "diff": {
         if (!this.thread) return "command";
         const d = diffText(this.thread);
@@ -441,6 +477,7 @@ export class TuiController {
         thread.items(),
         (callId) => this.runtime.questions.ofCall(thread.id, callId),
         patchDiffsOf(this.runtime.threads.history(thread.id), this.runtime.threads.turns(thread.id)),
+        thread.record.cwd,
       ),
     );
   }

@@ -12,6 +12,7 @@
  * styling, reach it as escape sequences. Commands are shown strictly (util/printable.ts).
  */
 
+import { findingPlace } from "../../runtime/review.js";
 import { printable } from "../../util/printable.js";
 import { terminalText } from "../../util/terminal-text.js";
 import { block, displayWidth, hardWrap, type Piece, paint, row, type Style, wrapPieces } from "./ansi.js";
@@ -254,6 +255,41 @@ function cellLines(cell: Cell, o: RenderOptions): string[] {
             ? cell.status
             : `exit ${cell.exitCode}`;
       return [...head, ...body, paint(`  └ ${end}`, DIM, color)];
+    }
+    case "review": {
+      if (!cell.result)
+        return [
+          ...block(
+            [p("◈ ", S.error)],
+            [spaces(2)],
+            [p("Review: the answer could not be read", { bold: true })],
+            width,
+            color,
+          ),
+          ...paragraph(cell.error ?? "", [spaces(2)], [spaces(2)], DIM, o),
+        ];
+      const r = cell.result;
+      const n = r.findings.length;
+      const head = `Review — ${n ? `${n} finding${n === 1 ? "" : "s"}` : "no findings"}`;
+      const out = block([p("◈ ", n ? S.warn : S.ok)], [spaces(2)], [p(head, { bold: true })], width, color);
+      const tone = [S.error, S.warn, S.accent, DIM];
+      for (const f of r.findings) {
+        const place = findingPlace(f, cell.cwd);
+        out.push(
+          ...block(
+            [spaces(2), p(`P${f.priority} `, tone[f.priority] ?? DIM)],
+            [spaces(5)],
+            [p(f.title, { bold: true }), ...(place ? [p(`  ${place}`, DIM)] : [])],
+            width,
+            color,
+          ),
+        );
+        for (const line of parseLines(f.body.split("\n")).out)
+          out.push(...renderMdLine(line, [spaces(5)], [spaces(5)], o));
+      }
+      const overall = [r.overall_correctness, r.overall_explanation].filter(Boolean).join(" — ");
+      if (overall) out.push(...paragraph(overall, [spaces(2)], [spaces(2)], { italic: true }, o));
+      return out;
     }
     case "agents": {
       const tone: Record<string, Style> = {

@@ -21,7 +21,7 @@ import { compactionLine } from "../../agent/compaction-prompt.js";
 import type { CollaborationMode, Event, ThreadStatus, Usage } from "../../protocol/events.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
 import { agentCard } from "./agent-card.js";
-import { type Cell, type CellInput, makeCell } from "./cells.js";
+import { type Cell, type CellInput, makeCell, reviewCell } from "./cells.js";
 import { settledText } from "./format.js";
 import { type FenceState, NO_FENCE, parseLines, softBreak, tableTail } from "./markdown.js";
 import { enqueue, type Pending, pendingOf } from "./queue.js";
@@ -40,6 +40,8 @@ export class ViewStore {
   private execs = new Map<string, LiveExec>();
   private tools = new Map<string, string>();
   private queued: Array<{ id: string; text: string }> = [];
+  /** Review turns (turn id → the thread's directory): their answer is drawn as findings. */
+  private readonly reviews = new Map<string, string>();
   private pending: Pending[] = [];
   private known = new Map<string, QuestionRequest>();
   private own = new Set<string>();
@@ -165,6 +167,8 @@ export class ViewStore {
     if (e.thread_id !== this.status.id && !relayed) return;
     switch (e.type) {
       case "agent_message.delta": {
+        // A review's answer is JSON: drawn as its findings once complete, never streamed.
+        if (this.reviews.has(e.turn_id)) break;
         const m = this.message(e.item_id);
         m.text += e.delta;
         if (this.status.retrying) this.status = { ...this.status, retrying: null };
@@ -185,7 +189,10 @@ export class ViewStore {
         else if (e.item.type === "tool_call") this.tools.set(e.item.id, e.item.tool);
         break;
       case "item.completed":
-        this.completed(e.item);
+        if (e.item.type === "agent_message" && this.reviews.has(e.turn_id)) {
+          this.messages.delete(e.item.id);
+          this.add(reviewCell(e.item.text, this.reviews.get(e.turn_id)!));
+        } else this.completed(e.item);
         break;
       case "input.queued":
         this.queued = [...this.queued, { id: e.input_id, text: e.text }];
@@ -338,6 +345,11 @@ export class ViewStore {
         });
         break;
     }
+  }
+
+  /** Marks `turnId` as a review (runtime/review.ts): its final message is drawn as findings. */
+  reviewTurn(turnId: string, cwd: string): void {
+    this.reviews.set(turnId, cwd);
   }
 
   private turnEnded(status: "completed" | "interrupted" | "failed", usage: Usage, error?: string): void {

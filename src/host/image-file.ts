@@ -9,7 +9,7 @@
  */
 import { homedir } from "node:os";
 import { resolve } from "node:path";
-import { readRegular } from "../host/files.js";
+import { readRegular } from "./files.js";
 
 export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
