@@ -29,6 +29,7 @@ import { INFO_METHODS } from "./info.js";
 import { INVENTORY_METHODS } from "./inventory.js";
 import { MANAGE_METHODS } from "./manage.js";
 import { brokerError, type Method, method, parseParams } from "./method.js";
+import { REVIEW_METHODS } from "./review.js";
 import { ErrorCode, RpcError } from "./rpc.js";
 import type { ClientSession } from "./session.js";
 import { SETTINGS_METHODS } from "./settings.js";
@@ -116,6 +117,7 @@ const METHODS: Record<string, Method<any>> = {
   ...QUESTION_METHODS,
   ...COMPACT_METHODS,
   ...SHELL_COMMAND_METHODS,
+  ...REVIEW_METHODS,
   ...FUZZY_SEARCH_METHODS,
   ...BRANCH_METHODS,
   ...CONFIG_WRITE_METHODS,
@@ -135,7 +137,6 @@ const UNSUPPORTED: Record<string, string> = {
   "modelProvider/list": "Tandem serves one provider per process; config/read names it",
   "thread/delete": "Tandem keeps every thread; thread/archive hides one from thread/list",
   "thread/rollback": "it is not in the Codex protocol Tandem speaks; thread/revert cuts history",
-  "review/start": "Tandem has no review mode",
   "command/exec/write": "Tandem's command/exec has no stdin streaming (streamStdin)",
   "command/exec/resize": "Tandem's command/exec has no terminal (tty)",
   "plugin/list": "Tandem has no plugins",
@@ -182,4 +183,5 @@ const OPENS_THREAD = new Set([
   "thread/shellCommand",
   "thread/fork",
   "thread/revert",
+  "review/start",
 ]);

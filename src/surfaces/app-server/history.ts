@@ -23,6 +23,7 @@ import { attachmentLine } from "../../protocol/attachment.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
 import type { StoredItem, StoredQuestion, TurnRecord } from "../../protocol/threads.js";
 import { parseUserCommandRecord } from "../../protocol/user-command.js";
+import { parseReview, reviewRequestOf, reviewText } from "../../runtime/review.js";
 import { codexCommand, commandActions } from "./codex-command.js";
 import { collabItem } from "./collab.js";
 import { diffSections, PATCH_TOOL, patchCallItem, withTurnDiffs } from "./file-change.js";
@@ -62,11 +63,15 @@ export function codexTurns(
   for (const t of turns) byTurn.set(t.id, []);
   const running = new Set(turns.filter((t) => t.status === "running").map((t) => t.id));
   const diffs = new Map(turns.map((t) => [t.id, diffSections(t.diff)]));
+  // Review turns (review.ts): the request and the answer read back as Codex's review items.
+  const reviewTurns = new Set<string>();
   for (const s of items) {
     if (s.turn_id === null) continue;
     const list = byTurn.get(s.turn_id);
     if (!list) continue;
-    const mapped = storedItem(s.item, s.seq, outputs, cwd, running.has(s.turn_id), s.thread_id, questionOf);
+    const review = reviewStored(s.item, s.seq, cwd, reviewTurns, s.turn_id);
+    const mapped =
+      review ?? storedItem(s.item, s.seq, outputs, cwd, running.has(s.turn_id), s.thread_id, questionOf);
     for (const m of mapped ? [mapped].flat() : []) {
       const sections = diffs.get(s.turn_id);
       list.push(
@@ -75,6 +80,27 @@ export function codexTurns(
     }
   }
   return turns.map((t) => codexTurn(t, byTurn.get(t.id) ?? []));
+}
+
+/** A review turn's request (enteredReviewMode) or answer (exitedReviewMode); undefined otherwise. */
+function reviewStored(
+  item: ResponseItem,
+  seq: number,
+  cwd: string,
+  reviewTurns: Set<string>,
+  turnId: string,
+): CodexThreadItem | undefined {
+  if (item.type !== "message") return undefined;
+  const id = item.id ?? `item_${seq}`;
+  const label = item.role === "user" ? reviewRequestOf(messageText(item)) : undefined;
+  if (label !== undefined) {
+    reviewTurns.add(turnId);
+    return { type: "enteredReviewMode", id, review: label } as unknown as CodexThreadItem;
+  }
+  if (item.role !== "assistant" || !reviewTurns.has(turnId)) return undefined;
+  const r = parseReview(messageText(item));
+  const review = r.ok ? reviewText(r.result, cwd) : messageText(item);
+  return { type: "exitedReviewMode", id, review } as unknown as CodexThreadItem;
 }
 
 function storedItem(

@@ -20,6 +20,7 @@
  * - Question and approval events are not mapped here; the session turns them into server requests
  *   (see session.ts).
  */
+
 import type {
   CodexThread,
   CodexThreadItem,
@@ -30,6 +31,7 @@ import type {
 } from "../../protocol/app-server.js";
 import type { ErrorInfo, Event, ThreadStatus, TurnItem, Usage } from "../../protocol/events.js";
 import type { ThreadRecord, TurnRecord } from "../../protocol/threads.js";
+import { parseReview, reviewText } from "../../runtime/review.js";
 import { codexCommand, commandActions } from "./codex-command.js";
 import { collabItem, subAgentFields } from "./collab.js";
 import { fileChangeItem, PATCH_TOOL, patchCallItem } from "./file-change.js";
@@ -233,6 +235,27 @@ export function dynamicToolCall(
  * announced) so it must see every event of every thread, in order; state of a turn is dropped when
  * it completes.
  */
+/**
+ * An item of a review turn as Codex shows it: its request is `enteredReviewMode`, its answer
+ * `exitedReviewMode` with the findings as text (announced once, complete); other items as usual.
+ */
+function reviewItem(
+  event: Extract<Event, { type: "item.started" | "item.completed" }>,
+  label: string,
+  cwd: string,
+): CodexThreadItem | undefined {
+  const it = event.item;
+  if (it.type === "user_message")
+    return { type: "enteredReviewMode", id: it.id, review: label } as unknown as CodexThreadItem;
+  if (it.type === "agent_message") {
+    if (event.type === "item.started") return undefined;
+    const r = parseReview(it.text);
+    const review = r.ok ? reviewText(r.result, cwd) : it.text;
+    return { type: "exitedReviewMode", id: it.id, review } as unknown as CodexThreadItem;
+  }
+  return codexItem(it, cwd, event.thread_id);
+}
+
 export class EventMapper {
   private turnStarts = new Map<string, number>();
   private announced = new Map<string, Set<string>>();
@@ -246,6 +269,15 @@ export class EventMapper {
    * comes first.
    */
   private heldPatches = new Map<string, Notification>();
+  /** review/start (review.ts): the thread's next turn is a review of this; then turn → label. */
+  private nextReview = new Map<string, string>();
+  private reviews = new Map<string, string>();
+
+  /** The thread's next turn is a review of `label` (undefined: it is not after all). */
+  reviewNext(threadId: string, label: string | undefined): void {
+    if (label === undefined) this.nextReview.delete(threadId);
+    else this.nextReview.set(threadId, label);
+  }
 
   constructor(
     private readonly cwdOf: (threadId: string) => string,
@@ -272,6 +304,11 @@ export class EventMapper {
         return this.waitingChanged(event.thread_id);
       case "turn.started": {
         this.turnStarts.set(event.turn_id, time);
+        const review = this.nextReview.get(event.thread_id);
+        if (review !== undefined) {
+          this.nextReview.delete(event.thread_id);
+          this.reviews.set(event.turn_id, review);
+        }
         this.plans.started(event.turn_id, event.mode);
         return [
           {
@@ -284,6 +321,7 @@ export class EventMapper {
         const started = this.turnStarts.get(event.turn_id);
         this.turnStarts.delete(event.turn_id);
         this.announced.delete(event.turn_id);
+        this.reviews.delete(event.turn_id);
         this.plans.completed(event.turn_id);
         for (const [id, n] of this.heldPatches)
           if ((n.params as { turnId?: string }).turnId === event.turn_id) this.heldPatches.delete(id);
@@ -302,6 +340,8 @@ export class EventMapper {
       case "item.completed":
         return this.item(event, time);
       case "agent_message.delta":
+        // A review's answer is JSON: it arrives whole as exitedReviewMode.
+        if (this.reviews.has(event.turn_id)) return [];
         return this.plans.delta(
           { threadId: event.thread_id, turnId: event.turn_id, itemId: event.item_id },
           event.delta,
@@ -470,7 +510,11 @@ export class EventMapper {
       this.plans.isPlan(event.turn_id)
     )
       return this.planMessage(event, time);
-    const item = codexItem(event.item, this.cwdOf(event.thread_id), event.thread_id);
+    const review = this.reviews.get(event.turn_id);
+    const item =
+      review !== undefined
+        ? reviewItem(event, review, this.cwdOf(event.thread_id))
+        : codexItem(event.item, this.cwdOf(event.thread_id), event.thread_id);
     if (!item) return [];
     const base = { threadId: event.thread_id, turnId: event.turn_id, item };
     const seen = this.seen(event.turn_id);
