@@ -20,6 +20,8 @@ Usage:
   tandem resume ID [options]           same as \`tandem exec resume\`
   tandem doctor [--json]               check this machine and the configuration, say how to fix each problem
   tandem login [--status] | logout     store (or forget) an API key, asked as a secret; used without OPENAI_API_KEY
+  tandem review [--base B | --commit SHA | TEXT] [--json]
+                                       review the uncommitted changes (or a branch, a commit), read-only
   tandem threads                       list threads
   tandem export ID                     print a thread's history as JSONL
   tandem rules [list | remove N]       the approval rules remembered for this project
@@ -33,7 +35,7 @@ Usage:
   tandem --version
 
 Every subcommand accepts -c/--config key=value and -h/--help (its own flags); -m/--model
-where a model runs (the terminal UI, exec, resume, serve, app-server, acp, mcp-server, doctor).
+where a model runs (the terminal UI, exec, resume, review, serve, app-server, acp, mcp-server, doctor).
 A thread ID may be any unique prefix or suffix of the id (lists show its last 8 characters).
 Debug log: TANDEM_LOG=debug|trace, or --log-file FILE on the commands that run a model or a server.
 State lives in $TANDEM_HOME (default ~/.tandem).`;
@@ -119,6 +121,10 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(`${HELP}\n\nThe terminal UI (tandem [options] [PROMPT]):\n${TUI_OPTIONS}\n`);
       }
       return 0;
+    case "review": {
+      const { runReview } = await import("./surfaces/exec/review-cmd.js");
+      return runReview(rest);
+    }
     case "exec":
     case "resume": {
       const { wantsHelp } = await import("./util/cli-args.js");

@@ -65,6 +65,7 @@ const SUBCOMMANDS: Array<[string[], string]> = [
   [["app-server"], "--listen"],
   [["serve"], "--port"],
   [["rules"], "remove"],
+  [["review"], "--base"],
   [["acp"], "--config"],
   [["mcp-server"], "--config"],
   [["mcp"], "--url"],
