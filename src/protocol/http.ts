@@ -97,6 +97,19 @@ export const ShellBody = z
   .strict();
 export type ShellBody = z.infer<typeof ShellBody>;
 
+export const ReviewBody = z
+  .object({
+    args: z
+      .string()
+      .max(10_000)
+      .optional()
+      .describe(
+        "What /review was given: empty (uncommitted changes), `base BRANCH`, `commit SHA`, or instructions",
+      ),
+  })
+  .strict();
+export type ReviewBody = z.infer<typeof ReviewBody>;
+
 /** Who is replying. Defaults to `{kind: "http"}`; the web page sends `{kind: "web", id}`. */
 export const ReplyingClient = z
   .object({

@@ -100,6 +100,7 @@ describe("OpenAPI", () => {
       "/thread/{id}/fork",
       "/thread/{id}/interrupt",
       "/thread/{id}/redo",
+      "/thread/{id}/review",
       "/thread/{id}/rewind",
       "/thread/{id}/settings",
       "/thread/{id}/shell",

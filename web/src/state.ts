@@ -297,6 +297,12 @@ export async function send(text: string, mode: "plan" | "default", images: strin
     await api("POST", `/thread/${enc(id)}/shell`, { command: own });
     return;
   }
+  // `/review [base BRANCH | commit SHA | TEXT]`: a read-only review turn (README "Review").
+  const review = /^\/review(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (review && !t?.active_turn_id) {
+    await api("POST", `/thread/${enc(id)}/review`, { args: review[1] ?? "" });
+    return;
+  }
   if (t?.active_turn_id) {
     await api("POST", `/thread/${enc(id)}/steer`, { text });
     return;

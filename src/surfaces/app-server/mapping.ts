@@ -30,8 +30,8 @@ import type {
   TokenUsageBreakdown,
 } from "../../protocol/app-server.js";
 import type { ErrorInfo, Event, ThreadStatus, TurnItem, Usage } from "../../protocol/events.js";
+import { parseReview, reviewText } from "../../protocol/review.js";
 import type { ThreadRecord, TurnRecord } from "../../protocol/threads.js";
-import { parseReview, reviewText } from "../../runtime/review.js";
 import { codexCommand, commandActions } from "./codex-command.js";
 import { collabItem, subAgentFields } from "./collab.js";
 import { fileChangeItem, PATCH_TOOL, patchCallItem } from "./file-change.js";

@@ -8,7 +8,6 @@
  * mapper, mapping.ts, swaps them in). A running turn is a conflict (TurnConflict, -32003).
  */
 import { z } from "zod";
-import { ThreadInUseError } from "../../runtime/errors.js";
 import {
   REVIEW_TURN,
   type ReviewTarget,
@@ -16,7 +15,8 @@ import {
   reviewPrompt,
   reviewRequestLine,
   targetProblem,
-} from "../../runtime/review.js";
+} from "../../protocol/review.js";
+import { ThreadInUseError } from "../../runtime/errors.js";
 import { type Ctx, type Method, method } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
 import { inUseOr, requireThread } from "./threads.js";

@@ -19,7 +19,7 @@ import {
   reviewRequestLine,
   reviewText,
   targetProblem,
-} from "../../runtime/review.js";
+} from "../../protocol/review.js";
 import { argError } from "../../util/cli-args.js";
 import { directoryProblem } from "../../util/dirs.js";
 import { RUNTIME_FLAGS, runSurface } from "../shared/startup.js";

@@ -15,6 +15,7 @@ const requestSchemas = {
   StartTurnBody: Http.StartTurnBody,
   SteerBody: Http.SteerBody,
   ShellBody: Http.ShellBody,
+  ReviewBody: Http.ReviewBody,
   ThreadSettingsBody: Http.ThreadSettingsBody,
   ReplyBody: Http.ReplyBody,
   RejectBody: Http.RejectBody,
@@ -152,6 +153,20 @@ export function openApiDocument(version: string): Json {
         requestBody: body("ShellBody"),
         responses: {
           "202": json("TurnStarted", "The command is running; follow it on GET /event"),
+          ...common,
+          "404": error("No such thread"),
+          "409": error("A turn is running, or another process drives the thread"),
+        },
+      },
+    },
+    "/thread/{id}/review": {
+      post: {
+        summary:
+          "Review changes read-only (as /review): a turn with Tandem's review prompt under a read-only sandbox and no approvals, answering with JSON findings",
+        parameters: [pathId(THREAD_ID)],
+        requestBody: body("ReviewBody"),
+        responses: {
+          "202": json("TurnStarted", "The review is running; follow it on GET /event"),
           ...common,
           "404": error("No such thread"),
           "409": error("A turn is running, or another process drives the thread"),

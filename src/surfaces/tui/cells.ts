@@ -10,8 +10,8 @@ import type { Usage } from "../../protocol/events.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
 import { diffSections, patchFiles, patchText, sectionFor } from "../../protocol/patch-history.js";
 import type { QuestionOutcome, QuestionRequest } from "../../protocol/questions.js";
+import { parseReview, type ReviewResult, reviewRequestLine, reviewRequestOf } from "../../protocol/review.js";
 import { parseUserCommandRecord } from "../../protocol/user-command.js";
-import { parseReview, type ReviewResult, reviewRequestLine, reviewRequestOf } from "../../runtime/review.js";
 import { agentCard } from "./agent-card.js";
 import { type MdLine, parseLines } from "./markdown.js";
 

@@ -18,7 +18,6 @@ import { imageDataUrl } from "../../host/image-file.js";
 import { listProviderModels } from "../../model/list-models.js";
 import type { CollaborationMode, Usage } from "../../protocol/events.js";
 import type { QuestionReply, QuestionRequest, Responder } from "../../protocol/questions.js";
-import type { Runtime } from "../../runtime/core.js";
 import {
   parseReviewArgs,
   REVIEW_TURN,
@@ -26,7 +25,8 @@ import {
   reviewPrompt,
   reviewRequestLine,
   targetProblem,
-} from "../../runtime/review.js";
+} from "../../protocol/review.js";
+import type { Runtime } from "../../runtime/core.js";
 import type { ThreadHandle as Thread } from "../../runtime/types.js";
 import { AgentView } from "./agent-view.js";
 import { type BranchDeps, runBranchCommand } from "./branch-commands.js";

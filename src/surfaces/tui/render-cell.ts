@@ -12,7 +12,7 @@
  * styling, reach it as escape sequences. Commands are shown strictly (util/printable.ts).
  */
 
-import { findingPlace } from "../../runtime/review.js";
+import { findingPlace } from "../../protocol/review.js";
 import { printable } from "../../util/printable.js";
 import { terminalText } from "../../util/terminal-text.js";
 import { block, displayWidth, hardWrap, type Piece, paint, row, type Style, wrapPieces } from "./ansi.js";

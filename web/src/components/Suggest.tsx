@@ -75,6 +75,15 @@ export function useFileHits(threadId: string | null | undefined, text: string): 
   return query === undefined ? [] : hits;
 }
 
+/** The web composer's own commands (sent as HTTP calls by state.ts `send`). */
+const BUILT_IN: Entry[] = [
+  {
+    name: "review",
+    description: "review the uncommitted changes, read-only",
+    hint: "[base BRANCH | commit SHA | TEXT]",
+  },
+];
+
 /** What the suggestion list shows for `text`, and how choosing an entry rewrites it. */
 export function suggestions(
   text: string,
@@ -85,7 +94,10 @@ export function suggestions(
   if (slash)
     return {
       sigil: "/",
-      entries: lists.commands.filter((c) => c.name.startsWith(slash[1])),
+      entries: [
+        ...BUILT_IN,
+        ...lists.commands.filter((c) => !BUILT_IN.some((b) => b.name === c.name)),
+      ].filter((c) => c.name.startsWith(slash[1])),
       complete: (n) => `/${n} `,
     };
   const dollar = /(?:^|\s)\$([a-z0-9-]*)$/.exec(text);

@@ -4,8 +4,10 @@
  * the reader is there, and leaves the scroll alone when they scrolled up to read.
  */
 import { memo, useLayoutEffect, useRef } from "react";
+import { findingPlace } from "../../../src/protocol/review.js";
 import { printable } from "../../../src/util/printable.js";
 import type { Entry } from "../lib/transcript.js";
+import { app } from "../state.js";
 import { DiffView, ExitBadge, Images, PlanView, TermOutput } from "./Cells.js";
 import { Markdown } from "./Markdown.js";
 import { SubAgent } from "./SubAgent.js";
@@ -119,6 +121,48 @@ export const Cell = memo(function Cell({ e }: { e: Entry }) {
       );
     case "subagent":
       return <SubAgent e={e} Cell={Cell} />;
+    case "review":
+      return (
+        <li className="entry review" data-id={e.id}>
+          <div className="cell-head">
+            <span className="who">review</span>
+            <span>
+              {e.result
+                ? e.result.findings.length
+                  ? `${e.result.findings.length} finding${e.result.findings.length === 1 ? "" : "s"}`
+                  : "no findings"
+                : "the answer could not be read"}
+            </span>
+          </div>
+          {e.result ? (
+            <>
+              <ol className="findings">
+                {e.result.findings.map((f, i) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: findings have no id
+                  <li key={i} data-priority={f.priority}>
+                    <span className="priority">P{f.priority}</span> <strong>{printable(f.title)}</strong>{" "}
+                    {f.file && (
+                      <code className="place">
+                        {printable(findingPlace(f, app.threads.get(app.current ?? "")?.cwd))}
+                      </code>
+                    )}
+                    <Markdown text={f.body} />
+                  </li>
+                ))}
+              </ol>
+              {(e.result.overall_correctness || e.result.overall_explanation) && (
+                <p className="muted">
+                  {printable(
+                    [e.result.overall_correctness, e.result.overall_explanation].filter(Boolean).join(" — "),
+                  )}
+                </p>
+              )}
+            </>
+          ) : (
+            <pre className="out">{printable(e.raw)}</pre>
+          )}
+        </li>
+      );
     case "waited":
       return (
         <li className="entry waited" data-id={e.id}>

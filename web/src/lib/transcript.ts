@@ -17,6 +17,12 @@ import { attachmentLine } from "../../../src/protocol/attachment.js";
 import type { Event, TurnItem } from "../../../src/protocol/events.js";
 import type { TurnSummary } from "../../../src/protocol/http.js";
 import type { ResponseItem } from "../../../src/protocol/items.js";
+import {
+  parseReview,
+  type ReviewResult,
+  reviewRequestLine,
+  reviewRequestOf,
+} from "../../../src/protocol/review.js";
 import { parseUserCommandRecord } from "../../../src/protocol/user-command.js";
 import { type DiffFile, parseCodexPatch, parseUnifiedDiff } from "./diff.js";
 import { type SubAgentEntry, subAgentEntry } from "./subagent.js";
@@ -46,6 +52,8 @@ export type Entry =
   | { kind: "turn"; id: string; text: string; status: string; error?: string }
   | { kind: "error"; id: string; text: string }
   | SubAgentEntry
+  /** A review's answer (/review): its findings, or the raw answer when it could not be read. */
+  | { kind: "review"; id: string; result: ReviewResult | null; raw: string }
   /** A `wait_agent` result: each child's name, role, status and final message (Markdown). */
   | { kind: "waited"; id: string; agents: WaitedAgent[]; timedOut: boolean };
 
@@ -57,6 +65,14 @@ const HIDDEN_USER = [
   "<user_instructions>",
   "<subagent_context>",
 ];
+
+/** A live user message that is a review's request (its display line). */
+const isReviewRequest = (text: string) => /^Review: /.test(text);
+
+function reviewEntry(id: string, text: string): Entry {
+  const r = parseReview(text);
+  return { kind: "review", id, result: r.ok ? r.result : null, raw: text };
+}
 
 function parseJson(text: string): any {
   try {
@@ -132,6 +148,9 @@ export class Transcript {
     return i === undefined ? undefined : this.entries[i];
   }
   /** Inserts `e` or replaces the entry with its id (keeping its place). */
+  /** A review's request was the last user message: the next answer is its findings. */
+  private reviewing = false;
+
   put(e: Entry): void {
     const i = this.index.get(e.id);
     if (i === undefined) {
@@ -179,6 +198,14 @@ export class Transcript {
             this.put({ kind: "turn", id: `h_${n}`, text: "context compacted", status: "started" });
             continue;
           }
+          // A review's prompt shows as its request; the answer after it as the findings.
+          const review = reviewRequestOf(text);
+          if (review !== undefined) {
+            turn++;
+            this.reviewing = true;
+            this.put({ kind: "user", id: it.id || `h_${n}`, text: reviewRequestLine(review), images: [] });
+            continue;
+          }
           // The user's own `!command`: shown as the command it was.
           const own = parseUserCommandRecord(text);
           if (own) {
@@ -202,6 +229,9 @@ export class Transcript {
           turn++;
           const images = it.content.filter((c) => c.type === "input_image").map((c: any) => c.image_url);
           this.put({ kind: "user", id: it.id || `h_${n}`, text, images });
+        } else if (it.role === "assistant" && this.reviewing) {
+          this.reviewing = false;
+          this.put(reviewEntry(it.id || `h_${n}`, text));
         } else if (it.role === "assistant") this.put({ kind: "agent", id: it.id || `h_${n}`, text });
       } else if (it.type === "reasoning") {
         const text = it.summary.map((s) => s.text).join("\n\n");
@@ -293,18 +323,24 @@ export class Transcript {
   }
 
   /** A live display item (item.started / updated / completed). */
-  private item(item: TurnItem, turnId: string): void {
+  private item(item: TurnItem, turnId: string, done = true): void {
     switch (item.type) {
       case "user_message":
+        if (isReviewRequest(item.text)) this.reviewing = true;
         this.put({ kind: "user", id: item.id, text: item.text, images: [] });
         break;
       case "agent_message":
+        if (this.reviewing) {
+          // Drawn once, complete: the started item (and its deltas) carry partial JSON.
+          if (!done) break;
+          this.reviewing = false;
+          this.put(reviewEntry(item.id, item.text));
+          break;
+        }
+        this.put({ kind: "agent", id: item.id, text: item.text });
+        break;
       case "reasoning":
-        this.put({
-          kind: item.type === "agent_message" ? "agent" : "reasoning",
-          id: item.id,
-          text: item.text,
-        });
+        this.put({ kind: "reasoning", id: item.id, text: item.text });
         break;
       case "command_execution":
         this.put({
@@ -374,10 +410,12 @@ export class Transcript {
       case "item.started":
       case "item.updated":
       case "item.completed":
-        this.item(e.item, e.turn_id);
+        this.item(e.item, e.turn_id, e.type === "item.completed");
         break;
       case "agent_message.delta":
       case "reasoning.delta": {
+        // A review's answer is JSON: shown once complete, as its findings.
+        if (e.type === "agent_message.delta" && this.reviewing) break;
         const kind = e.type === "agent_message.delta" ? "agent" : "reasoning";
         const prev = this.get(e.item_id);
         this.put({ kind, id: e.item_id, text: (prev && "text" in prev ? prev.text : "") + e.delta });

@@ -6,12 +6,14 @@
  * store. Writes to such a thread open it first with `runtime.threads.open`, which repairs orphan
  * calls and re-asks its pending questions (Q11).
  */
+
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { type Context, Hono } from "hono";
 import type { ThreadStatus } from "../../../protocol/events.js";
 import {
   CreateThreadBody,
+  ReviewBody,
   ShellBody,
   StartTurnBody,
   SteerBody,
@@ -21,6 +23,14 @@ import {
   type TurnSummary,
 } from "../../../protocol/http.js";
 import { TurnOptions } from "../../../protocol/ops.js";
+import {
+  parseReviewArgs,
+  REVIEW_TURN,
+  reviewLabel,
+  reviewPrompt,
+  reviewRequestLine,
+  targetProblem,
+} from "../../../protocol/review.js";
 import {
   SEARCH_LIMITS,
   type StoredItem,
@@ -266,6 +276,30 @@ export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono 
     try {
       const turn = runtime.turns.shell(id, body.value.command, { timeoutMs: body.value.timeout_ms ?? null });
       return c.json({ thread_id: id, turn_id: turn.id }, 202);
+    } catch (err) {
+      if (err instanceof TurnBusyError) return fail(c, 409, "turn_running", err.message);
+      throw err;
+    }
+  });
+
+  // /review from the web composer (runtime/review.ts): a read-only review turn on the thread.
+  app.post("/:id/review", async (c) => {
+    const body = await readBody(c, ReviewBody, opts.maxBodyBytes);
+    if (!body.ok) return body.response;
+    const param = threadParam(runtime, c);
+    if ("response" in param) return param.response;
+    const thread = liveThread(runtime, param.id);
+    if (!thread) return fail(c, 404, "not_found", noThread(param.id));
+    const target = parseReviewArgs(body.value.args ?? "");
+    const problem = targetProblem(target);
+    if (problem) return fail(c, 400, "bad_request", `review: ${problem}`);
+    try {
+      const turn = thread.startTurn(reviewPrompt(target), {
+        options: REVIEW_TURN,
+        mentions: false,
+        display: reviewRequestLine(reviewLabel(target)),
+      });
+      return c.json({ thread_id: param.id, turn_id: turn.id }, 202);
     } catch (err) {
       if (err instanceof TurnBusyError) return fail(c, 409, "turn_running", err.message);
       throw err;

@@ -10,7 +10,7 @@
  * into findings, or says why it could not; `reviewText(result)` is the list people read.
  * Branch names and shas are checked (`targetProblem`) before they reach a prompt.
  */
-import type { TurnOptions } from "../protocol/ops.js";
+import type { TurnOptions } from "./ops.js";
 
 export type ReviewTarget =
   | { type: "uncommittedChanges" }
