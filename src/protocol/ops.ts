@@ -14,6 +14,12 @@ export const TurnOptions = z.object({
   cwd: z.string().optional(),
   sandbox: z.enum(["read-only", "workspace-write", "danger-full-access"]).optional(),
   approval_policy: z.enum(["never", "on-request", "on-failure", "untrusted"]).optional(),
+  read_only_tools: z
+    .boolean()
+    .optional()
+    .describe(
+      "Only tools that cannot change anything (a review): no MCP tools, sub-agents, write_stdin or patches",
+    ),
 });
 export type TurnOptions = z.infer<typeof TurnOptions>;
 

@@ -73,11 +73,16 @@ export const REVIEW_SCHEMA = {
   },
 } as const;
 
-/** A review turn changes nothing: read-only sandbox, no approvals (a write is refused, not asked). */
+/**
+ * A review turn changes nothing: read-only sandbox, no approvals (a write is refused, not asked),
+ * and only tools that cannot write (tools/types.ts `readOnlyTools`: no MCP tools, sub-agents,
+ * write_stdin or patches).
+ */
 export const REVIEW_TURN: TurnOptions = {
   mode: "default",
   sandbox: "read-only",
   approval_policy: "never",
+  read_only_tools: true,
   output_schema: REVIEW_SCHEMA as unknown as Record<string, unknown>,
 };
 

@@ -28,6 +28,7 @@ import { type ToolHooks, ToolRegistry } from "../tools/registry.js";
 import { createRequestUserInputTool } from "../tools/request-user-input.js";
 import type { FunctionTool } from "../tools/types.js";
 import { patchApprovalHook } from "./patch-approval.js";
+import { readOnlyToolsHook } from "./read-only-tools.js";
 import { questionsInDefaultMode } from "./tool-context.js";
 import type { SandboxInForce } from "./types.js";
 import { type DiffThread, workspaceDiffHooks } from "./workspace-diff.js";
@@ -107,6 +108,7 @@ export function threadTools(
     }),
   );
   if (!st.ephemeral) for (const tool of host.agentTools(record.cwd)) registry.register(tool);
+  registry.addHooks(readOnlyToolsHook);
   registry.addHooks(patchApprovalHook);
   registry.addHooks(workspaceDiffHooks((id) => host.thread(id)));
   for (const h of host.hooks) registry.addHooks(h);

@@ -100,6 +100,7 @@ export function toolContext(
     safety: {
       sandbox: thread.sandbox(turn),
       approvalPolicy: turn.options.approval_policy ?? thread.approvalPolicy(),
+      ...(turn.options.read_only_tools ? { readOnlyTools: true } : {}),
       requestApproval: (approval) =>
         host.requestApproval(thread, turn.id, call.call_id, approval, thread.questionPolicy(turn), signal),
     },

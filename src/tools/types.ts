@@ -118,6 +118,12 @@ export interface SafetyContext {
   };
   approvalPolicy: "never" | "on-request" | "on-failure" | "untrusted";
   /**
+   * Only tools that cannot change anything run (a review turn, protocol/review.ts): commands in
+   * the read-only sandbox, plans, questions; MCP tools (they run outside the sandbox), sub-agents
+   * (their own sandbox), write_stdin (a session an earlier turn started) and patches are refused.
+   */
+  readOnlyTools?: boolean;
+  /**
    * Asks the user through the broker's queue (approvals before questions). Resolves with
    * the decision; already-approved commands (this session, or a remembered prefix rule)
    * resolve `accept` without asking. `cancel` also interrupts the turn. With no responder

@@ -47,7 +47,10 @@ export function serverPids(marker: string): number[] {
 /** The output the model got for `callId` in any request after the call. */
 export function outputSent(h: Harness, callId: string): unknown {
   for (const body of h.model.requests as Array<{ input?: Array<Record<string, unknown>> }>) {
-    const out = body.input?.find((i) => i.type === "function_call_output" && i.call_id === callId);
+    const out = body.input?.find(
+      (i) =>
+        (i.type === "function_call_output" || i.type === "custom_tool_call_output") && i.call_id === callId,
+    );
     if (out) return out.output;
   }
   return undefined;
