@@ -32,6 +32,7 @@ import {
   PROTOCOL_VERSION,
   RequestError,
 } from "@agentclientprotocol/sdk";
+import { z } from "zod";
 import type { McpServerConfig } from "../../config/schema.js";
 import type { Stamped } from "../../protocol/events.js";
 import type { Responder } from "../../protocol/questions.js";
@@ -46,6 +47,16 @@ import { isMode, MODE_CONFIG_ID, modeError } from "./modes.js";
 import { permissionAnswerable } from "./questions.js";
 import { AcpSession } from "./session.js";
 import { QUESTION_TOOL } from "./updates.js";
+
+/** session/fork's params (the protocol's ForkSessionRequest: the fields Tandem reads). */
+const ForkParams = z
+  .object({
+    sessionId: z.string(),
+    cwd: z.string(),
+    mcpServers: z.array(z.unknown()).optional(),
+  })
+  .passthrough();
+type ForkParams = z.infer<typeof ForkParams>;
 
 export interface AcpAgentOptions {
   runtime: Runtime;
@@ -95,63 +106,70 @@ export class AcpAgent {
   }
 
   private build(): AgentApp {
-    return agent({ name: "tandem" })
-      .onConnect((c) => {
-        this.connection = c;
-      })
-      .onRequest(methods.agent.initialize, ({ params }) => {
-        this.capabilities = params.clientCapabilities ?? {};
-        this.clientName = params.clientInfo?.name ?? "acp";
-        this.responder.id = this.clientName;
-        return {
-          protocolVersion: Math.min(params.protocolVersion, PROTOCOL_VERSION),
-          agentCapabilities: {
-            loadSession: true,
-            promptCapabilities: { image: true, audio: false, embeddedContext: true },
-            mcpCapabilities: { http: true, sse: false },
-          },
-          agentInfo: { name: "tandem", title: "Tandem", version: this.opts.version },
-          authMethods: [],
-        };
-      })
-      .onRequest(methods.agent.session.new, ({ params }) => {
-        checkCwd(params.cwd);
-        const mcpServers = clientMcpServers(params.mcpServers);
-        // Stored now: the editor may session/load this id from a later process before prompting.
-        const thread = this.opts.runtime.threads.start({ cwd: params.cwd, mcpServers, storeNow: true });
-        const session = this.open(thread);
-        setImmediate(() => session.advertiseCommands()); // once the client has the session id
-        return { sessionId: session.id, ...session.state() };
-      })
-      .onRequest(methods.agent.session.load, ({ params }) =>
-        this.load(params.sessionId, clientMcpServers(params.mcpServers)),
-      )
-      .onRequest(methods.agent.session.prompt, ({ params, signal }) =>
-        this.session(params.sessionId).prompt(params.prompt, signal),
-      )
-      .onNotification(methods.agent.session.cancel, ({ params }) => {
-        const session = this.sessions.get(params.sessionId);
-        if (session) session.cancel();
-        else this.opts.log(`session/cancel: unknown session ${params.sessionId} ignored`);
-      })
-      .onRequest(methods.agent.session.setMode, ({ params }) => {
-        const session = this.session(params.sessionId);
-        if (!isMode(params.modeId)) throw modeError(params.modeId);
-        session.setMode(params.modeId);
-        return {};
-      })
-      .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
-        const session = this.session(params.sessionId);
-        if (params.configId !== MODE_CONFIG_ID)
-          throw RequestError.invalidParams(
-            { configId: params.configId },
-            `unknown config option "${params.configId}"; the only option is "${MODE_CONFIG_ID}"`,
-          );
-        const value = String(params.value);
-        if (!isMode(value)) throw modeError(value);
-        session.setMode(value);
-        return { configOptions: session.state().configOptions };
-      });
+    return (
+      agent({ name: "tandem" })
+        .onConnect((c) => {
+          this.connection = c;
+        })
+        .onRequest(methods.agent.initialize, ({ params }) => {
+          this.capabilities = params.clientCapabilities ?? {};
+          this.clientName = params.clientInfo?.name ?? "acp";
+          this.responder.id = this.clientName;
+          return {
+            protocolVersion: Math.min(params.protocolVersion, PROTOCOL_VERSION),
+            agentCapabilities: {
+              loadSession: true,
+              // `fork` is in the protocol's unstable schema only (the stable type does not name it).
+              sessionCapabilities: { fork: {} } as Record<string, unknown>,
+              promptCapabilities: { image: true, audio: false, embeddedContext: true },
+              mcpCapabilities: { http: true, sse: false },
+            },
+            agentInfo: { name: "tandem", title: "Tandem", version: this.opts.version },
+            authMethods: [],
+          };
+        })
+        .onRequest(methods.agent.session.new, ({ params }) => {
+          checkCwd(params.cwd);
+          const mcpServers = clientMcpServers(params.mcpServers);
+          // Stored now: the editor may session/load this id from a later process before prompting.
+          const thread = this.opts.runtime.threads.start({ cwd: params.cwd, mcpServers, storeNow: true });
+          const session = this.open(thread);
+          setImmediate(() => session.advertiseCommands()); // once the client has the session id
+          return { sessionId: session.id, ...session.state() };
+        })
+        .onRequest(methods.agent.session.load, ({ params }) =>
+          this.load(params.sessionId, clientMcpServers(params.mcpServers)),
+        )
+        // ACP's session/fork (unstable in the protocol, advertised as sessionCapabilities.fork):
+        // a new session holding the source's whole history (runtime.branches.fork), in `cwd`.
+        .onRequest("session/fork", ForkParams, ({ params }) => this.fork(params))
+        .onRequest(methods.agent.session.prompt, ({ params, signal }) =>
+          this.session(params.sessionId).prompt(params.prompt, signal),
+        )
+        .onNotification(methods.agent.session.cancel, ({ params }) => {
+          const session = this.sessions.get(params.sessionId);
+          if (session) session.cancel();
+          else this.opts.log(`session/cancel: unknown session ${params.sessionId} ignored`);
+        })
+        .onRequest(methods.agent.session.setMode, ({ params }) => {
+          const session = this.session(params.sessionId);
+          if (!isMode(params.modeId)) throw modeError(params.modeId);
+          session.setMode(params.modeId);
+          return {};
+        })
+        .onRequest(methods.agent.session.setConfigOption, ({ params }) => {
+          const session = this.session(params.sessionId);
+          if (params.configId !== MODE_CONFIG_ID)
+            throw RequestError.invalidParams(
+              { configId: params.configId },
+              `unknown config option "${params.configId}"; the only option is "${MODE_CONFIG_ID}"`,
+            );
+          const value = String(params.value);
+          if (!isMode(value)) throw modeError(value);
+          session.setMode(value);
+          return { configOptions: session.state().configOptions };
+        })
+    );
   }
 
   private open(thread: AcpSession["thread"]): AcpSession {
@@ -197,6 +215,20 @@ export class AcpAgent {
         this.asker.ask(request, undefined);
     });
     return session.state();
+  }
+
+  /** session/fork: the source (stored, by exact id) copied into a new thread, opened as a session. */
+  private fork(params: ForkParams) {
+    const { runtime } = this.opts;
+    checkCwd(params.cwd);
+    if (!runtime.threads.record(params.sessionId)) throw RequestError.sessionNotFound(params.sessionId);
+    const forked = runtime.branches.fork(params.sessionId);
+    if (forked.cwd !== params.cwd) runtime.threads.updateSettings(forked.id, { cwd: params.cwd });
+    const mcpServers = clientMcpServers((params.mcpServers ?? []) as Parameters<typeof clientMcpServers>[0]);
+    const thread = runtime.threads.open(forked.id, { mcpServers });
+    const session = this.open(thread);
+    setImmediate(() => session.advertiseCommands());
+    return { sessionId: session.id, ...session.state() };
   }
 
   /** requirements Q3 for clients without form elicitation: model questions they cannot show are unavailable. */
