@@ -2,7 +2,7 @@
  * Codex `review/start` on Tandem's app server (README "Review: `/review`"): a real app server
  * (in-process stdio, every frame validated against the Codex schema) against `tandem
  * mock-model`. The review runs inline as a read-only turn: enteredReviewMode, the commands it
- * ran, exitedReviewMode with the findings as text — never the JSON, never an agentMessage — and
+ * ran, the findings as text in an agentMessage and in exitedReviewMode — never the JSON — and
  * `thread/read` returns the same items. Bad targets are invalid params.
  */
 import { execFileSync } from "node:child_process";
@@ -95,12 +95,16 @@ describe("tandem app-server: review/start", () => {
       "[P2] Name the constant — a.py:1\n  `x` says nothing.\n\nOverall: patch is correct — Fine apart from naming.",
     );
     await client.notification("turn/completed", (p) => p.threadId === thread.id);
-    expect(client.notifications.some((n: any) => n.params?.item?.type === "agentMessage")).toBe(false);
+    // The answer also comes as an agentMessage with the same text (Codex's TUI draws that), never the JSON.
+    const answers = client.notifications.filter(
+      (n: any) => n.method === "item/completed" && n.params?.item?.type === "agentMessage",
+    );
+    expect(answers.map((n: any) => n.params.item.text)).toEqual([exited.item.review]);
     expect(client.notifications.some((n: any) => n.method === "item/agentMessage/delta")).toBe(false);
 
     const read = await client.request("thread/read", { threadId: thread.id, includeTurns: true });
     const types = read.thread.turns.flatMap((t: any) => t.items.map((i: any) => i.type));
-    expect(types).toEqual(["enteredReviewMode", "commandExecution", "exitedReviewMode"]);
-    expect(read.thread.turns[0].items[2].review).toBe(exited.item.review);
+    expect(types).toEqual(["enteredReviewMode", "commandExecution", "agentMessage", "exitedReviewMode"]);
+    expect(read.thread.turns[0].items[3].review).toBe(exited.item.review);
   });
 });

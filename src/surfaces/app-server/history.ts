@@ -21,13 +21,13 @@ import { SUMMARY_MARKER } from "../../agent/compaction-prompt.js";
 import type { CodexThreadItem, CodexTurn } from "../../protocol/app-server.js";
 import { attachmentLine } from "../../protocol/attachment.js";
 import { type MessageItem, messageText, type ResponseItem, type ToolCallItem } from "../../protocol/items.js";
-import { parseReview, reviewRequestOf, reviewText } from "../../protocol/review.js";
+import { reviewRequestOf } from "../../protocol/review.js";
 import type { StoredItem, StoredQuestion, TurnRecord } from "../../protocol/threads.js";
 import { parseUserCommandRecord } from "../../protocol/user-command.js";
 import { codexCommand, commandActions } from "./codex-command.js";
 import { collabItem } from "./collab.js";
 import { diffSections, PATCH_TOOL, patchCallItem, withTurnDiffs } from "./file-change.js";
-import { codexTurn, dynamicToolCall, QUESTION_TOOL } from "./mapping.js";
+import { codexTurn, dynamicToolCall, QUESTION_TOOL, reviewAnswerText } from "./mapping.js";
 import { agentMessageItems, PLAN_TOOL } from "./plan.js";
 import { questionCallItem } from "./question-history.js";
 
@@ -89,7 +89,7 @@ function reviewStored(
   cwd: string,
   reviewTurns: Set<string>,
   turnId: string,
-): CodexThreadItem | undefined {
+): CodexThreadItem | CodexThreadItem[] | undefined {
   if (item.type !== "message") return undefined;
   const id = item.id ?? `item_${seq}`;
   const label = item.role === "user" ? reviewRequestOf(messageText(item)) : undefined;
@@ -98,9 +98,11 @@ function reviewStored(
     return { type: "enteredReviewMode", id, review: label } as unknown as CodexThreadItem;
   }
   if (item.role !== "assistant" || !reviewTurns.has(turnId)) return undefined;
-  const r = parseReview(messageText(item));
-  const review = r.ok ? reviewText(r.result, cwd) : messageText(item);
-  return { type: "exitedReviewMode", id, review } as unknown as CodexThreadItem;
+  const text = reviewAnswerText(messageText(item), cwd);
+  return [
+    { type: "agentMessage", id, text } as CodexThreadItem,
+    { type: "exitedReviewMode", id: `${id}-review`, review: text } as unknown as CodexThreadItem,
+  ];
 }
 
 function storedItem(

@@ -236,8 +236,8 @@ export function dynamicToolCall(
  * it completes.
  */
 /**
- * An item of a review turn as Codex shows it: its request is `enteredReviewMode`, its answer
- * `exitedReviewMode` with the findings as text (announced once, complete); other items as usual.
+ * An item of a review turn as Codex shows it: its request is `enteredReviewMode`; other items as
+ * usual (the answer is mapped in `EventMapper.item`).
  */
 function reviewItem(
   event: Extract<Event, { type: "item.started" | "item.completed" }>,
@@ -247,13 +247,13 @@ function reviewItem(
   const it = event.item;
   if (it.type === "user_message")
     return { type: "enteredReviewMode", id: it.id, review: label } as unknown as CodexThreadItem;
-  if (it.type === "agent_message") {
-    if (event.type === "item.started") return undefined;
-    const r = parseReview(it.text);
-    const review = r.ok ? reviewText(r.result, cwd) : it.text;
-    return { type: "exitedReviewMode", id: it.id, review } as unknown as CodexThreadItem;
-  }
   return codexItem(it, cwd, event.thread_id);
+}
+
+/** A review's final message as the text people read: its findings, or the message itself. */
+export function reviewAnswerText(text: string, cwd: string): string {
+  const r = parseReview(text);
+  return r.ok ? reviewText(r.result, cwd) : text;
 }
 
 export class EventMapper {
@@ -511,6 +511,23 @@ export class EventMapper {
     )
       return this.planMessage(event, time);
     const review = this.reviews.get(event.turn_id);
+    // A review's answer: the findings as an agentMessage (Codex's TUI draws the review from the
+    // answer stream), then exitedReviewMode carrying the same text.
+    if (review !== undefined && event.item.type === "agent_message") {
+      if (event.type === "item.started") return [];
+      const text = reviewAnswerText(event.item.text, this.cwdOf(event.thread_id));
+      const base = { threadId: event.thread_id, turnId: event.turn_id };
+      const message = { type: "agentMessage", id: event.item.id, text } as CodexThreadItem;
+      const exited = {
+        type: "exitedReviewMode",
+        id: `${event.item.id}-review`,
+        review: text,
+      } as unknown as CodexThreadItem;
+      return [message, exited].flatMap((item) => [
+        { method: "item/started", params: { ...base, item, startedAtMs: time } },
+        { method: "item/completed", params: { ...base, item, completedAtMs: time } },
+      ]);
+    }
     const item =
       review !== undefined
         ? reviewItem(event, review, this.cwdOf(event.thread_id))
