@@ -49,12 +49,17 @@ const SCRIPT: Script = {
       when: { input_contains: ["task title"] },
       output: [{ type: "message", text: '{"title":"Calc work"}' }],
     },
+  ],
+  steps: [
+    say("FIRST-REPLY"),
+    say("SECOND-REPLY"),
     {
-      when: { input_contains: ["Code review requested: changes against 'master'"] },
+      expect: { input_contains: ["Code review requested: changes against 'master'"] },
       output: [{ type: "message", text: JSON.stringify(FINDINGS) }],
     },
+    say("FORK-REPLY"),
+    say("EDITED-REPLY"),
   ],
-  steps: [say("FIRST-REPLY"), say("SECOND-REPLY"), say("FORK-REPLY"), say("EDITED-REPLY")],
 };
 
 const T = 90_000;
@@ -69,6 +74,7 @@ describe.skipIf(missing("tmux").length > 0)(
     let tui: CodexPane;
     let codexHome: string;
     let evidence: string;
+    let mainThread: string;
     let step = 0;
 
     const c2s = (method: string) => proxy.frames.filter((f) => f.dir === "c2s" && f.msg.method === method);
@@ -127,6 +133,8 @@ describe.skipIf(missing("tmux").length > 0)(
     it("two messages", async () => {
       tui.launch();
       await tui.waitFor("Ask Codex to do anything", T);
+      await frameWait(() => c2s("thread/start").some((f) => responseTo(f)), "thread/start");
+      mainThread = responseTo(c2s("thread/start")[0])!.msg.result.thread.id;
       await tui.submit("first message alpha");
       await turnDone("FIRST-REPLY");
       await tui.submit("second message beta");
@@ -146,7 +154,50 @@ describe.skipIf(missing("tmux").length > 0)(
       expect(c2s("review/start")[0].msg.params.target).toEqual({ type: "baseBranch", branch: "master" });
       const screen = await tui.waitFor("Guard the zero divisor", T);
       writeFileSync(join(evidence, "review.txt"), screen);
-      await tui.waitFor(/Worked for[^]*›/, T);
+      await tui.waitFor(/Worked for[\s\S]*›/, T);
+    });
+
+    it("/fork continues in a new thread that holds the conversation", async () => {
+      const before = c2s("thread/fork").length;
+      await tui.submit("/fork");
+      await frameWait(
+        () => c2s("thread/fork").length > before && !!responseTo(c2s("thread/fork").at(-1)!),
+        "thread/fork answered",
+      );
+      const forked = responseTo(c2s("thread/fork").at(-1)!)!.msg.result.thread.id;
+      expect(forked).not.toBe(mainThread);
+      await new Promise((r) => setTimeout(r, 1000));
+      await tui.submit("third message in the fork");
+      await turnDone("FORK-REPLY");
+      const last = JSON.stringify(modelRequests().at(-1)?.input);
+      expect(last).toContain("first message alpha");
+      expect(last).toContain("second message beta");
+      const turn = c2s("turn/start").at(-1)!;
+      expect(turn.msg.params.threadId).toBe(forked);
+    });
+
+    it("Esc Esc edits an earlier message: the next request holds only the history before it", async () => {
+      await new Promise((r) => setTimeout(r, 500));
+      tui.keys("Escape");
+      await new Promise((r) => setTimeout(r, 300));
+      tui.keys("Escape");
+      const backtrack = await tui.waitFor(/edit|Edit|previous message|backtrack/i, T);
+      writeFileSync(join(evidence, "backtrack.txt"), backtrack);
+      await new Promise((r) => setTimeout(r, 300));
+      tui.keys("Enter");
+      await frameWait(
+        () =>
+          c2s("thread/revert").some((f) => responseTo(f)) ||
+          c2s("thread/rollback").some((f) => responseTo(f)),
+        "thread/revert answered",
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      tui.keys("C-u");
+      await tui.submit("edited message gamma");
+      await turnDone("EDITED-REPLY");
+      const last = JSON.stringify(modelRequests().at(-1)?.input);
+      expect(last).toContain("edited message gamma");
+      expect(last).not.toContain("third message in the fork");
     });
   },
 );
