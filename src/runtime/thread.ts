@@ -472,14 +472,18 @@ export class Thread implements ThreadHandle {
     });
   }
 
-  /** Sandbox in force: turn ← thread ← config (requirements A1). */
+  /** Sandbox in force: turn ← thread ← config (requirements A1); a review turn has no network. */
   sandbox(turn?: TurnHandle): SandboxInForce {
     const st = this.record.settings;
     const s = this.host.settings;
     return {
       mode: turn?.options.sandbox ?? st.sandbox_mode ?? s.sandbox_mode,
       writableRoots: [...(s.sandbox_workspace_write.writable_roots ?? []), ...(st.writable_roots ?? [])],
-      network: st.network_access ?? s.sandbox_workspace_write.network_access,
+      // A review (read_only_tools) reaches nothing outside either: a listener on the host (a
+      // service that writes, Tandem's own API) is as much a door as a write tool.
+      network: turn?.options.read_only_tools
+        ? false
+        : (st.network_access ?? s.sandbox_workspace_write.network_access),
       protectedPaths: this.host.protectedPaths,
       hiddenPaths: s.sandbox_workspace_write.readable_home ? [] : this.host.hiddenPaths,
     };
