@@ -193,7 +193,8 @@ export class Thread implements ThreadHandle {
       mentions?: boolean;
       /**
        * What surfaces show for the message instead of its text (a review's prompt shows as
-       * "Review: …"); the text is then a prompt of Tandem's own: no custom command expansion.
+       * "Review: …"); the text is then a prompt of Tandem's own: no custom command expansion and
+       * no `$skill` mentions.
        */
       display?: string;
     } = {},
@@ -218,7 +219,9 @@ export class Thread implements ThreadHandle {
       },
     ];
     return this.launch(turnId, opts.options ?? {}, pending, [], false, {
-      text,
+      // Tandem's own prompt (a review: `display`) names no skill: its `$words` are plain text,
+      // never a SKILL.md from the workspace (the model may have planted it) or its dependencies.
+      text: opts.display === undefined ? text : "",
       skills: opts.skills ?? [],
       mentions: opts.mentions !== false,
     });
