@@ -3,11 +3,13 @@
  * terminal. Titles, bodies, file paths and the overall verdict carrying OSC 52 (write the
  * clipboard), OSC 2 (window title), CSI screen sequences and a C1 OSC must reach stdout as
  * symbols, never as bytes the terminal acts on — and the same for the raw answer printed to
- * stderr when it cannot be read. (--json stays byte-exact: machine output.)
+ * stderr when it cannot be read, and the TUI's findings cell. (--json stays byte-exact.)
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { makeCell, reviewCell } from "../../src/surfaces/tui/cells.js";
+import { renderCell } from "../../src/surfaces/tui/render-cell.js";
 import { type MockProcess, runTandem, startMockProcess } from "../helpers/cli.js";
 import { tempDir } from "../helpers/index.js";
 
@@ -57,6 +59,16 @@ describe("red team: tandem review output is neutralised for the terminal", () =>
     } finally {
       rmSync(cwd, { recursive: true, force: true });
       rmSync(cwd2, { recursive: true, force: true });
+    }
+  });
+
+  it("the TUI's findings cell (read or unreadable) writes no control sequence, in colour too", () => {
+    const cwd = "/var/tmp/ws";
+    for (const text of [JSON.stringify(ANSWER(cwd)), `not json${EVIL}`]) {
+      const out = renderCell(makeCell(reviewCell(text, cwd)), { width: 100, color: true });
+      // Colour is the renderer's own SGR; nothing else of ESC may remain.
+      expect(out.replace(/\x1b\[[0-9;]*m/g, "")).not.toMatch(RAW);
+      expect(out).toContain("␛]52;c;SGVsbG8=");
     }
   });
 });
