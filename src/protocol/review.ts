@@ -74,7 +74,8 @@ export const REVIEW_SCHEMA = {
 } as const;
 
 /**
- * A review turn changes nothing: read-only sandbox, no approvals (a write is refused, not asked),
+ * A review turn changes nothing: read-only sandbox without network (runtime/thread.ts `sandbox`),
+ * no approvals (a write is refused, not asked),
  * and only tools that cannot write (tools/types.ts `readOnlyTools`: no MCP tools, sub-agents,
  * write_stdin or patches).
  */

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { ABORTED_OUTPUT } from "../agent/history.js";
 import type { ResumedCall } from "../agent/turn.js";
 import type { ResponseItem, ToolCallItem } from "../protocol/items.js";
+import type { TurnOptions } from "../protocol/ops.js";
 import type { QuestionOutcome, QuestionRequest } from "../protocol/questions.js";
+import { REVIEW_TURN, reviewPrompt } from "../protocol/review.js";
 import type { StoredItem, TurnRecord } from "../protocol/threads.js";
 import { planResume, type ResumeHost, resumeThread } from "./resume.js";
 
@@ -93,7 +95,7 @@ describe("planResume", () => {
       pending: [],
       rerun: waits,
     });
-    expect(plan).toEqual({ aborted: [], steps: [], turnId: undefined, settled: true });
+    expect(plan).toEqual({ aborted: [], steps: [], turnId: undefined, settled: true, reviews: [] });
   });
 
   it("dispatches a cut-off sub-agent wait again, in the turn that stored it", () => {
@@ -159,12 +161,13 @@ describe("planResume", () => {
 /** A thread and host that record what resuming did. */
 function fakes(lastTurn?: TurnRecord["status"]) {
   const recorded: ResponseItem[] = [];
-  const resumed: Array<{ turnId: string; calls: ResumedCall[] }> = [];
+  const resumed: Array<{ turnId: string; calls: ResumedCall[]; options?: TurnOptions }> = [];
   const asked: string[] = [];
   const thread = {
     id: "t",
     recordItem: (item: ResponseItem) => void recorded.push(item),
-    resumeTurn: (turnId: string, calls: ResumedCall[]) => void resumed.push({ turnId, calls }),
+    resumeTurn: (turnId: string, calls: ResumedCall[], options?: TurnOptions) =>
+      void resumed.push({ turnId, calls, ...(options && Object.keys(options).length ? { options } : {}) }),
     redispatch: async (c: ToolCallItem) => ({
       aborted: false as const,
       args: c.call_id,
@@ -225,5 +228,22 @@ describe("resumeThread", () => {
     const stays = fakes("running");
     resumeThread(stays.host, stays.thread, settled, false);
     expect(stays.resumed).toEqual([]);
+  });
+
+  it("continues a review turn as a review (read-only), whatever the thread's own settings", () => {
+    const review = reviewPrompt({ type: "uncommittedChanges" });
+    const f = fakes();
+    const plan = planResume({
+      stored: stored(["u1", user("write things")], ["u2", user(review)], ["u2", call("c1")]),
+      pending: [question("c1", "u2")],
+      rerun: waits,
+    });
+    expect(plan.reviews).toEqual(["u2"]);
+    resumeThread(f.host, f.thread, plan, true);
+    expect(f.resumed.map((r) => [r.turnId, r.options])).toEqual([["u2", REVIEW_TURN]]);
+    const running = fakes("running");
+    const settled = planResume({ stored: stored(["u9", user(review)]), pending: [], rerun: waits });
+    resumeThread(running.host, running.thread, settled, true);
+    expect(running.resumed).toEqual([{ turnId: "u9", calls: [], options: REVIEW_TURN }]);
   });
 });

@@ -19,11 +19,21 @@
  *   call run again. Without a turn nothing is continued.
  * - `settled`: nothing was pending and nothing runs again — a thread that was working may then go
  *   on with its last turn from its history (`resumeThread`'s `goOn`).
+ * - `reviews`: the turns whose prompt is a review's (protocol/review.ts): a continued review is
+ *   continued with `REVIEW_TURN`, never with the thread's own sandbox, approvals and tools.
  */
 import { ABORTED_OUTPUT, orphanCalls } from "../agent/history.js";
 import type { ResumedCall } from "../agent/turn.js";
-import { isToolCall, outputFor, type ResponseItem, type ToolCallItem } from "../protocol/items.js";
+import {
+  isToolCall,
+  messageText,
+  outputFor,
+  type ResponseItem,
+  type ToolCallItem,
+} from "../protocol/items.js";
+import type { TurnOptions } from "../protocol/ops.js";
 import type { QuestionOutcome, QuestionRequest } from "../protocol/questions.js";
+import { REVIEW_TURN, reviewRequestOf } from "../protocol/review.js";
 import type { StoredItem, TurnRecord } from "../protocol/threads.js";
 import { toModelResult } from "../questions/model.js";
 import { elicitationLostReason } from "../tools/mcp/elicitation.js";
@@ -42,6 +52,8 @@ export interface ResumePlan {
   turnId: string | undefined;
   /** Nothing was pending and nothing runs again. */
   settled: boolean;
+  /** Turns whose prompt is a review's: they go on as reviews (read-only, see the contract). */
+  reviews: string[];
 }
 
 export function planResume(input: {
@@ -69,7 +81,22 @@ export function planResume(input: {
     input.pending[0]?.turn_id ??
     (first && input.stored.find((s) => callIdOf(s.item) === first.call_id)?.turn_id) ??
     undefined;
-  return { aborted, steps, turnId, settled: input.pending.length === 0 && again.length === 0 };
+  // The turn's options are not stored; a review's prompt says what it was (a user's message that
+  // copies the marker only makes its turn go on read-only).
+  const reviews = [
+    ...new Set(
+      input.stored
+        .filter(
+          (s) =>
+            s.turn_id !== null &&
+            s.item.type === "message" &&
+            s.item.role === "user" &&
+            reviewRequestOf(messageText(s.item)) !== undefined,
+        )
+        .map((s) => s.turn_id as string),
+    ),
+  ];
+  return { aborted, steps, turnId, settled: input.pending.length === 0 && again.length === 0, reviews };
 }
 
 const callIdOf = (item: ResponseItem) => ("call_id" in item ? item.call_id : undefined);
@@ -78,8 +105,8 @@ const callIdOf = (item: ResponseItem) => ("call_id" in item ? item.call_id : und
 export interface ResumedThread {
   readonly id: string;
   recordItem(item: ResponseItem, turnId: string | null): void;
-  /** Continues `turnId` with `calls` run first (Thread.resumeTurn). */
-  resumeTurn(turnId: string, calls: ResumedCall[]): unknown;
+  /** Continues `turnId` with `calls` run first, under `options` (Thread.resumeTurn). */
+  resumeTurn(turnId: string, calls: ResumedCall[], options?: TurnOptions): unknown;
   /** Runs a stored call again in the thread's active turn (Thread.redispatch). */
   redispatch(call: ToolCallItem, signal: AbortSignal): Promise<DispatchResult>;
 }
@@ -101,6 +128,7 @@ export interface ResumeHost {
  */
 export function resumeThread(host: ResumeHost, thread: ResumedThread, plan: ResumePlan, goOn: boolean): void {
   for (const call of plan.aborted) thread.recordItem(outputFor(call, ABORTED_OUTPUT), null);
+  const options = (turnId: string): TurnOptions => (plan.reviews.includes(turnId) ? REVIEW_TURN : {});
   if (!plan.settled) {
     const calls: ResumedCall[] = plan.steps.map((step) => ({
       call: step.call,
@@ -109,12 +137,12 @@ export function resumeThread(host: ResumeHost, thread: ResumedThread, plan: Resu
           ? reask(host, thread.id, step.question, signal)
           : thread.redispatch(step.call, signal),
     }));
-    if (calls.length && plan.turnId) thread.resumeTurn(plan.turnId, calls);
+    if (calls.length && plan.turnId) thread.resumeTurn(plan.turnId, calls, options(plan.turnId));
     return;
   }
   if (!goOn) return;
   const last = host.lastTurn(thread.id);
-  if (last && last.status === "running") thread.resumeTurn(last.id, []);
+  if (last && last.status === "running") thread.resumeTurn(last.id, [], options(last.id));
 }
 
 /** Re-asks a question persisted by an earlier process and maps its outcome for the model. */

@@ -193,7 +193,8 @@ export class Thread implements ThreadHandle {
       mentions?: boolean;
       /**
        * What surfaces show for the message instead of its text (a review's prompt shows as
-       * "Review: …"); the text is then a prompt of Tandem's own: no custom command expansion.
+       * "Review: …"); the text is then a prompt of Tandem's own: no custom command expansion and
+       * no `$skill` mentions.
        */
       display?: string;
     } = {},
@@ -218,7 +219,9 @@ export class Thread implements ThreadHandle {
       },
     ];
     return this.launch(turnId, opts.options ?? {}, pending, [], false, {
-      text,
+      // Tandem's own prompt (a review: `display`) names no skill: its `$words` are plain text,
+      // never a SKILL.md from the workspace (the model may have planted it) or its dependencies.
+      text: opts.display === undefined ? text : "",
       skills: opts.skills ?? [],
       mentions: opts.mentions !== false,
     });
@@ -472,14 +475,18 @@ export class Thread implements ThreadHandle {
     });
   }
 
-  /** Sandbox in force: turn ← thread ← config (requirements A1). */
+  /** Sandbox in force: turn ← thread ← config (requirements A1); a review turn has no network. */
   sandbox(turn?: TurnHandle): SandboxInForce {
     const st = this.record.settings;
     const s = this.host.settings;
     return {
       mode: turn?.options.sandbox ?? st.sandbox_mode ?? s.sandbox_mode,
       writableRoots: [...(s.sandbox_workspace_write.writable_roots ?? []), ...(st.writable_roots ?? [])],
-      network: st.network_access ?? s.sandbox_workspace_write.network_access,
+      // A review (read_only_tools) reaches nothing outside either: a listener on the host (a
+      // service that writes, Tandem's own API) is as much a door as a write tool.
+      network: turn?.options.read_only_tools
+        ? false
+        : (st.network_access ?? s.sandbox_workspace_write.network_access),
       protectedPaths: this.host.protectedPaths,
       hiddenPaths: s.sandbox_workspace_write.readable_home ? [] : this.host.hiddenPaths,
     };

@@ -3,7 +3,8 @@
  * uncommitted changes by default, `--base BRANCH`, `--commit SHA`, or free instructions — run as
  * the read-only review turn of runtime/review.ts. Prints the findings as a list (priority, title,
  * file:lines, body), or with `--json` one JSON object `{thread_id, target, findings,
- * overall_correctness, overall_explanation}`. Nothing in the workspace changes.
+ * overall_correctness, overall_explanation}`. Nothing in the workspace changes. The findings are
+ * model text: the list and a raw answer on stderr are neutralised for the terminal (--json is exact).
  *
  * Exit codes: 0 the review answered (whatever it found), 1 it failed or its answer could not be
  * read (the raw answer is printed to stderr), 2 usage, 130/143 stopped by a signal.
@@ -22,6 +23,7 @@ import {
 } from "../../protocol/review.js";
 import { argError } from "../../util/cli-args.js";
 import { directoryProblem } from "../../util/dirs.js";
+import { terminalText } from "../../util/terminal-text.js";
 import { RUNTIME_FLAGS, runSurface } from "../shared/startup.js";
 
 export const REVIEW_USAGE = `Usage: tandem review [options] [INSTRUCTIONS]   review changes, read-only
@@ -92,24 +94,26 @@ export async function runReview(argv: string[]): Promise<number> {
       mentions: false,
       display: reviewRequestLine(label),
     });
-    if (!v.json) process.stderr.write(`Reviewing ${label} (read-only) in thread ${thread.id}…\n`);
+    if (!v.json)
+      process.stderr.write(`Reviewing ${terminalText(label)} (read-only) in thread ${thread.id}…\n`);
     const outcome = await Promise.race([turn.done, stopped.then(() => undefined)]);
     if (!outcome) return 130;
     const last = [...thread.items()].reverse().find((i) => i.type === "message" && i.role === "assistant");
     if (outcome.status !== "completed" || !last || last.type !== "message") {
       process.stderr.write(
-        `tandem review: the review ${outcome.status === "completed" ? "gave no answer" : `${outcome.status}${outcome.error ? `: ${outcome.error.message}` : ""}`}\n`,
+        `tandem review: the review ${outcome.status === "completed" ? "gave no answer" : `${outcome.status}${outcome.error ? `: ${terminalText(outcome.error.message)}` : ""}`}\n`,
       );
       return 1;
     }
     const text = messageText(last);
     const r = parseReview(text);
     if (!r.ok) {
-      process.stderr.write(`tandem review: ${r.error}; the model answered:\n${text}\n`);
+      // The model's text reaches a terminal: neutralised (util/terminal-text.ts), as the list is.
+      process.stderr.write(`tandem review: ${terminalText(`${r.error}; the model answered:\n${text}`)}\n`);
       return 1;
     }
     if (v.json) process.stdout.write(`${JSON.stringify({ thread_id: thread.id, target, ...r.result })}\n`);
-    else process.stdout.write(`${reviewText(r.result, cwd)}\n`);
+    else process.stdout.write(`${terminalText(reviewText(r.result, cwd))}\n`);
     return 0;
   });
 }
