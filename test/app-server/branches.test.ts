@@ -89,3 +89,48 @@ describe("tandem app-server: thread/fork and thread/revert", () => {
     expect(bad.code).toBe(-32602);
   });
 });
+
+describe("tandem app-server: thread/rollback (older Codex clients)", () => {
+  const served: Served[] = [];
+  let model: MockProcess | undefined;
+  afterEach(async () => {
+    for (const s of served.splice(0)) expect(await s.close()).toBe(0);
+    await model?.stop();
+  });
+
+  // Fails if rollback drops the wrong turns (or none), or takes a count it cannot honour.
+  it("drops the last numTurns turns from history, and refuses a count out of range", async () => {
+    model = await startMockProcess({
+      steps: [
+        { output: [{ type: "message", text: "first answer" }] },
+        { output: [{ type: "message", text: "second answer" }] },
+      ],
+    });
+    const s = inProcessStdio(serverEnv(model));
+    served.push(s);
+    const client = s.client;
+    await client.initialize();
+    const { thread } = await client.request("thread/start", { cwd: tempDir() });
+    for (const text of ["one", "two"]) {
+      const { turn } = await client.request("turn/start", {
+        threadId: thread.id,
+        input: [{ type: "text", text }],
+      });
+      await client.notification("turn/completed", (p) => p.turn.id === turn.id);
+    }
+    await expect(
+      client.request("thread/rollback", { threadId: thread.id, numTurns: 3 }),
+    ).rejects.toMatchObject({
+      code: -32602,
+    });
+    const rolled = await client.request("thread/rollback", { threadId: thread.id, numTurns: 1 });
+    expect(rolled.thread.id).toBe(thread.id);
+    const read = await client.request("thread/read", { threadId: thread.id, includeTurns: true });
+    const texts = read.thread.turns.flatMap((t: any) =>
+      t.items.filter((i: any) => i.type === "agentMessage").map((i: any) => i.text),
+    );
+    expect(texts).toEqual(["first answer"]);
+    // Only the method itself is outside Codex 0.171's schema; everything else validates.
+    expect(client.violations.filter((v) => !v.includes("thread/rollback"))).toEqual([]);
+  });
+});

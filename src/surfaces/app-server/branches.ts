@@ -13,7 +13,10 @@
  *   archived thread (thread/list with `archived: true`). `thread/reverted` follows the response;
  *   the thread object carries no turns (thread/read with includeTurns has them); Tandem has no
  *   paginated item or turn cursors, so both are null.
- * `thread/rollback` is not in the Codex protocol this server speaks (0.171.0) and stays unknown.
+ * - `thread/rollback` (older Codex clients; not in 0.171.0's schema): `{threadId, numTurns}` drops
+ *   the last `numTurns` turns the user started, as `thread/revert` does before the first of them
+ *   (files untouched, the cut part archived), and answers `{thread}`. `numTurns` must be between
+ *   1 and the number of such turns.
  */
 import { z } from "zod";
 import type { ThreadHandle } from "../../runtime/types.js";
@@ -85,7 +88,26 @@ const revert = method(ThreadRevertParams, ({ server, session }: Ctx, p) => {
   };
 });
 
+export const ThreadRollbackParams = z.object({ threadId: z.string(), numTurns: z.number().int() });
+
+const rollback = method(ThreadRollbackParams, ({ server }: Ctx, p) => {
+  requireThread(server, p.threadId);
+  const turns = [...new Set(server.runtime.branches.userMessages(p.threadId).map((m) => m.turnId))];
+  if (p.numTurns < 1 || p.numTurns > turns.length)
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `invalid params: numTurns must be between 1 and ${turns.length} (the turns of thread ${p.threadId})`,
+    );
+  try {
+    server.runtime.branches.rewindHistory(p.threadId, turns[turns.length - p.numTurns]);
+  } catch (err) {
+    throw refusal(err, p.threadId);
+  }
+  return { thread: threadObject(server, requireThread(server, p.threadId), false) };
+});
+
 export const BRANCH_METHODS: Record<string, Method<any>> = {
   "thread/fork": fork,
   "thread/revert": revert,
+  "thread/rollback": rollback,
 };

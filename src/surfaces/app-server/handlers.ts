@@ -136,7 +136,6 @@ const UNSUPPORTED: Record<string, string> = {
   "account/usage/read": "Tandem does not track account usage",
   "modelProvider/list": "Tandem serves one provider per process; config/read names it",
   "thread/delete": "Tandem keeps every thread; thread/archive hides one from thread/list",
-  "thread/rollback": "it is not in the Codex protocol Tandem speaks; thread/revert cuts history",
   "command/exec/write": "Tandem's command/exec has no stdin streaming (streamStdin)",
   "command/exec/resize": "Tandem's command/exec has no terminal (tty)",
   "plugin/list": "Tandem has no plugins",
@@ -183,5 +182,6 @@ const OPENS_THREAD = new Set([
   "thread/shellCommand",
   "thread/fork",
   "thread/revert",
+  "thread/rollback",
   "review/start",
 ]);
