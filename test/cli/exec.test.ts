@@ -91,7 +91,9 @@ describe("tandem exec (processes)", () => {
     // threads / export see the same thread.
     const threadId = events[0].thread_id;
     const list = await runTandem(["threads"], { env: { TANDEM_HOME: home } });
-    expect(list.stdout).toContain(threadId);
+    // Piped: no header row, each line starts with a thread's id (scripts take the first word).
+    expect(list.stdout.split(/\s/)[0]).toBe(threadId);
+    expect(list.stdout).toContain("请创建 README.md");
     const exported = await runTandem(["export", threadId], { env: { TANDEM_HOME: home } });
     const items = jsonLines(exported.stdout);
     expect(items.filter((i) => i.type === "function_call_output")).toHaveLength(3);

@@ -76,7 +76,9 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
         pending: store.pendingCount(t.id),
         title: t.title || firstUserText(store.history(t.id).map((i) => i.item)) || "",
       }));
-      for (const l of threadTable(rows, { ids: "full", titleWidth: 60 })) process.stdout.write(`${l}\n`);
+      // The header row only on a terminal: piped, each line starts with a thread's id (scripts).
+      const lines = threadTable(rows, { ids: "full", titleWidth: 60 });
+      for (const l of process.stdout.isTTY ? lines : lines.slice(1)) process.stdout.write(`${l}\n`);
       return 0;
     }
     if (parsed.positionals.length !== 1) {
