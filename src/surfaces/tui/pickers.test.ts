@@ -46,7 +46,7 @@ describe("filterCommands", () => {
   // fails if the list matched anywhere-first, or stayed open after a space or for "//"
   it("puts prefix matches first, then substring matches, and closes on a space or //", () => {
     expect(filterCommands("/").map((c) => c.name)).toContain("model");
-    expect(filterCommands("/re").map((c) => c.name)).toEqual(["redo", "rewind", "resume", "threads"]);
+    expect(filterCommands("/re").map((c) => c.name)).toEqual(["review", "redo", "rewind", "resume", "threads"]);
     expect(filterCommands("/d").map((c) => c.name)).toEqual([
       "diff",
       "default",
@@ -99,7 +99,7 @@ describe("the / list in the composer", () => {
     await until(() => frame().includes("›"), "the composer");
     await press(
       "/",
-      (f) => f.includes("/approvals") && f.includes("1/20"),
+      (f) => f.includes("/approvals") && f.includes("1/21"),
       "the full list (8 rows and a counter)",
     );
     await press("d", (f) => f.includes("/diff") && !f.includes("/approvals"), "the filtered list");
