@@ -1,6 +1,6 @@
 /**
  * The thread list people read (`tandem threads`, the TUI's `/threads`): one aligned row per
- * thread — id, last update, status, title, directory — with each sub-agent's thread nested under
+ * thread — id, last update, status, tokens used, title, directory — with each sub-agent's thread nested under
  * its parent (`└`) instead of listed as a thread of its own.
  *
  * Short ids (`shortThreadId`) are an id's last 8 characters: uuidv7 ids begin with their creation
@@ -22,6 +22,8 @@ export interface ThreadRow {
   cwd: string;
   /** Questions waiting for an answer. */
   pending: number;
+  /** Token totals of the thread's model responses, when known. */
+  usage?: { total_tokens: number } | undefined;
 }
 
 export interface TableOptions {
@@ -72,15 +74,25 @@ export function threadTable(rows: readonly ThreadRow[], opts: TableOptions): str
     const room = Math.max(8, max - lead.length - orphan.length);
     return lead + orphan + (text.length > room ? `${text.slice(0, room - 1)}…` : text);
   };
+  const tokens = (r: ThreadRow) => (r.usage?.total_tokens ? `${r.usage.total_tokens} tokens` : "");
   const cells = ordered.map(({ row, depth }) => [
     opts.shown === undefined ? "" : row.id === opts.shown ? "*" : " ",
     id(row),
     when(row.updated_at),
     status(row),
+    tokens(row),
     title(row, depth),
     oneLine(row.cwd),
   ]);
-  const head = [opts.shown === undefined ? "" : " ", "ID", "UPDATED", "STATUS", "TITLE", "DIRECTORY"];
+  const head = [
+    opts.shown === undefined ? "" : " ",
+    "ID",
+    "UPDATED",
+    "STATUS",
+    "TOKENS",
+    "TITLE",
+    "DIRECTORY",
+  ];
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => [...c[i]].length)));
   const render = (c: string[]) =>
     c

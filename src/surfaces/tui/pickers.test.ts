@@ -46,7 +46,13 @@ describe("filterCommands", () => {
   // fails if the list matched anywhere-first, or stayed open after a space or for "//"
   it("puts prefix matches first, then substring matches, and closes on a space or //", () => {
     expect(filterCommands("/").map((c) => c.name)).toContain("model");
-    expect(filterCommands("/re").map((c) => c.name)).toEqual(["review", "redo", "rewind", "resume", "threads"]);
+    expect(filterCommands("/re").map((c) => c.name)).toEqual([
+      "review",
+      "redo",
+      "rewind",
+      "resume",
+      "threads",
+    ]);
     expect(filterCommands("/d").map((c) => c.name)).toEqual([
       "diff",
       "default",
