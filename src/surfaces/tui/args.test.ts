@@ -52,7 +52,19 @@ describe("slash commands", () => {
     expect(bad).toMatchObject({ ok: false });
     expect(bad && !bad.ok && bad.error).toContain("/plan");
     expect(Object.keys(COMMANDS)).toEqual([
-      ...["model", "approvals", "status", "diff", "review", "undo", "redo", "rewind", "fork", "compact", "init"],
+      ...[
+        "model",
+        "approvals",
+        "status",
+        "diff",
+        "review",
+        "undo",
+        "redo",
+        "rewind",
+        "fork",
+        "compact",
+        "init",
+      ],
       ...["plan", "default"],
       ...["new", "clear", "resume", "threads", "agents", "skills", "help", "quit"],
     ]);
