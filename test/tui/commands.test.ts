@@ -100,11 +100,10 @@ describe.skipIf(!hasTmux)("TUI commands in tmux (real processes)", { timeout: 12
     keys("Enter");
     const picker = await waitFor("Model for the next turns");
     expect(picker).toMatch(/served-model-7b\s+listed by openai/);
-    while (!/› \d+\. served-model-7b/.test(pane())) {
-      keys("Down");
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    keys("Enter");
+    // Digits choose the n-th item directly (no arrow presses to overshoot on a loaded machine).
+    const n = /(\d)\. served-model-7b/.exec(picker)?.[1];
+    expect(n).toBeDefined();
+    keys(n!);
     await waitFor("Reasoning effort for served-model-7b");
     keys("Enter");
     await waitFor(/model served-model-7b, effort \w+ — for the next turns\./);
