@@ -37,6 +37,11 @@ describe.skipIf(!hasTmux)("skills and custom commands in the TUI (tmux)", { time
     launch({ url: mock.url, cwd, env: { HOME: tempDir("tandem-tui-user-") } });
     await waitFor(READY);
     literal("/rev");
+    // The built-in /review comes first, the custom command after it.
+    await waitFor(
+      /› \/review +review the uncommitted changes[^\n]*\n +\/review-pr +PR-NUMBER — Review a pull request by number/,
+    );
+    literal("iew-");
     await waitFor(/› \/review-pr +PR-NUMBER — Review a pull request by number/);
     keys("Tab");
     literal("42");

@@ -1,6 +1,6 @@
 /**
  * Skills and custom commands in the web app (Debian chromium against a real `tandem serve`
- * stack): typing `/rev` offers `/review-pr` (from GET /skills), Tab completes it and the model
+ * stack): typing `/review-` offers `/review-pr` (from GET /skills), Tab completes it and the model
  * gets the expanded prompt; `$pd` offers `$pdf-tools`, clicking it completes the mention and the
  * model gets the SKILL.md body (docs/skills.md).
  */
@@ -68,7 +68,8 @@ describe.skipIf(noBrowser)("skills in the web composer", () => {
     const { page } = opened;
     await page.locator(`#threads li[data-id="${id}"]`).click();
     const box = page.locator("#composer-text");
-    await box.pressSequentially("/rev");
+    // "/rev" would list the built-in /review first; "/review-" is the custom command alone.
+    await box.pressSequentially("/review-");
     await page.locator("#composer-suggest", { hasText: "/review-pr PR-NUMBER" }).waitFor();
     await box.press("Tab");
     expect(await box.inputValue()).toBe("/review-pr ");
