@@ -233,11 +233,21 @@ export const TurnSummary = z.object({
 });
 export type TurnSummary = z.infer<typeof TurnSummary>;
 
+export const SettledApproval = z.object({
+  call_id: z.string().describe("The tool call the approval gated"),
+  request: QuestionRequest,
+  outcome: QuestionOutcome.describe("The decision (answered: the chosen option's label)"),
+});
+export type SettledApproval = z.infer<typeof SettledApproval>;
+
 export const ThreadDetail = z.object({
   thread: ThreadSummary,
   items: z.array(ResponseItem).describe("History items, oldest first"),
   turns: z.array(TurnSummary).describe("Stored turns, oldest first (none for an ephemeral thread)"),
   questions: z.array(QuestionRequest).describe("Pending questions of this thread"),
+  approvals: z
+    .array(SettledApproval)
+    .describe("Settled approvals of the history's tool calls, in call order (drawn before their call)"),
 });
 export type ThreadDetail = z.infer<typeof ThreadDetail>;
 

@@ -52,6 +52,23 @@ export class QuestionsApi {
     return this.#p.store.getQuestion(requestIdFor(threadId, callId));
   }
 
+  /**
+   * The settled approvals a tool call of the thread needed, in order (runtime/approvals.ts keys
+   * the n-th as `<call>#approval<n>`; a call asks at most a few, so at most 5 are looked up).
+   */
+  approvalsOf(
+    threadId: string,
+    callId: string,
+  ): Array<{ request: QuestionRequest; outcome: QuestionOutcome }> {
+    const out: Array<{ request: QuestionRequest; outcome: QuestionOutcome }> = [];
+    for (let n = 1; n <= 5; n++) {
+      const q = this.ofCall(threadId, `${callId}#approval${n}`);
+      if (!q) break;
+      if (q.outcome) out.push({ request: q.request, outcome: q.outcome });
+    }
+    return out;
+  }
+
   /** How many requests the broker holds (for one thread and its sub-agents, or all). */
   pendingCount(threadId?: string): number {
     return this.#p.broker.pendingCount(threadId);

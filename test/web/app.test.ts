@@ -459,6 +459,17 @@ describe.skipIf(noBrowser)("web app", () => {
       await page.getByText("Decline", { exact: true }).first().click();
       await page.locator("#q-submit").click();
       expect(await sv.h.waitFor((e) => e.type === "turn.completed")).toMatchObject({ status: "completed" });
+      // The settled approval stays in the transcript with its decision, live and after a reload.
+      await page.locator(`#threads li[data-id="${id}"] .item`).click();
+      const drawn = page.locator(".entry.approval");
+      await drawn.waitFor();
+      expect(await drawn.textContent()).toContain("→ Decline · via web");
+      expect(await drawn.textContent()).toContain("echo safe ⟪U+202E⟫;hsab");
+      await page.reload();
+      await page.locator("#conn[data-state=live]").waitFor();
+      await page.locator(`#threads li[data-id="${id}"] .item`).click();
+      await drawn.waitFor();
+      expect(await drawn.textContent()).toContain("→ Decline · via web");
       expect(opened.errors).toEqual([]);
     },
   );

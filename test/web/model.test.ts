@@ -4,13 +4,16 @@
  * and from stored history — from one real turn of a real runtime on the scripted model. The two
  * must agree: that is what "a reload keeps everything" means for the transcript.
  */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Script } from "../../src/mock-model/index.js";
+import type { EventOf } from "../../src/protocol/events.js";
 import { unifiedDiff } from "../../src/tools/patch/diff.js";
 import { parseAnsi } from "../../web/src/lib/ansi.js";
 import { diffStat, parseCodexPatch, parseUnifiedDiff } from "../../web/src/lib/diff.js";
 import { type Entry, Transcript } from "../../web/src/lib/transcript.js";
-import { type Harness, harness } from "../helpers/index.js";
+import { decide, type Harness, harness } from "../helpers/index.js";
 
 describe("diffs for display", () => {
   // Fails if a header line is shown as a change, a change is dropped, or a rename loses a name.
@@ -182,5 +185,72 @@ describe("the transcript model", () => {
     ]);
     // Live only: the turn's net diff, moved after the answer, and the end marker.
     expect(live.entries.slice(-2).map((e) => e.kind)).toEqual(["diff", "turn"]);
+  });
+});
+
+describe("a reload draws what the live session drew", () => {
+  // Fails if a reloaded patch is drawn from its patch text (no hunk line numbers, no context
+  // read from the file) instead of the unified diff it showed live, or if a settled approval is
+  // missing live or after a reload, or lands after the command it gated.
+  it("patches as their diffs, approvals with their decisions, in the same places", async () => {
+    const { serve } = await import("../helpers/http.js");
+    const patch = "*** Begin Patch\n*** Update File: story.txt\n@@\n two\n-three\n+THREE\n*** End Patch";
+    const s = await serve({
+      script: {
+        steps: [
+          { output: [{ type: "custom_tool_call", name: "apply_patch", input: patch }] },
+          {
+            output: [
+              { type: "function_call", name: "exec_command", arguments: { cmd: "echo made > made.txt" } },
+            ],
+          },
+          { output: [{ type: "message", text: "done" }] },
+        ],
+      },
+      overrides: ['approval_policy="untrusted"'],
+    });
+    try {
+      writeFileSync(join(s.h.cwd, "story.txt"), "one\ntwo\nthree\nfour\nfive\nsix\nseven\n");
+      const thread = s.h.runtime.threads.start({ cwd: s.h.cwd });
+      s.h.runtime.questions.attach({ threadId: thread.id }, { kind: "test" });
+      const turn = thread.startTurn("edit the story");
+      const asked = (await s.h.waitFor(
+        (e) => e.type === "question.requested" && !!e.request.approval?.command,
+      )) as EventOf<"question.requested">;
+      decide(s.h, asked, "Accept");
+      await turn.done;
+
+      const live = new Transcript();
+      for (const e of s.h.events)
+        if ("thread_id" in e.event && e.event.thread_id === thread.id) live.apply(e.event);
+      const res = await s.call("GET", `/thread/${thread.id}`);
+      expect(res.status).toBe(200);
+      const stored = new Transcript();
+      stored.load(res.json.items, res.json.thread, res.json.turns, res.json.approvals);
+
+      const full = (e: Entry) =>
+        e.kind === "patch"
+          ? [e.kind, e.status, e.files.map((f) => [f.path, f.kind, f.lines])]
+          : e.kind === "approval"
+            ? [e.kind, e.id, e.prompt.split("\n")[0], e.decision, e.accepted]
+            : seen(e);
+      const cells = (t: Transcript) => t.entries.filter((e) => e.kind !== "turn").map(full);
+      expect(cells(stored)).toEqual(cells(live));
+      const kinds = cells(stored).map((c) => (c as unknown[])[0]);
+      expect(kinds).toEqual(["user", "patch", "approval", "command", "agent", "diff"]);
+      const drawn = stored.entries.find((e) => e.kind === "patch");
+      expect(drawn?.kind === "patch" && drawn.files[0].lines[0]).toEqual({
+        t: "hunk",
+        text: "@@ -1,6 +1,6 @@",
+      });
+      const approval = stored.entries.find((e) => e.kind === "approval");
+      expect(approval).toMatchObject({
+        prompt: expect.stringContaining("echo made > made.txt"),
+        decision: "Accept · via test",
+        accepted: true,
+      });
+    } finally {
+      await s.close();
+    }
   });
 });

@@ -56,7 +56,8 @@ async function load(id: string, view: ChildView): Promise<void> {
     if (children.get(id) !== view) return;
     app.threads.set(id, d.thread);
     const t = new Transcript();
-    t.load(d.items, d.thread, d.turns);
+    t.load(d.items, d.thread, d.turns, d.approvals);
+    t.pending(d.questions);
     view.transcript = t;
   } catch (e) {
     view.error = `Could not load the sub-agent's transcript: ${(e as Error).message}`;

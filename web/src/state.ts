@@ -263,7 +263,8 @@ async function loadThread(id: string): Promise<void> {
     app.threads.set(id, d.thread);
     for (const r of d.questions) if (!app.settled.has(r.request_id)) app.questions.set(r.request_id, r);
     const t = new Transcript();
-    t.load(d.items, d.thread, d.turns);
+    t.load(d.items, d.thread, d.turns, d.approvals);
+    t.pending(d.questions);
     app.transcript = t;
   } catch (e) {
     if (loading === mine && app.current === id)

@@ -73,6 +73,17 @@ export const Cell = memo(function Cell({ e }: { e: Entry }) {
           {e.result && <div className="muted">{printable(e.result)}</div>}
         </li>
       );
+    case "approval": {
+      const [subject, ...reason] = e.prompt.split("\n");
+      return (
+        <li className={`entry approval${e.accepted ? "" : " declined"}`} data-id={e.id}>
+          <div className="who">approval</div>
+          <div>{printable(subject)}</div>
+          {reason.length > 0 && <div className="muted">{printable(reason.join("\n"))}</div>}
+          <div className="decision">→ {printable(e.decision)}</div>
+        </li>
+      );
+    }
     case "patch":
       return (
         <li className={`entry patch${e.status === "failed" ? " failed" : ""}`} data-id={e.id}>

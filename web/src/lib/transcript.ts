@@ -15,8 +15,10 @@ import { compactionLine, SUMMARY_MARKER } from "../../../src/agent/compaction-pr
 import { parseWaitResult, type WaitedAgent } from "../../../src/protocol/agent-results.js";
 import { attachmentLine } from "../../../src/protocol/attachment.js";
 import type { Event, TurnItem } from "../../../src/protocol/events.js";
-import type { TurnSummary } from "../../../src/protocol/http.js";
+import type { SettledApproval, TurnSummary } from "../../../src/protocol/http.js";
 import type { ResponseItem } from "../../../src/protocol/items.js";
+import { diffSections } from "../../../src/protocol/patch-history.js";
+import type { QuestionRequest } from "../../../src/protocol/questions.js";
 import {
   parseReview,
   type ReviewResult,
@@ -25,6 +27,7 @@ import {
 } from "../../../src/protocol/review.js";
 import { parseUserCommandRecord } from "../../../src/protocol/user-command.js";
 import { type DiffFile, parseCodexPatch, parseUnifiedDiff } from "./diff.js";
+import { approvalEntry, storedPatchFiles } from "./settled.js";
 import { type SubAgentEntry, subAgentEntry } from "./subagent.js";
 
 export interface PlanStep {
@@ -47,6 +50,8 @@ export type Entry =
     }
   | { kind: "question"; id: string; asked: string; result?: string }
   | { kind: "patch"; id: string; files: DiffFile[]; status: string; error?: string }
+  /** A settled approval: what it asked (subject, then reason) and the decision. */
+  | { kind: "approval"; id: string; prompt: string; decision: string; accepted: boolean }
   | { kind: "plan"; id: string; explanation: string | null; steps: PlanStep[] }
   | { kind: "diff"; id: string; files: DiffFile[] }
   | { kind: "turn"; id: string; text: string; status: string; error?: string }
@@ -150,6 +155,8 @@ export class Transcript {
   /** Inserts `e` or replaces the entry with its id (keeping its place). */
   /** A review's request was the last user message: the next answer is its findings. */
   private reviewing = false;
+  /** Approvals asked live and not settled yet, by request id (drawn once settled). */
+  private asking = new Map<string, QuestionRequest>();
 
   put(e: Entry): void {
     const i = this.index.get(e.id);
@@ -173,9 +180,17 @@ export class Transcript {
    * (GET /thread/:id), each ended turn gets its diff and end marker (`diff_`/`end_<turn>`, as
    * live) after its last item; without them, a failed thread gets one "last turn failed" line.
    */
-  load(items: ResponseItem[], thread?: { status: string }, turns?: TurnSummary[]): void {
+  load(
+    items: ResponseItem[],
+    thread?: { status: string },
+    turns?: TurnSummary[],
+    approvals: SettledApproval[] = [],
+  ): void {
     this.entries = [];
     this.index.clear();
+    const approvalsOf = new Map<string, SettledApproval[]>();
+    for (const a of approvals) approvalsOf.set(a.call_id, [...(approvalsOf.get(a.call_id) ?? []), a]);
+    const sectionsOf = new Map<string, Map<string, string>>();
     const outputs = new Map<string, unknown>();
     for (const it of items)
       if (it.type === "function_call_output" || it.type === "custom_tool_call_output")
@@ -240,13 +255,18 @@ export class Transcript {
         const args = it.type === "function_call" ? it.arguments : it.input;
         const out = outputs.has(it.call_id) ? outputs.get(it.call_id) : undefined;
         const done = outputs.has(it.call_id);
+        // The approvals this call needed, with their decisions, before it (as they were live).
+        for (const a of approvalsOf.get(it.call_id) ?? []) this.put(approvalEntry(a.request, a.outcome));
+        const stored = turns?.[next];
+        if (stored && !sectionsOf.has(stored.id)) sectionsOf.set(stored.id, diffSections(stored.diff));
         this.toolEntry(
           it.call_id,
           it.name,
           args,
           done ? outputText(out) : undefined,
           outputImages(out),
-          turns?.[next]?.id ?? `h${turn}`,
+          stored?.id ?? `h${turn}`,
+          stored ? sectionsOf.get(stored.id) : undefined,
         );
       }
     }
@@ -276,6 +296,8 @@ export class Transcript {
     output: string | undefined,
     images: string[],
     turn: string,
+    /** The per-file sections of the call's turn's net diff (history only): a patch's real hunks. */
+    sections?: Map<string, string>,
   ) {
     if (tool === "exec_command") {
       const a = parseJson(args);
@@ -295,7 +317,10 @@ export class Transcript {
       this.put({
         kind: "patch",
         id,
-        files: parseCodexPatch(patchText(tool, args)),
+        // A failed patch changed nothing: it shows the patch it proposed.
+        files: ok
+          ? storedPatchFiles(patchText(tool, args), sections)
+          : parseCodexPatch(patchText(tool, args)),
         status: output === undefined ? "in_progress" : ok ? "completed" : "failed",
         ...(ok ? {} : { error: output }),
       });
@@ -404,9 +429,40 @@ export class Transcript {
     }
   }
 
+  /** Pending requests of the thread when it loaded: its approvals are drawn once they settle. */
+  pending(requests: readonly QuestionRequest[]): void {
+    for (const r of requests) if (r.approval) this.asking.set(r.request_id, r);
+  }
+
+  /** Inserts `e` just before the entry `before` (or at the end when that is not drawn). */
+  private putBefore(e: Entry, before: string): void {
+    const i = this.index.get(before);
+    if (i === undefined || this.index.has(e.id)) {
+      this.put(e);
+      return;
+    }
+    this.entries.splice(i, 0, e);
+    this.index = new Map(this.entries.map((x, k) => [x.id, k]));
+    this.version++;
+  }
+
   /** Applies one live event of this thread. */
   apply(e: Event): void {
     switch (e.type) {
+      case "question.requested":
+        if (e.request.approval) this.asking.set(e.request.request_id, e.request);
+        break;
+      case "question.answered":
+      case "question.declined":
+      case "question.timed_out":
+      case "question.cancelled": {
+        const request = this.asking.get(e.request_id);
+        if (!request) break;
+        this.asking.delete(e.request_id);
+        // Drawn before the call it gated, as on reload (the call's cell may be on screen already).
+        this.putBefore(approvalEntry(request, e.outcome), request.call_id ?? "");
+        break;
+      }
       case "item.started":
       case "item.updated":
       case "item.completed":

@@ -227,7 +227,18 @@ export function threadRoutes(runtime: Runtime, opts: ThreadRoutesOptions): Hono 
     const items = stored ? stored.map((s) => s.item) : [...live!.items()];
     const questions = live ? runtime.questions.list({ threadId: id }) : runtime.questions.stored(id);
     const turns = stored ? turnSummaries(runtime.threads.turns(id), stored) : [];
-    const detail: ThreadDetail = { thread: threadSummary(runtime, record), items, turns, questions };
+    const approvals = items.flatMap((it) =>
+      it.type === "function_call" || it.type === "custom_tool_call"
+        ? runtime.questions.approvalsOf(id, it.call_id).map((a) => ({ call_id: it.call_id, ...a }))
+        : [],
+    );
+    const detail: ThreadDetail = {
+      thread: threadSummary(runtime, record),
+      items,
+      turns,
+      questions,
+      approvals,
+    };
     return c.json(detail);
   });
 
