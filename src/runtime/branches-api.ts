@@ -184,7 +184,8 @@ export class BranchesApi {
       title: opts.title ?? `${source.title} (fork)`,
       status: "idle",
       settings: {
-        ...source.settings,
+        // A fork of an archived branch is a thread of its own: listed, not "rewound from" anything.
+        ...withoutKeys(source.settings, ["archived", "rewound_from"]),
         base_id: this.#p.ids.item("msg_base"),
         forked_from: { thread_id: source.id, items: items.length },
         ...opts.settings,
@@ -209,4 +210,8 @@ export class BranchesApi {
     }
     return { record: this.#p.store.getThread(id) ?? record, turns };
   }
+}
+
+function withoutKeys(o: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 }

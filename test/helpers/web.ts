@@ -12,7 +12,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { expect } from "vitest";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { runtimeInternals } from "../../src/runtime/internals.testing.js";
 import { type Served, TOKEN, until } from "./http.js";
 import { missing } from "./system-tools.js";
@@ -90,4 +90,26 @@ export async function axeViolations(page: Page): Promise<string[]> {
   return found
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+/**
+ * The hooks a browser test file needs: one chromium for the file (none without it: the suite
+ * is skipped with `noBrowser`), and the server and page a test opens (`rig.sv`, `rig.opened`),
+ * closed after each test.
+ */
+export function browserRig(): { browser: Browser; sv?: Served; opened?: Opened } {
+  const rig = {} as { browser: Browser; sv?: Served; opened?: Opened };
+  beforeAll(async () => {
+    if (!noBrowser) rig.browser = await launch();
+  });
+  afterAll(async () => {
+    await rig.browser?.close();
+  });
+  afterEach(async () => {
+    await rig.opened?.context.close();
+    rig.opened = undefined;
+    await rig.sv?.close();
+    rig.sv = undefined;
+  });
+  return rig;
 }

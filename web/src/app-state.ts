@@ -44,6 +44,10 @@ export const app = {
   /** The selected thread's files-changed view, and its model/effort form, are open. */
   files: false,
   settings: false,
+  /** The outcome of the last undo, redo, fork or rewind (branches.ts), shown above the composer. */
+  notice: null as null | { text: string; tone: "ok" | "info" | "error"; open?: string },
+  /** Text the composer takes up once (a rewound message, to edit and send again). */
+  draft: null as string | null,
 };
 
 let version = 0;

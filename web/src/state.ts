@@ -21,6 +21,7 @@ import type { QuestionOutcome, QuestionRequest, Responder } from "../../src/prot
 import { threadTitle } from "../../src/util/thread-title.js";
 import { childEvent, threadStarted } from "./agents.js";
 import { ApiError, api, enc, getToken } from "./api.js";
+import { fork, restore, rewind } from "./branches.js";
 import { Transcript } from "./lib/transcript.js";
 import * as Notify from "./notify.js";
 
@@ -248,6 +249,7 @@ export function selectThread(id: string | null, fresh = false): void {
   app.newThread = false;
   app.files = false;
   app.settings = false;
+  app.notice = null;
   changed();
   if (id && !fresh) void loadThread(id);
 }
@@ -298,6 +300,13 @@ export async function send(text: string, mode: "plan" | "default", images: strin
     await api("POST", `/thread/${enc(id)}/shell`, { command: own });
     return;
   }
+  // `/undo`, `/redo`, `/fork` (README "Undo, redo, fork and rewind"): the server asks first.
+  const branch = /^\/(undo|redo|fork)\s*$/.exec(text.trim());
+  if (branch && !t?.active_turn_id) {
+    if (branch[1] === "fork") await forkThread(id);
+    else restore(id, branch[1] as "undo" | "redo");
+    return;
+  }
   // `/review [base BRANCH | commit SHA | TEXT]`: a read-only review turn (README "Review").
   const review = /^\/review(?:\s+([\s\S]*))?$/.exec(text.trim());
   if (review && !t?.active_turn_id) {
@@ -315,6 +324,12 @@ export async function send(text: string, mode: "plan" | "default", images: strin
     options: { mode },
   });
 }
+
+/** Fork `threadId` (through `turnId`'s turn, or all of it) and show the fork. */
+export const forkThread = (threadId: string, turnId?: string) => fork(selectThread, threadId, turnId);
+/** Rewind `threadId` to before the message that started `turn` (see branches.ts). */
+export const rewindThread = (threadId: string, turn: { id: string; text: string }, restoreCode: boolean) =>
+  rewind(selectThread, threadId, turn, restoreCode);
 
 export async function createThread(body: { cwd?: string; model?: string; mode: string }): Promise<void> {
   const t = await api<ThreadSummary>("POST", "/thread", body);

@@ -4,7 +4,7 @@
  * Interrupt stops it). With no thread selected, a new-thread form: working directory (the
  * server's, or one of the recent ones), model and mode; the first message then starts the thread.
  */
-import { lazy, Suspense, useRef, useState } from "react";
+import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import { printable } from "../../../src/util/printable.js";
 import { imageDataUrl } from "../lib/image.js";
 import { app, changed, createThread, interrupt, selectThread, send, shortId, threadName } from "../state.js";
@@ -108,6 +108,14 @@ function Composer() {
   const [images, setImages] = useState<string[]>([]);
   const box = useRef<HTMLTextAreaElement>(null);
   const [draft, setDraft] = useState("");
+  // A rewound message comes back here to be edited and sent again (branches.ts).
+  useEffect(() => {
+    if (app.draft === null || !box.current) return;
+    box.current.value = app.draft;
+    setDraft(app.draft);
+    app.draft = null;
+    box.current.focus();
+  });
   const suggest = suggestions(draft, useSuggestLists(t?.cwd), useFileHits(app.current, draft));
   const pick = (name: string) => {
     const el = box.current;
@@ -328,6 +336,20 @@ export function Main() {
         </Suspense>
       ) : (
         <Transcript entries={app.transcript.entries} version={app.transcript.version} />
+      )}
+      {app.notice && (
+        <p id="notice" className={`notice ${app.notice.tone}`} role="status">
+          {printable(app.notice.text)}
+          {app.notice.open && (
+            <button
+              type="button"
+              className="small secondary"
+              onClick={() => app.notice?.open && selectThread(app.notice.open)}
+            >
+              Open it
+            </button>
+          )}
+        </p>
       )}
       <Composer key={app.current ?? "new"} />
     </section>

@@ -82,6 +82,9 @@ const BUILT_IN: Entry[] = [
     description: "review the uncommitted changes, read-only",
     hint: "[base BRANCH | commit SHA | TEXT]",
   },
+  { name: "undo", description: "restore the files the last turn changed (shows the diff, asks)" },
+  { name: "redo", description: "re-apply the last undone turn's changes (asks)" },
+  { name: "fork", description: "continue in a new thread with this conversation" },
 ];
 
 /** What the suggestion list shows for `text`, and how choosing an entry rewrites it. */

@@ -10,6 +10,7 @@ import type { Entry } from "../lib/transcript.js";
 import { app } from "../state.js";
 import { DiffView, ExitBadge, Images, PlanView, TermOutput } from "./Cells.js";
 import { Markdown } from "./Markdown.js";
+import { MessageMenu } from "./MessageMenu.js";
 import { SubAgent } from "./SubAgent.js";
 
 export const Cell = memo(function Cell({ e }: { e: Entry }) {
@@ -17,7 +18,10 @@ export const Cell = memo(function Cell({ e }: { e: Entry }) {
     case "user":
       return (
         <li className="entry user" data-id={e.id}>
-          <div className="who">{e.queued ? "you (queued)" : "you"}</div>
+          <div className="who">
+            {e.queued ? "you (queued)" : "you"}
+            {e.turn && <MessageMenu turn={e.turn} text={e.text} />}
+          </div>
           <div className="bubble">{printable(e.text)}</div>
           <Images urls={e.images} />
         </li>

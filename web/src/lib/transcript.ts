@@ -35,7 +35,8 @@ export interface PlanStep {
   status: "pending" | "in_progress" | "completed";
 }
 export type Entry =
-  | { kind: "user"; id: string; text: string; images: string[]; queued?: boolean }
+  /** `turn`: the stored turn the message started (what a rewind or fork at it takes), if known. */
+  | { kind: "user"; id: string; text: string; images: string[]; queued?: boolean; turn?: string }
   | { kind: "agent"; id: string; text: string }
   | { kind: "reasoning"; id: string; text: string }
   | { kind: "command"; id: string; command: string; output: string; exit: number | null; status: string }
@@ -157,6 +158,8 @@ export class Transcript {
   private reviewing = false;
   /** Approvals asked live and not settled yet, by request id (drawn once settled). */
   private asking = new Map<string, QuestionRequest>();
+  /** Turns whose starting message is drawn (steering input and attachments start none). */
+  private started = new Set<string>();
 
   put(e: Entry): void {
     const i = this.index.get(e.id);
@@ -188,6 +191,7 @@ export class Transcript {
   ): void {
     this.entries = [];
     this.index.clear();
+    this.started.clear();
     const approvalsOf = new Map<string, SettledApproval[]>();
     for (const a of approvals) approvalsOf.set(a.call_id, [...(approvalsOf.get(a.call_id) ?? []), a]);
     const sectionsOf = new Map<string, Map<string, string>>();
@@ -243,7 +247,14 @@ export class Transcript {
           }
           turn++;
           const images = it.content.filter((c) => c.type === "input_image").map((c: any) => c.image_url);
-          this.put({ kind: "user", id: it.id || `h_${n}`, text, images });
+          const started = this.starter(turns?.[next]?.id);
+          this.put({
+            kind: "user",
+            id: it.id || `h_${n}`,
+            text,
+            images,
+            ...(started ? { turn: started } : {}),
+          });
         } else if (it.role === "assistant" && this.reviewing) {
           this.reviewing = false;
           this.put(reviewEntry(it.id || `h_${n}`, text));
@@ -352,7 +363,18 @@ export class Transcript {
     switch (item.type) {
       case "user_message":
         if (isReviewRequest(item.text)) this.reviewing = true;
-        this.put({ kind: "user", id: item.id, text: item.text, images: [] });
+        {
+          const prev = this.get(item.id);
+          const started =
+            prev?.kind === "user" ? prev.turn : this.reviewing ? undefined : this.starter(turnId);
+          this.put({
+            kind: "user",
+            id: item.id,
+            text: item.text,
+            images: [],
+            ...(started ? { turn: started } : {}),
+          });
+        }
         break;
       case "agent_message":
         if (this.reviewing) {
@@ -427,6 +449,13 @@ export class Transcript {
         this.put({ kind: "error", id: item.id, text: item.message });
         break;
     }
+  }
+
+  /** `turn` the first time it is asked for (a turn's first user message started it), else undefined. */
+  private starter(turn: string | undefined): string | undefined {
+    if (!turn || this.started.has(turn)) return undefined;
+    this.started.add(turn);
+    return turn;
   }
 
   /** Pending requests of the thread when it loaded: its approvals are drawn once they settle. */

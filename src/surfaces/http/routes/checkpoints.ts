@@ -9,7 +9,8 @@
  *   Closing the request cancels the questions. With no responder for the thread (a client on
  *   `GET /event?responder=KIND`, or `serve --responder`): 409 `no_responder`, nothing written.
  * - `POST /thread/:id/fork` (body `{itemId?}`: keep items through that index of
- *   `GET /thread/:id`'s `items`; default all): 201 with the new thread's summary.
+ *   `GET /thread/:id`'s `items`, or `{turnId?}`: through that turn; default all): 201 with the
+ *   new thread's summary.
  * - `POST /thread/:id/rewind` (body `{turnId, restoreCode?}`): cuts the history before that turn;
  *   `{status, archived_id, restores}`.
  * Unknown thread 404; nothing to undo, a running turn, a changed workspace 409.
@@ -22,7 +23,12 @@ import { fail, readBody } from "../errors.js";
 import { threadParam, threadSummary } from "./threads.js";
 
 const RestoreBody = z.strictObject({ turnId: z.string().min(1).optional() });
-const ForkBody = z.strictObject({ itemId: z.number().int().min(0).optional() });
+const ForkBody = z
+  .strictObject({
+    itemId: z.number().int().min(0).optional().describe("Keep the items through this index"),
+    turnId: z.string().min(1).optional().describe("Keep the items through this turn"),
+  })
+  .refine((b) => b.itemId === undefined || b.turnId === undefined, "give itemId or turnId, not both");
 const RewindBody = z.strictObject({ turnId: z.string().min(1), restoreCode: z.boolean().optional() });
 
 /** A refusal from the runtime as 409 (404 when it names no such thread). */
@@ -78,11 +84,14 @@ export function checkpointRoutes(runtime: Runtime, opts: { maxBodyBytes?: number
     const t = threadParam(runtime, c);
     if ("response" in t) return t.response;
     try {
-      const record = runtime.branches.fork(t.id, { throughItem: body.value.itemId });
+      const record = runtime.branches.fork(t.id, {
+        throughItem: body.value.itemId,
+        throughTurnId: body.value.turnId,
+      });
       return c.json(threadSummary(runtime, record), 201);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      return /has no item/.test(message) ? fail(c, 400, "bad_request", message) : refused(c, err);
+      return /has no (item|turn)/.test(message) ? fail(c, 400, "bad_request", message) : refused(c, err);
     }
   });
 
@@ -155,7 +164,8 @@ export const checkpointPaths: Record<string, unknown> = {
   },
   "/thread/{id}/fork": {
     post: {
-      summary: "A new thread with the history through item itemId (default: all), same settings",
+      summary:
+        "A new thread with the history through item itemId or turn turnId (default: all), same settings",
       parameters: [idParam],
       requestBody: jsonBody(ForkBody),
       responses: { "201": reply("The new thread"), ...refusals },
