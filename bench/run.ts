@@ -96,6 +96,10 @@ await questionRoundTripStdio();
   await agentFigures();
 }
 {
+  const { threadFigures } = await import("./threads.js");
+  await threadFigures();
+}
+{
   // Scale-out (docs/scale-out.md): three real nodes on postgres + nats-server; skipped where absent.
   const { clusterBench } = await import("./cluster.js");
   await clusterBench();

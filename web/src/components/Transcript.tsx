@@ -3,7 +3,7 @@
  * entry identity so a streamed delta re-renders only its own cell. Sticks to the bottom while
  * the reader is there, and leaves the scroll alone when they scrolled up to read.
  */
-import { memo, useLayoutEffect, useRef } from "react";
+import { memo, useLayoutEffect, useRef, useState } from "react";
 import { findingPlace } from "../../../src/protocol/review.js";
 import { printable } from "../../../src/util/printable.js";
 import type { Entry } from "../lib/transcript.js";
@@ -203,14 +203,41 @@ export const Cell = memo(function Cell({ e }: { e: Entry }) {
   }
 });
 
+/** How many of the last entries a thread opens with, and how many more each step up shows. */
+const WINDOW = 150;
+
+/**
+ * The transcript, windowed: a long thread opens with its last WINDOW entries drawn (a first
+ * paint that does not grow with the thread); scrolling to the top, or "Show earlier", draws
+ * WINDOW more above, keeping what is on screen in place. Live entries always draw.
+ */
 export function Transcript({ entries, version }: { entries: Entry[]; version: number }) {
   const ref = useRef<HTMLOListElement>(null);
   const atBottom = useRef(true);
+  const [shown, setShown] = useState(WINDOW);
+  // A new thread (a new entries array: one per thread, mutated in place) opens windowed again.
+  const [owner, setOwner] = useState(entries);
+  if (owner !== entries) {
+    setOwner(entries);
+    setShown(WINDOW);
+  }
+  /** Distance from the bottom before drawing more above: kept so the view does not jump. */
+  const anchor = useRef<number | null>(null);
+  const hidden = Math.max(0, entries.length - shown);
+  const earlier = () => {
+    const el = ref.current;
+    if (el) anchor.current = el.scrollHeight - el.scrollTop;
+    setShown((n) => n + WINDOW);
+  };
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs after every transcript change
   useLayoutEffect(() => {
     const el = ref.current;
-    if (el && atBottom.current) el.scrollTop = el.scrollHeight;
-  }, [version]);
+    if (!el) return;
+    if (anchor.current !== null) {
+      el.scrollTop = el.scrollHeight - anchor.current;
+      anchor.current = null;
+    } else if (atBottom.current) el.scrollTop = el.scrollHeight;
+  }, [version, shown]);
   return (
     <ol
       id="transcript"
@@ -222,9 +249,17 @@ export function Transcript({ entries, version }: { entries: Entry[]; version: nu
       onScroll={(ev) => {
         const t = ev.currentTarget;
         atBottom.current = t.scrollHeight - t.scrollTop - t.clientHeight < 80;
+        if (hidden > 0 && t.scrollTop < 200 && anchor.current === null) earlier();
       }}
     >
-      {entries.map((e) => (
+      {hidden > 0 && (
+        <li className="entry earlier">
+          <button id="show-earlier" type="button" className="small secondary" onClick={earlier}>
+            Show earlier ({hidden.toLocaleString()} more)
+          </button>
+        </li>
+      )}
+      {(hidden > 0 ? entries.slice(hidden) : entries).map((e) => (
         <Cell key={e.id} e={e} />
       ))}
     </ol>
