@@ -8,7 +8,9 @@
  * `input-messages`, `last-assistant-message`) and Tandem's: `message`, `question-id` for a
  * waiting question, and `url` — a deep link `http://HOST:PORT/#thread=ID&question=RID` into
  * `tandem serve`'s web page when this process serves one (absent otherwise; the server's token
- * is never part of it).
+ * is never part of it). For a waiting question also `question-text` (the question as plain text
+ * with its numbered options) and, when serving, `reply-url` (`http://HOST:PORT/reply/TOKEN`, a
+ * link that answers that one question: runtime/reply-links.ts); neither for a secret question.
  */
 import type { Event } from "../protocol/events.js";
 
@@ -78,7 +80,16 @@ export function deepLink(
 /** The `notify` program's payload (Codex's field names, plus Tandem's). */
 export function notifyPayload(
   n: Notification,
-  extra: { cwd: string; inputMessages: string[]; lastAssistantMessage: string | null; url?: string },
+  extra: {
+    cwd: string;
+    inputMessages: string[];
+    lastAssistantMessage: string | null;
+    url?: string;
+    /** The waiting request as text with its numbered options (never for a secret question). */
+    "question-text"?: string;
+    /** Its reply link (runtime/reply-links.ts): answers or declines that one request. */
+    "reply-url"?: string;
+  },
 ): Record<string, unknown> {
   return {
     type: n.kind,
@@ -90,5 +101,7 @@ export function notifyPayload(
     message: n.message,
     ...(n.questionId ? { "question-id": n.questionId } : {}),
     ...(extra.url ? { url: extra.url } : {}),
+    ...(extra["question-text"] ? { "question-text": extra["question-text"] } : {}),
+    ...(extra["reply-url"] ? { "reply-url": extra["reply-url"] } : {}),
   };
 }

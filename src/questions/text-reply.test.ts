@@ -1,6 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { Question } from "../protocol/questions.js";
-import { expectedInput, parseAnswerArg, parseTextReply } from "./text-reply.js";
+import {
+  expectedInput,
+  parseAnswerArg,
+  parseRequestText,
+  parseTextReply,
+  questionText,
+} from "./text-reply.js";
 
 const single: Question = {
   id: "db",
@@ -180,5 +186,46 @@ describe("parseAnswerArg", () => {
       ok: false,
       error: 'expected --answer <question_id>=<answer>; the id before "=" is empty',
     });
+  });
+});
+
+describe("parseRequestText and questionText (a whole request in one text)", () => {
+  it("one question takes the whole text; several take one line each, in order", () => {
+    expect(parseRequestText({ questions: [single] }, "2 -- small")).toEqual({
+      ok: true,
+      answers: { db: { selected: ["SQLite"], note: "small" } },
+    });
+    expect(parseRequestText({ questions: [single, multi] }, "1\n\n 2,4 \n")).toEqual({
+      ok: true,
+      answers: {
+        db: { selected: ["Postgres (Recommended)"] },
+        features: { selected: ["SQLite", "Redis, cached"] },
+      },
+    });
+    expect(parseRequestText({ questions: [closed] }, "7")).toEqual({
+      ok: false,
+      error: 'question "approve": there is no option 7; expected a number 1-3 or a label',
+    });
+    const tooMany = parseRequestText({ questions: [single, closed] }, "1\n2\n3");
+    expect(tooMany.ok).toBe(false);
+    expect(parseRequestText({ questions: [single, closed] }, " \n ").ok).toBe(false);
+  });
+
+  it("renders numbered options, how to reply, and neutralises control characters", () => {
+    const shown = questionText({ questions: [{ ...single, prompt: "Which\u202e database?\x1b[2K" }] });
+    expect(shown).toBe(
+      [
+        "Database: Which⟪U+202E⟫ database?␛[2K",
+        "  1. Postgres (Recommended)",
+        "  2. SQLite",
+        "  3. My SQL",
+        '  Reply: a number 1-3, a label, or "other: <text>" (add " -- note" for a note)',
+        "",
+      ].join("\n"),
+    );
+    const two = questionText({ questions: [single, text] });
+    expect(two).toContain("1) Database: Which database?");
+    expect(two).toContain("2) Database: Which database?\n  Reply: any non-empty text");
+    expect(two.trimEnd().split("\n").at(-1)).toBe("Reply with one line per question, in order.");
   });
 });

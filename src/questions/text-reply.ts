@@ -19,8 +19,19 @@
  *
  * Free-text questions take any non-empty text (trimmed); a " -- " splits off a note there too. Secret questions
  * take the text exactly as typed (only a trailing line break is removed) and never echo it in errors.
+ *
+ * A whole request answered by one text (a chat reply, `parseRequestText`): with one question the
+ * text is its answer; with several, each non-empty line answers the next question in order.
+ * `questionText` renders a request for such a channel, with its numbered options and that rule.
  */
-import { BOOLEAN_LABELS, type Question, type QuestionAnswer } from "../protocol/questions.js";
+import {
+  BOOLEAN_LABELS,
+  elicitationLabel,
+  type Question,
+  type QuestionAnswer,
+  type QuestionRequest,
+} from "../protocol/questions.js";
+import { printable } from "../util/printable.js";
 import { stripRecommended } from "./model.js";
 import { checkTyped, typedHint } from "./typed.js";
 
@@ -156,4 +167,64 @@ export function parseAnswerArg(arg: string): ParsedAnswerArg {
   if (id === "")
     return { ok: false, error: 'expected --answer <question_id>=<answer>; the id before "=" is empty' };
   return { ok: true, id, text: arg.slice(i + 1) };
+}
+
+export type ParsedRequestReply =
+  | { ok: true; answers: Record<string, QuestionAnswer> }
+  | { ok: false; error: string };
+
+/**
+ * Parses one text reply to a whole request (see the file comment): one question takes the whole
+ * text, several take one non-empty line each, in order (fewer lines leave the last ones out: the
+ * broker decides whether that is enough). Never throws; errors say what was expected.
+ */
+export function parseRequestText(
+  request: Pick<QuestionRequest, "questions">,
+  text: string,
+): ParsedRequestReply {
+  const qs = request.questions;
+  const parts =
+    qs.length === 1
+      ? [text]
+      : text
+          .split(/\r?\n/)
+          .map((l) => l.trim())
+          .filter((l) => l !== "");
+  if (qs.length > 1 && parts.length > qs.length)
+    return {
+      ok: false,
+      error: `got ${parts.length} lines for ${qs.length} questions; reply with one line per question, in order`,
+    };
+  if (parts.length === 0) return { ok: false, error: "the reply is empty; reply with one line per question" };
+  const answers: Record<string, QuestionAnswer> = {};
+  for (const [i, part] of parts.entries()) {
+    const r = parseTextReply(qs[i], part);
+    if (!r.ok) return r;
+    answers[qs[i].id] = r.answer;
+  }
+  return { ok: true, answers };
+}
+
+/**
+ * A request as plain text for a chat (a notification, a reply link): who asks, each question with
+ * its numbered options, and how to reply. Text from the model or a server is made printable
+ * (util/printable.ts: no control or bidi characters act). A secret question shows its prompt only
+ * (it has no values to show); callers that must not offer secrets leave such requests out.
+ */
+export function questionText(request: Pick<QuestionRequest, "questions" | "elicitation" | "agent">): string {
+  const lines: string[] = [];
+  if (request.elicitation)
+    lines.push(printable(elicitationLabel(request.elicitation)), printable(request.elicitation.message), "");
+  else if (request.agent) lines.push(`Sub-agent ${printable(request.agent.nickname)} asks:`, "");
+  const many = request.questions.length > 1;
+  for (const [i, q] of request.questions.entries()) {
+    const head = q.header && q.header !== q.prompt ? `${printable(q.header)}: ` : "";
+    lines.push(`${many ? `${i + 1}) ` : ""}${head}${printable(q.prompt)}`);
+    for (const [n, o] of q.options.entries())
+      lines.push(`  ${n + 1}. ${printable(o.label)}${o.description ? ` — ${printable(o.description)}` : ""}`);
+    lines.push(`  Reply: ${expectedInput(q)}${q.secret ? "" : ' (add " -- note" for a note)'}`);
+    if (many) lines.push("");
+  }
+  if (many) lines.push("Reply with one line per question, in order.");
+  return `${lines.join("\n").trimEnd()}\n`;
 }

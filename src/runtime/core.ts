@@ -11,6 +11,7 @@
  * - `files` (files-api.ts): fuzzy search over a workspace's files (`@` mentions);
  * - `checkpoints` (checkpoints-api.ts): list, plan, undo, redo of a thread's turns' file changes;
  * - `branches` (branches-api.ts): fork and rewind a thread's conversation;
+ * - `replyLinks` (reply-links.ts): answer or decline one question with the token of its reply link;
  * - `subscribe`, `lastSeq`, `addToolHooks`, `shutdown`, and the configuration in force
  *   (`settings`, `provider`, read only).
  *
@@ -49,6 +50,7 @@ import { type RuntimeParts, registerParts } from "./internals.js";
 import { hiddenPathsFor, protectedPathsFor } from "./own-paths.js";
 import { Ownership } from "./ownership.js";
 import { ApprovalsApi, QuestionsApi } from "./questions-api.js";
+import { REPLY_RESPONDER, ReplyLinks, type ReplyLinksApi } from "./reply-links.js";
 import { RESTORE_CALL_PREFIX } from "./restore-flow.js";
 import type { ResumeHost } from "./resume.js";
 import { SkillUse } from "./skill-use.js";
@@ -97,6 +99,8 @@ export class Runtime {
   readonly commands: CommandsApi;
   /** User hooks and notifications (hooks.ts, README "Hooks"). */
   readonly hooks: HooksApi;
+  /** Reply links of waiting questions (reply-links.ts, README "Answer from a chat"). */
+  readonly replyLinks: ReplyLinksApi;
   readonly #p: RuntimeParts;
 
   constructor(opts: RuntimeOptions) {
@@ -162,6 +166,14 @@ export class Runtime {
       maskSecrets: (threadId, text) => secrets.view(threadId).mask(text),
       limits: settings.questions,
     });
+    const replyLinks = new ReplyLinks({
+      pending: (id) => broker.list().find((r) => r.request_id === id),
+      reply: (r, answers) => broker.reply(r.thread_id, r.request_id, { answers }, REPLY_RESPONDER),
+      decline: (r) =>
+        broker.decline(r.thread_id, r.request_id, REPLY_RESPONDER, "declined from a reply link"),
+    });
+    bus.subscribe((s) => replyLinks.onEvent(s.event));
+    this.replyLinks = replyLinks;
     let userHooks!: RuntimeHooks;
     const approvals = new Approvals({
       store,
@@ -256,6 +268,7 @@ export class Runtime {
         subscribe: (listener) => void bus.subscribe(listener),
         publish: (event) => ownership.publish(event),
         addToolHooks: (hooks) => void registry.addToolHooks(hooks),
+        replyLink: (request) => replyLinks.mint(request),
       },
       home,
     );

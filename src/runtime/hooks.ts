@@ -42,6 +42,7 @@ import type { Event, Stamped } from "../protocol/events.js";
 import { type MessageItem, messageText } from "../protocol/items.js";
 import type { QuestionOutcome, QuestionRequest } from "../protocol/questions.js";
 import { requestIdFor } from "../questions/broker.js";
+import { questionText } from "../questions/text-reply.js";
 import { applyEnvPolicy } from "../tools/exec/env-policy.js";
 import type { ToolHooks } from "../tools/registry.js";
 import type { ApprovalAsk, ToolContext } from "../tools/types.js";
@@ -77,6 +78,8 @@ export interface HooksHost {
   /** Publishes an event of a thread not loaded here. */
   publish(event: Event): void;
   addToolHooks(hooks: ToolHooks): void;
+  /** A reply link's token for a waiting request, if it may be offered one (reply-links.ts). */
+  replyLink(request: QuestionRequest): string | undefined;
 }
 
 /** The hooks facet of the Runtime's API (`runtime.hooks`). */
@@ -446,6 +449,11 @@ export class RuntimeHooks implements HooksApi {
     const thread = this.rt.thread(n.threadId);
     const cwd = this.state.get(n.threadId)?.cwd ?? thread?.record.cwd ?? process.cwd();
     const url = deepLink(this.serveUrl, n.threadId, n.questionId);
+    const notify = this.rt.settings.notify;
+    const chat = this.chatReply(
+      event,
+      !!notify || !!this.state.get(n.threadId)?.hooks.some((h) => h.event === "Notification"),
+    );
     this.track(
       this.fireIn(
         n.threadId,
@@ -457,11 +465,12 @@ export class RuntimeHooks implements HooksApi {
           title: "Tandem",
           ...(n.questionId ? { question_id: n.questionId } : {}),
           ...(url ? { url } : {}),
+          ...(chat["question-text"] ? { question_text: chat["question-text"] } : {}),
+          ...(chat["reply-url"] ? { reply_url: chat["reply-url"] } : {}),
         },
         [n.notificationType],
       ),
     );
-    const notify = this.rt.settings.notify;
     if (!notify) return;
     const items = thread?.items() ?? [];
     const msgs = (role: string) =>
@@ -472,6 +481,7 @@ export class RuntimeHooks implements HooksApi {
         inputMessages: this.state.get(n.threadId)?.inputs ?? [],
         lastAssistantMessage: msgs("assistant").at(-1) ?? null,
         ...(url ? { url } : {}),
+        ...chat,
       }),
     );
     const [name, ...args] = notify;
@@ -501,6 +511,22 @@ export class RuntimeHooks implements HooksApi {
           );
       }),
     );
+  }
+
+  /**
+   * What a chat needs to answer a waiting request (README "Answer from a chat"): its text, and
+   * a reply link when this process serves HTTP and someone gets the notification. Neither for a
+   * request with a secret question.
+   */
+  private chatReply(event: Event, delivered: boolean): { "question-text"?: string; "reply-url"?: string } {
+    if (event.type !== "question.requested" || !delivered) return {};
+    const request = event.request;
+    if (request.questions.some((q) => q.secret)) return {};
+    const token = this.serveUrl ? this.rt.replyLink(request) : undefined;
+    return {
+      "question-text": questionText(request),
+      ...(token ? { "reply-url": `${this.serveUrl!.replace(/\/+$/, "")}/reply/${token}` } : {}),
+    };
   }
 }
 

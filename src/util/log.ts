@@ -15,6 +15,7 @@
  *   - every value given to `log.secret()` (provider API keys, bearer and WebSocket tokens, secret
  *     answers, the secret store's values — at least MIN_SECRET characters) is replaced by REDACTED
  *     wherever it occurs, as typed and JSON-escaped (a value inside a JSON text inside a field);
+ *   - a reply link's token after `/reply/` (a request path, a notification payload) is REDACTED;
  *   - the value under a header-like key (`authorization`, `cookie`, `set-cookie`,
  *     `proxy-authorization`, `x-api-key`, `api-key`) is REDACTED;
  *   - the value under a key named like a `secret: true` question this process has asked
@@ -119,9 +120,12 @@ export function stopLog(): void {
   }
 }
 
-/** `text` with every registered secret replaced by REDACTED. */
+/** A reply link's token in a path or URL (`/reply/<token>`, runtime/reply-links.ts). */
+const REPLY_TOKEN = /(\/reply\/)[A-Za-z0-9_-]{16,}/g;
+
+/** `text` with every registered secret, and every reply link's token, replaced by REDACTED. */
 export function maskSecrets(text: string): string {
-  let out = text;
+  let out = text.includes("/reply/") ? text.replace(REPLY_TOKEN, `$1${REDACTED}`) : text;
   for (const v of secrets) if (out.includes(v)) out = out.split(v).join(REDACTED);
   return out;
 }

@@ -2,13 +2,13 @@
  * app-server `hooks/list` reports the hooks that apply (README "Hooks") in Codex's shape: every
  * message is validated against Codex's schema by the test client.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { serverEnv } from "../helpers/app-server.js";
 import { inProcessStdio, type Served } from "../helpers/app-server-client.js";
 import { type MockProcess, startMockProcess } from "../helpers/cli.js";
-import { tempDir } from "../helpers/index.js";
+import { outsideDir, tempDir } from "../helpers/index.js";
 import { sandboxFallback } from "../helpers/system-tools.js";
 
 describe("app-server hooks/list", () => {
@@ -71,5 +71,29 @@ describe("app-server hooks/list", () => {
       }),
     ]);
     expect(entry.warnings.join("\n")).toMatch(/1 Notification hook\(s\) not listed/);
+  });
+
+  // Fails if app-server drops hook.warning events (a Codex client's user would never learn that a
+  // hook failed) or sends them in a shape Codex's schema refuses (the client checks every message).
+  it("a failing hook reaches the client as Codex's warning notification", async () => {
+    const dir = outsideDir("tandem-as-hook-");
+    const hook = join(dir, "broken.sh");
+    writeFileSync(hook, "#!/bin/sh\nexit 3\n");
+    chmodSync(hook, 0o755);
+    mock = await startMockProcess({ steps: [{ output: [{ type: "message", text: "answered" }] }] });
+    const home = tempDir("tandem-home-");
+    writeFileSync(
+      join(home, "hooks.json"),
+      JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: hook }] }] } }),
+    );
+    sandboxFallback(home);
+    served = inProcessStdio(serverEnv(mock, home));
+    await served.client.initialize({});
+    const started = await served.client.request("thread/start", { cwd: tempDir("tandem-cwd-") });
+    const threadId: string = started.thread.id;
+    await served.client.request("turn/start", { threadId, input: [{ type: "text", text: "go" }] });
+    const warning = await served.client.notification("warning", (p) => p.threadId === threadId);
+    expect(warning.message).toMatch(/^hook: hook `[^`]*broken\.sh` \(UserPromptSubmit\)/);
+    await served.client.notification("turn/completed", (p) => p.threadId === threadId);
   });
 });

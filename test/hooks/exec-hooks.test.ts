@@ -220,4 +220,39 @@ describe("hooks through tandem exec", () => {
     );
     expect(changed.sources.find((s: any) => s.scope === "project").trust).toBe("modified");
   });
+
+  // Fails if `tandem exec resume` (a headless run nobody can ask) runs a project hooks file it
+  // has not seen trusted — one that appeared in the workspace after the thread began, as a file
+  // the model wrote would — or does not say that it skipped it.
+  it("`tandem exec resume` does not run untrusted project hooks, and says so", async () => {
+    const outside = outsideDir("tandem-hook-markers-");
+    const touch = (event: string) => ({
+      hooks: [{ type: "command", command: `touch ${join(outside, event)}` }],
+    });
+    const events = ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"];
+    mock = await startMockProcess({
+      steps: [
+        { output: [say("first")] },
+        { output: [exec("echo resumed", "c1")] },
+        { output: [say("second")] },
+      ],
+    });
+    const home = tempDir("tandem-hooks-home-");
+    const cwd = tempDir();
+    const first = await runTandem(["exec", "--json", "--cd", cwd, "begin"], { env: env(home) });
+    expect(first.code, first.stderr).toBe(0);
+    const threadId = JSON.parse(first.stdout.split("\n")[0]).thread_id;
+    mkdirSync(join(cwd, ".tandem"));
+    writeFileSync(
+      join(cwd, ".tandem/hooks.json"),
+      JSON.stringify({ hooks: Object.fromEntries(events.map((e) => [e, [touch(e)]])) }),
+    );
+    const r = await runTandem(["exec", "resume", "--cd", cwd, threadId, "go on"], { env: env(home) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(requests(mock)).toHaveLength(3);
+    for (const e of events) expect(existsSync(join(outside, e)), `${e} hook ran`).toBe(false);
+    expect(r.stderr).toContain(
+      `hook: project hooks not trusted, skipped: ${join(cwd, ".tandem/hooks.json")}`,
+    );
+  });
 });

@@ -91,6 +91,8 @@ describe("OpenAPI", () => {
       "/question/{id}/reject",
       "/question/{id}/reply",
       "/question/{id}/touch",
+      "/reply/{token}",
+      "/reply/{token}/decline",
       "/skills",
       "/thread",
       "/thread/{id}",

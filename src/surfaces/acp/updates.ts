@@ -138,6 +138,15 @@ export class SessionUpdates {
             },
           },
         ];
+      case "hook.warning":
+        // A user hook that failed or was skipped (README "Hooks"): a line of the agent's message,
+        // as the editor has no other place for the user to read it.
+        return [
+          {
+            sessionUpdate: "agent_message_chunk",
+            content: { type: "text", text: `Hook: ${event.message}\n` },
+          },
+        ];
       case "plan.updated":
         return [
           {

@@ -354,6 +354,11 @@ export class EventMapper {
             params: planUpdated(event.thread_id, event.turn_id, event.explanation, event.plan),
           },
         ];
+      case "hook.warning":
+        // A user hook that failed or was skipped (README "Hooks"): Codex's own `warning` notification.
+        return [
+          { method: "warning", params: { threadId: event.thread_id, message: `hook: ${event.message}` } },
+        ];
       case "turn.diff":
         return [
           {

@@ -4,7 +4,8 @@
  * the broker, and maps results to JSON; nothing here keeps question state.
  *
  * Routes: `/thread…`, `/question…`, `/event` need the bearer token (`/event` also accepts
- * `?token=`); `/` (the web page, its assets) and `/openapi.json` are public and hold no data.
+ * `?token=`); `/` (the web page, its assets) and `/openapi.json` are public and hold no data;
+ * `/reply/<token>` takes a reply link's token instead (routes/reply.ts), never the bearer token.
  * CORS stays closed: no Access-Control-Allow-* header is ever sent, so other origins' pages cannot
  * read responses. Bodies above `maxBodyBytes` get 413 before they are read in full.
  */
@@ -12,11 +13,13 @@ import { Hono } from "hono";
 import { HTTP_LIMITS } from "../../protocol/http.js";
 import type { Runtime } from "../../runtime/core.js";
 import { StoreError, ThreadInUseError } from "../../runtime/errors.js";
+import { maskSecrets } from "../../util/log.js";
 import { bearerAuth } from "./auth.js";
 import { fail, tooLarge } from "./errors.js";
 import { openApiDocument } from "./openapi.js";
 import { checkpointRoutes } from "./routes/checkpoints.js";
 import { questionRoutes } from "./routes/questions.js";
+import { replyRoutes } from "./routes/reply.js";
 import { skillRoutes } from "./routes/skills.js";
 import { threadRoutes } from "./routes/threads.js";
 import { type EventStreamOptions, eventStream } from "./sse.js";
@@ -68,6 +71,8 @@ export function createHttpApp(runtime: Runtime, opts: HttpAppOptions): Hono {
   app.route("/thread", checkpointRoutes(runtime, { maxBodyBytes: maxBody }));
   app.route("/question", questionRoutes(runtime, { maxBodyBytes: maxBody }));
   app.route("/skills", skillRoutes(runtime));
+  // No bearer token: a reply link's own token is its one credential (routes/reply.ts).
+  app.route("/reply", replyRoutes(runtime));
   app.get("/event", (c) => eventStream(c, runtime, opts));
   app.get("/openapi.json", (c) => c.json(openApiDocument(opts.version ?? "0.0.0")));
   app.route("/", webRoutes());
@@ -85,7 +90,7 @@ export function createHttpApp(runtime: Runtime, opts: HttpAppOptions): Hono {
       c.header("retry-after", "1");
       return fail(c, 503, "store_unavailable", `${err.message}; nothing was done, retry shortly`);
     }
-    process.emitWarning(`tandem serve: ${c.req.method} ${c.req.path} failed: ${err.message}`);
+    process.emitWarning(`tandem serve: ${c.req.method} ${maskSecrets(c.req.path)} failed: ${err.message}`);
     return fail(c, 500, "internal", `the server failed to handle the request: ${err.message}`);
   });
   return app;

@@ -75,7 +75,7 @@ export function tooLarge(c: Context, maxBytes: number): Response {
   return fail(c, 413, "payload_too_large", `the request body exceeds ${maxBytes} bytes; send less`);
 }
 
-async function readText(
+export async function readText(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
 ): Promise<string | "too_large" | "failed"> {

@@ -297,6 +297,39 @@ export function openApiDocument(version: string): Json {
         },
       },
     },
+    "/reply/{token}": {
+      get: {
+        summary:
+          "A reply link's question as plain text with its numbered options (no bearer token: the link's own)",
+        security: [],
+        parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
+        responses: {
+          "200": { description: "The question", content: { "text/plain": { schema: { type: "string" } } } },
+          "404": { description: "Dead link: unknown, expired, or its question settled (one answer for all)" },
+        },
+      },
+      post: {
+        summary:
+          'Answer the link\'s one question: a text/plain reply ("2", "1,3", a label, free text, "-- note") or JSON {"text"}, at most 16 KiB',
+        security: [],
+        parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
+        requestBody: { required: true, content: { "text/plain": { schema: { type: "string" } } } },
+        responses: {
+          "200": { description: "Answered" },
+          "400": { description: "Not a valid reply: the parser's message; the question stays pending" },
+          "404": { description: "Dead link" },
+          "413": { description: "Reply too large" },
+        },
+      },
+    },
+    "/reply/{token}/decline": {
+      post: {
+        summary: "Decline the link's one question",
+        security: [],
+        parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
+        responses: { "200": { description: "Declined" }, "404": { description: "Dead link" } },
+      },
+    },
     "/event": {
       get: {
         summary:

@@ -226,6 +226,10 @@ export class ViewStore {
           this.notice(`MCP server "${e.server}" failed to start: ${e.error}`, "warn");
         else this.notice(`MCP server "${e.server}" ready: ${e.tools} tool${e.tools === 1 ? "" : "s"}`, "dim");
         break;
+      case "hook.warning":
+        // A user hook's failure or a skipped hooks file (README "Hooks"), as `tandem exec` prints it.
+        this.notice(`hook: ${e.message}`, "warn");
+        break;
       case "context.compacting":
         this.notice("compacting context…", "dim");
         break;

@@ -134,6 +134,12 @@ export const Cell = memo(function Cell({ e }: { e: Entry }) {
           {printable(e.text)}
         </li>
       );
+    case "warning":
+      return (
+        <li className="entry warning" data-id={e.id} role="status">
+          {printable(e.text)}
+        </li>
+      );
     case "subagent":
       return <SubAgent e={e} Cell={Cell} />;
     case "review":

@@ -57,6 +57,8 @@ export type Entry =
   | { kind: "diff"; id: string; files: DiffFile[] }
   | { kind: "turn"; id: string; text: string; status: string; error?: string }
   | { kind: "error"; id: string; text: string }
+  /** A user hook that failed or was skipped (README "Hooks"): shown, never sent to the model. */
+  | { kind: "warning"; id: string; text: string }
   | SubAgentEntry
   /** A review's answer (/review): its findings, or the raw answer when it could not be read. */
   | { kind: "review"; id: string; result: ReviewResult | null; raw: string }
@@ -552,6 +554,13 @@ export class Transcript {
           text: `turn ${e.status}`,
           status: e.status,
           ...(e.error ? { error: e.error.message } : {}),
+        });
+        break;
+      case "hook.warning":
+        this.put({
+          kind: "warning",
+          id: `hookwarn_${e.turn_id ?? ""}_${this.version}`,
+          text: `hook: ${e.message}`,
         });
         break;
       case "error":
