@@ -17,7 +17,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
-import { log, REDACTED } from "./log.js";
+import { log, maskRequestPath, REDACTED } from "./log.js";
 
 type Json = Record<string, unknown>;
 const CREDENTIAL_PARAM = /token|key|secret|passw|auth|sig|code/i;
@@ -57,14 +57,17 @@ export function frame(area: string, dir: "in" | "out", via: string, message: str
   });
 }
 
-/** `url` (a request target) with the values of credential-like query parameters REDACTED. */
+/**
+ * `url` (a request target) with the values of credential-like query parameters REDACTED, and a
+ * reply link's token REDACTED in any spelling of its path (log.ts `maskRequestPath`).
+ */
 export function safePath(url: string | undefined): string {
   const target = url ?? "/";
   const q = target.indexOf("?");
-  if (q < 0) return target;
+  if (q < 0) return maskRequestPath(target);
   const params = new URLSearchParams(target.slice(q + 1));
   for (const key of [...params.keys()]) if (CREDENTIAL_PARAM.test(key)) params.set(key, REDACTED);
-  return `${target.slice(0, q)}?${params.toString().replace(/%5Bredacted%5D/gi, REDACTED)}`;
+  return `${maskRequestPath(target.slice(0, q))}?${params.toString().replace(/%5Bredacted%5D/gi, REDACTED)}`;
 }
 
 /** Logs every request `server` answers (see the contract); nothing while the log is off. */

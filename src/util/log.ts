@@ -16,6 +16,8 @@
  *     answers, the secret store's values — at least MIN_SECRET characters) is replaced by REDACTED
  *     wherever it occurs, as typed and JSON-escaped (a value inside a JSON text inside a field);
  *   - a reply link's token after `/reply/` (a request path, a notification payload) is REDACTED;
+ *     an HTTP request's path is first decoded and normalized as the router sees it
+ *     (`maskRequestPath`), so an encoded or dotted spelling of a working link is REDACTED too;
  *   - the value under a header-like key (`authorization`, `cookie`, `set-cookie`,
  *     `proxy-authorization`, `x-api-key`, `api-key`) is REDACTED;
  *   - the value under a key named like a `secret: true` question this process has asked
@@ -122,6 +124,36 @@ export function stopLog(): void {
 
 /** A reply link's token in a path or URL (`/reply/<token>`, runtime/reply-links.ts). */
 const REPLY_TOKEN = /(\/reply\/)[A-Za-z0-9_-]{16,}/g;
+
+/**
+ * A request path with a reply link's token REDACTED however it is spelt: the router percent-decodes
+ * and drops dot segments, so `/%72eply/./%41bc…` reaches the link as `/reply/Abc…` does, and the
+ * token in it is as good as in the plain form. When the path, decoded (a few rounds) and
+ * normalized, names `/reply/` (any case), that form is returned with everything after `/reply/`
+ * REDACTED (but a final `/decline`); any other path comes back as it was.
+ */
+export function maskRequestPath(path: string): string {
+  if (!/reply|%/i.test(path)) return path;
+  let decoded = path;
+  for (let i = 0; i < 3; i++) {
+    const next = decoded.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) =>
+      String.fromCharCode(Number.parseInt(h, 16)),
+    );
+    if (next === decoded) break;
+    decoded = next;
+  }
+  let routed = decoded;
+  try {
+    routed = new URL(decoded, "http://x").pathname;
+  } catch {
+    // not a path a URL takes: match it as decoded
+  }
+  const m = /\/reply(?:\/|\\)/i.exec(routed) ?? /\/reply(?:\/|\\)/i.exec(decoded);
+  if (!m) return path;
+  const from = m.input === routed ? routed : decoded;
+  const tail = /\/decline$/i.test(from) ? "/decline" : "";
+  return `${from.slice(0, m.index + m[0].length)}${REDACTED}${tail}`;
+}
 
 /** `text` with every registered secret, and every reply link's token, replaced by REDACTED. */
 export function maskSecrets(text: string): string {

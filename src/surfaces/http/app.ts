@@ -13,7 +13,7 @@ import { Hono } from "hono";
 import { HTTP_LIMITS } from "../../protocol/http.js";
 import type { Runtime } from "../../runtime/core.js";
 import { StoreError, ThreadInUseError } from "../../runtime/errors.js";
-import { maskSecrets } from "../../util/log.js";
+import { maskRequestPath, maskSecrets } from "../../util/log.js";
 import { bearerAuth } from "./auth.js";
 import { fail, tooLarge } from "./errors.js";
 import { openApiDocument } from "./openapi.js";
@@ -90,7 +90,9 @@ export function createHttpApp(runtime: Runtime, opts: HttpAppOptions): Hono {
       c.header("retry-after", "1");
       return fail(c, 503, "store_unavailable", `${err.message}; nothing was done, retry shortly`);
     }
-    process.emitWarning(`tandem serve: ${c.req.method} ${maskSecrets(c.req.path)} failed: ${err.message}`);
+    process.emitWarning(
+      `tandem serve: ${c.req.method} ${maskSecrets(maskRequestPath(c.req.path))} failed: ${err.message}`,
+    );
     return fail(c, 500, "internal", `the server failed to handle the request: ${err.message}`);
   });
   return app;
