@@ -293,6 +293,38 @@ describe("reply link attacks through tandem serve", () => {
     expect(logged).toContain("[redacted]");
   });
 
+  // Fails if a body that is not UTF-8 is taken as an answer (its bytes replaced by U+FFFD), or is
+  // not counted as a rejected reply.
+  it("a reply that is not UTF-8 is refused, counted, and leaves the question pending", async () => {
+    const rig = await start([ask("a1", [pick("Which?")]), say("a")]);
+    const { payload, token } = await rig.asking();
+    const bad = Buffer.from([0xff, 0xfe, 0x31]);
+    const r = await rig.raw(
+      `POST /reply/${token} HTTP/1.1\r\nContent-Type: text/plain\r\nContent-Length: ${bad.length}`,
+      bad,
+    );
+    expect(status(r)).toBe(400);
+    expect(bodyOf(r)).toContain("UTF-8");
+    expect(await pending(rig)).toEqual([payload["question-id"]]);
+    // As JSON too.
+    const json = Buffer.concat([Buffer.from('{"text":"'), bad, Buffer.from('"}')]);
+    const j = await rig.raw(
+      `POST /reply/${token} HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: ${json.length}`,
+      json,
+    );
+    expect(status(j)).toBe(400);
+    expect(await pending(rig)).toEqual([payload["question-id"]]);
+    // Counted like any rejected reply: the 20th kills the link.
+    let last = "";
+    for (let i = 2; i < 20; i++)
+      last = await rig.raw(
+        `POST /reply/${token} HTTP/1.1\r\nContent-Type: text/plain\r\nContent-Length: ${bad.length}`,
+        bad,
+      );
+    expect(bodyOf(last)).toContain("too many rejected replies");
+    expect(status(await rig.raw(`GET /reply/${token} HTTP/1.1`))).toBe(404);
+  });
+
   // Fails if two racing replies both answer, if a replay answers again, if a slow body holds the
   // question from other replies, or if a link survives a restart of `tandem serve`.
   it("racing and replayed replies answer once; a slow body holds nothing; a restart kills every link", async () => {

@@ -79,7 +79,16 @@ export async function readText(
   body: ReadableStream<Uint8Array> | null,
   maxBytes: number,
 ): Promise<string | "too_large" | "failed"> {
-  if (!body) return "";
+  const bytes = await readBytes(body, maxBytes);
+  return typeof bytes === "string" ? bytes : bytes.toString("utf8");
+}
+
+/** The body's bytes, at most `maxBytes` (read as they come: a chunked body is counted too). */
+export async function readBytes(
+  body: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+): Promise<Buffer | "too_large" | "failed"> {
+  if (!body) return Buffer.alloc(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -97,7 +106,7 @@ export async function readText(
   } catch {
     return "failed";
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 /** "field.path: problem; other: problem" — zod messages carry no input values. */

@@ -6,8 +6,9 @@
  *
  *   GET  /reply/<token>           the question as plain text, with its numbered options
  *   POST /reply/<token>           the answer: a text/plain body (or JSON {"text": "…"}), ≤ 16 KiB,
- *                                 parsed by the one text-reply parser; 200 when answered, 400 with
- *                                 the parser's message when not (the question stays pending)
+ *                                 UTF-8, parsed by the one text-reply parser; 200 when answered,
+ *                                 400 with the parser's message when not (the question stays
+ *                                 pending); a body that is not UTF-8 is a rejected reply
  *   POST /reply/<token>/decline   declines the question
  *
  * Contract: a dead link (unknown, malformed, expired, its question settled, too many rejected
@@ -20,7 +21,9 @@ import { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Runtime } from "../../../runtime/core.js";
 import type { ReplyLinkResult } from "../../../runtime/reply-links.js";
-import { readText } from "../errors.js";
+import { readBytes } from "../errors.js";
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Largest reply body, in bytes. */
 export const MAX_REPLY_BYTES = 16 * 1024;
@@ -56,16 +59,24 @@ export function replyRoutes(runtime: Runtime): Hono {
       const r = links.refuse(token, 'send the reply as text/plain, or as JSON {"text": "…"}');
       return r.ok || r.code !== "invalid_reply" ? dead(c) : text(c, 415, r.message);
     }
-    const body = await readText(c.req.raw.body, MAX_REPLY_BYTES);
-    if (body === "too_large" || body === "failed") {
+    const bytes = await readBytes(c.req.raw.body, MAX_REPLY_BYTES);
+    if (bytes === "too_large" || bytes === "failed") {
       const why =
-        body === "too_large"
+        bytes === "too_large"
           ? `the reply exceeds ${MAX_REPLY_BYTES} bytes; send less`
           : "could not read the reply";
       const r = links.refuse(token, why);
       return r.ok || r.code !== "invalid_reply"
         ? dead(c)
-        : text(c, body === "too_large" ? 413 : 400, r.message);
+        : text(c, bytes === "too_large" ? 413 : 400, r.message);
+    }
+    // Not UTF-8 is refused, not read with U+FFFD in place of the bad bytes: the answer would
+    // reach the model as text nobody wrote.
+    let body: string;
+    try {
+      body = UTF8.decode(bytes);
+    } catch {
+      return result(c, links.refuse(token, "the reply is not valid UTF-8; send UTF-8 text"), "");
     }
     let reply = body;
     if (json) {
