@@ -11,6 +11,8 @@
  * is never part of it). For a waiting question also `question-text` (the question as plain text
  * with its numbered options) and, when serving, `reply-url` (`http://HOST:PORT/reply/TOKEN`, a
  * link that answers that one question: runtime/reply-links.ts); neither for a secret question.
+ * The link is a credential: the program gets it on stdin and in $TANDEM_REPLY_URL, never in its
+ * arguments, which every local user can read (runtime/hooks.ts).
  */
 import type { Event } from "../protocol/events.js";
 

@@ -475,18 +475,23 @@ export class RuntimeHooks implements HooksApi {
     const items = thread?.items() ?? [];
     const msgs = (role: string) =>
       items.filter((i): i is MessageItem => i.type === "message" && i.role === role).map(messageText);
-    const payload = JSON.stringify(
-      notifyPayload(n, {
-        cwd,
-        inputMessages: this.state.get(n.threadId)?.inputs ?? [],
-        lastAssistantMessage: msgs("assistant").at(-1) ?? null,
-        ...(url ? { url } : {}),
-        ...chat,
-      }),
-    );
+    const full = notifyPayload(n, {
+      cwd,
+      inputMessages: this.state.get(n.threadId)?.inputs ?? [],
+      lastAssistantMessage: msgs("assistant").at(-1) ?? null,
+      ...(url ? { url } : {}),
+      ...chat,
+    });
+    const payload = JSON.stringify(full);
+    // The reply link is a credential: a program's arguments are readable by every local user
+    // (ps, /proc/PID/cmdline), its stdin and environment are not. So the argument is the payload
+    // without `reply-url`; stdin has all of it, and $TANDEM_REPLY_URL the link.
+    const { "reply-url": replyUrl, ...publicPayload } = full;
+    const argument = JSON.stringify(publicPayload);
     const [name, ...args] = notify;
     const root = this.state.get(n.threadId)?.root ?? cwd;
     const env = this.env(root);
+    if (typeof replyUrl === "string") env.TANDEM_REPLY_URL = replyUrl;
     // Never a program the model could have put on PATH (a workspace or temp directory).
     const program = hostProgram(name, env.PATH ?? "", [root, cwd]);
     if (!program) {
@@ -495,7 +500,7 @@ export class RuntimeHooks implements HooksApi {
     }
     this.track(
       runHost(program, {
-        args: [...args, payload],
+        args: [...args, argument],
         input: payload,
         cwd,
         env,

@@ -62,7 +62,11 @@ describe("reply link attacks through tandem serve", () => {
     dirs.push(outside);
     const notified = join(outside, "notified.jsonl");
     const notifier = join(outside, "notify.sh");
-    writeFileSync(notifier, `#!/bin/sh\nprintf '%s\\n' "$1" >> ${notified}\n`);
+    // stdin has the whole payload; the argument (readable by any local user) lacks the reply link.
+    writeFileSync(
+      notifier,
+      `#!/bin/sh\ncat >> ${notified}\necho >> ${notified}\nprintf '%s\\n' "$1" >> ${notified}.args\nprintf '%s\\n' "$TANDEM_REPLY_URL" >> ${notified}.env\n`,
+    );
     chmodSync(notifier, 0o755);
     mock = await startMockProcess({ steps });
     const home = tempDir("tandem-reply-attack-home-");

@@ -5,7 +5,7 @@
  * carries the option. The link answers its one question and nothing else, and dies with it.
  */
 import type { ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type MockProcess, spawnServe, startMockProcess } from "../helpers/cli.js";
@@ -51,12 +51,17 @@ interface Rig {
   asking(): Promise<{ thread: string; payload: any }>;
   stderr(): string;
   home: string;
+  /** The notify program's last argument, and its $TANDEM_REPLY_URL, one per run. */
+  argv(): any[];
+  envUrls(): string[];
 }
 
 describe("reply links through tandem serve", () => {
   let mock: MockProcess | undefined;
   let proc: ChildProcess | undefined;
+  const outsides: string[] = [];
   afterEach(async () => {
+    for (const d of outsides.splice(0)) rmSync(d, { recursive: true, force: true });
     proc?.kill("SIGKILL");
     await mock?.stop();
     mock = undefined;
@@ -65,9 +70,14 @@ describe("reply links through tandem serve", () => {
 
   async function start(steps: unknown[]): Promise<Rig> {
     const outside = outsideDir("tandem-reply-out-");
+    outsides.push(outside);
     const notified = join(outside, "notified.jsonl");
     const notifier = join(outside, "notify.sh");
-    writeFileSync(notifier, `#!/bin/sh\nprintf '%s\\n' "$1" >> ${notified}\n`);
+    // stdin has the whole payload; the argument (readable by any local user) lacks the reply link.
+    writeFileSync(
+      notifier,
+      `#!/bin/sh\ncat >> ${notified}\necho >> ${notified}\nprintf '%s\\n' "$1" >> ${notified}.args\nprintf '%s\\n' "$TANDEM_REPLY_URL" >> ${notified}.env\n`,
+    );
     chmodSync(notifier, 0o755);
     mock = await startMockProcess({ steps });
     const home = tempDir("tandem-reply-home-");
@@ -130,7 +140,10 @@ describe("reply links through tandem serve", () => {
       }, 15_000);
       return { thread, payload };
     };
-    return { url, mock, payloads, hookInputs, api, asking, stderr: run.stderr, home };
+    const lines = (f: string) => (existsSync(f) ? readFileSync(f, "utf8").split("\n").slice(0, -1) : []);
+    const argv = () => lines(`${notified}.args`).map((l) => JSON.parse(l));
+    const envUrls = () => lines(`${notified}.env`);
+    return { url, mock, payloads, hookInputs, api, asking, stderr: run.stderr, home, argv, envUrls };
   }
 
   const post = (url: string, body: string, type = "text/plain") =>
@@ -165,6 +178,12 @@ describe("reply links through tandem serve", () => {
     expect(link).toMatch(new RegExp(`^${rig.url}/reply/[A-Za-z0-9_-]{43}$`));
     const replyToken = link.split("/").at(-1)!;
     expect(JSON.stringify(payload)).not.toContain(TOKEN);
+    // The program's argument (any local user can read it in /proc/PID/cmdline) is the payload
+    // without the link; the link is on stdin and in $TANDEM_REPLY_URL only.
+    const { "reply-url": _, ...rest } = payload;
+    expect(rig.argv().find((a) => a["question-id"] === payload["question-id"])).toEqual(rest);
+    expect(JSON.stringify(rig.argv())).not.toContain(replyToken);
+    expect(rig.envUrls()).toContain(link);
 
     // The Notification hook event gets the same text and link.
     await until(() => rig.hookInputs().length > 0);

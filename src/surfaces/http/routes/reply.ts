@@ -14,7 +14,8 @@
  * Contract: a dead link (unknown, malformed, expired, its question settled, too many rejected
  * replies) and any other method or path under /reply get the same 404 with the same body, so a
  * response tells nothing about other tokens or questions. Responses are text/plain, never cached
- * (app.ts), and never echo the reply.
+ * (app.ts), nosniff; a 400 may quote the reply back to its sender (the parser's message), nothing
+ * else of it is echoed.
  */
 import type { Context } from "hono";
 import { Hono } from "hono";
