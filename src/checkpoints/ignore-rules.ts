@@ -50,6 +50,10 @@ export class IgnoreRules {
   /** Directories already decided, for the parent checks of many paths. */
   private readonly dirVerdict = new Map<string, boolean>();
   private tests = 0;
+  /** Whether a matcher has a rule that can match a file (not only `dir/` patterns). */
+  private readonly fileRules = new WeakMap<Ignore, boolean>();
+  /** The last directory's `levelsOf` (a walk asks for one directory's entries in a row). */
+  private levels: { dir: string; matchers: Array<[Ignore, number]>; fileRules: boolean } | undefined;
 
   constructor(
     readonly root: string,
@@ -62,6 +66,7 @@ export class IgnoreRules {
     const info = readRules(join(root, ".git", "info", "exclude"));
     if (info) this.base.add(info);
     if (opts.extra) this.base.add([...opts.extra]);
+    this.fileRules.set(this.base, matchesFiles([globalText, info, ...(opts.extra ?? [])].join("\n")));
   }
 
   /** Whether `rel` (a file, or a directory when `isDir`) is left out. */
@@ -73,9 +78,49 @@ export class IgnoreRules {
     return isDir ? this.dirIgnored(rel) : this.decide(rel, false);
   }
 
+  /**
+   * `ignored(dir ? `${dir}/${name}` : name, isDir)` for a walk that is inside `dir` — which must
+   * not be ignored itself (the walk went in) — at a cost per entry of one test per rule file
+   * that applies there, and none for a file when no rule there can match a file (only
+   * directory patterns such as `node_modules/`, or no rule files: the common case).
+   */
+  entryIgnored(dir: string, name: string, isDir: boolean): boolean {
+    if (name === ".git") return true;
+    const rel = dir ? `${dir}/${name}` : name;
+    if (isDir) return this.dirIgnored(rel);
+    const levels = this.levelsOf(dir);
+    if (!levels.fileRules) return false;
+    let ignoredNow = false;
+    for (const [ig, cut] of levels.matchers) {
+      if (++this.tests % CACHE_BOUND === 0) this.resetCaches();
+      const r = ig.test(cut ? rel.slice(cut) : rel);
+      if (r.ignored) ignoredNow = true;
+      else if (r.unignored) ignoredNow = false;
+    }
+    return ignoredNow;
+  }
+
+  /** The matchers that apply to `dir`'s entries, outermost first, each with its prefix length. */
+  private levelsOf(dir: string): { matchers: Array<[Ignore, number]>; fileRules: boolean } {
+    if (this.levels?.dir === dir) return this.levels;
+    const matchers: Array<[Ignore, number]> = [[this.base, 0]];
+    let fileRules = this.fileRules.get(this.base) === true;
+    const parts = dir ? dir.split("/") : [];
+    for (let depth = 0; depth <= parts.length; depth++) {
+      const at = parts.slice(0, depth).join("/");
+      const m = this.matcher(at);
+      if (!m) continue;
+      matchers.push([m, at ? at.length + 1 : 0]);
+      fileRules ||= this.fileRules.get(m) === true;
+    }
+    this.levels = { dir, matchers, fileRules };
+    return this.levels;
+  }
+
   /** Forgets what was read for `dir` (its `.gitignore` changed) and every verdict below it. */
   invalidate(dir: string): void {
     this.perDir.delete(dir);
+    this.levels = undefined;
     this.dirVerdict.clear();
   }
 
@@ -120,10 +165,26 @@ export class IgnoreRules {
     if (m === undefined) {
       const text = readRules(join(this.root, dir, ".gitignore"));
       m = text ? ignore({ allowRelativePaths: true }).add(text) : null;
+      if (m) this.fileRules.set(m, matchesFiles(text as string));
       this.perDir.set(dir, m);
     }
     return m;
   }
+}
+
+/**
+ * Whether rule text has a pattern that can match a file: any line that is not blank, not a
+ * comment and not a directory-only pattern (`name/`). Errs towards true (a negation, a pattern
+ * with an escaped or trailing space): only "false" lets a walk skip testing files.
+ */
+export function matchesFiles(text: string): boolean {
+  for (const raw of text.split("\n")) {
+    const line = raw.replace(/\r$/, "");
+    if (line === "" || line.startsWith("#")) continue;
+    if (line.endsWith("/") && !line.startsWith("!") && !line.includes("\\")) continue;
+    return true;
+  }
+  return false;
 }
 
 function defaultGlobalExcludes(): string {

@@ -77,6 +77,9 @@ const SCHEMA = `
   );
 `;
 
+/** A baseline row's path and stat: `[path, size, mtime, ctime, ino]` (`statsIn`). */
+export type StatTuple = [path: string, size: number, mtime: number, ctime: number, ino: number];
+
 export const hashOf = (data: Buffer): string => createHash("sha256").update(data).digest("hex");
 
 const dirOf = (path: string) => {
@@ -98,6 +101,9 @@ export class CheckpointStore {
     this.db.pragma("busy_timeout = 5000");
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma("foreign_keys = ON");
+    // better-sqlite3's default page cache is 16 MiB per connection; a scan streams the whole
+    // baseline through it once, so a small one costs no time and keeps the process lean.
+    this.db.pragma("cache_size = -2048");
     this.db.exec(SCHEMA);
     this.q = prepare(this.db);
   }
@@ -141,6 +147,14 @@ export class CheckpointStore {
   /** The baseline rows of one directory's direct entries. */
   filesIn(dir: string): FileRow[] {
     return this.q.filesIn.all(dir) as FileRow[];
+  }
+
+  /**
+   * The stat part of one directory's baseline rows, as `[path, size, mtime, ctime, ino]` tuples:
+   * what a scan compares each entry with (the full row is read only for an entry that moved).
+   */
+  statsIn(dir: string): StatTuple[] {
+    return this.q.statsIn.all(dir) as StatTuple[];
   }
 
   /** Paths of baseline rows at or below `path` (a directory that went away). */
@@ -268,6 +282,7 @@ function prepare(db: Database.Database) {
     getBlob: db.prepare("SELECT data FROM blobs WHERE hash = ?"),
     file: db.prepare("SELECT * FROM files WHERE path = ?"),
     filesIn: db.prepare("SELECT * FROM files WHERE dir = ?"),
+    statsIn: db.prepare("SELECT path, size, mtime, ctime, ino FROM files WHERE dir = ?").raw(),
     under: db.prepare("SELECT path FROM files WHERE path = ? OR (path >= ? AND path < ?)"),
     allDirs: db.prepare("SELECT DISTINCT dir FROM files"),
     dirsUnder: db.prepare("SELECT DISTINCT dir FROM files WHERE dir = ? OR (dir >= ? AND dir < ?)"),

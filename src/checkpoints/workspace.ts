@@ -28,7 +28,7 @@ import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "
 import { dirname, join, relative, sep } from "node:path";
 import { openDirExact, readRegular } from "../host/files.js";
 import { IgnoreRules } from "./ignore-rules.js";
-import { CheckpointStore, type FileRow, type FileState } from "./store.js";
+import { CheckpointStore, type FileRow, type FileState, type StatTuple } from "./store.js";
 import { TreeWatcher } from "./watcher.js";
 
 export interface WorkspaceLimits {
@@ -310,7 +310,7 @@ export class Workspace {
         // unreadable: like a directory that went away
       }
       const via = dirHandle?.path;
-      const known = new Map(this.store.filesIn(rel).map((r) => [r.path, r]));
+      const known = new Map(this.store.statsIn(rel).map((r) => [r[0], r]));
       try {
         // In slices, each its own transaction, with a yield between (see `pacer`).
         for (let at = 0; via && at < names.length && !this.closed; ) {
@@ -322,12 +322,14 @@ export class Workspace {
               const st = lstat(join(via, name));
               if (!st) continue;
               if (st.isDirectory()) {
-                if (!this.rules.ignored(path, true)) stack.push(path);
-              } else if ((st.isFile() || st.isSymbolicLink()) && !this.rules.ignored(path, false)) {
-                const row = known.get(path);
+                if (!this.rules.entryIgnored(rel, name, true)) stack.push(path);
+              } else if ((st.isFile() || st.isSymbolicLink()) && !this.rules.entryIgnored(rel, name, false)) {
+                const seen = known.get(path);
                 known.delete(path);
-                if (!row && ++files > this.limits.maxFiles) this.tracking = false;
-                this.compare(path, st, row, sink, join(via, name));
+                if (!seen && ++files > this.limits.maxFiles) this.tracking = false;
+                // The common case, unchanged by stat, reads nothing more of the store.
+                if (!seen || !sameStatTuple(seen, st))
+                  this.compare(path, st, seen && this.store.file(path), sink, join(via, name));
               }
               if (pace.due()) break;
             }
@@ -441,6 +443,9 @@ export class Workspace {
     return { kind: "file", hash: this.store.putBlob(r.data), mode };
   }
 }
+
+const sameStatTuple = ([, size, mtime, ctime, ino]: StatTuple, st: Stats) =>
+  size === st.size && mtime === st.mtimeMs && ctime === st.ctimeMs && ino === st.ino;
 
 const sameStat = (row: FileRow, st: Stats) =>
   row.size === st.size && row.mtime === st.mtimeMs && row.ctime === st.ctimeMs && row.ino === st.ino;
