@@ -100,6 +100,10 @@ await questionRoundTripStdio();
   await threadFigures();
 }
 {
+  const { bigRepoFigures } = await import("./bigrepo.js");
+  await bigRepoFigures(100_000, 3);
+}
+{
   // Scale-out (docs/scale-out.md): three real nodes on postgres + nats-server; skipped where absent.
   const { clusterBench } = await import("./cluster.js");
   await clusterBench();

@@ -1,0 +1,131 @@
+/**
+ * Cost that follows the repository (issue 30 item 1): `tandem exec` of a turn that runs N `echo`
+ * commands, in a git repository of one file and in one of `files` files (generated in a temp dir,
+ * committed), under the default sandbox settings. The per-command overhead is the slope
+ * (wall(N=6) − wall(N=1)) / 5, so what a turn pays once (start-up, the first index of the
+ * workspace) is reported apart from what every command pays. Medians of alternating runs.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { startMockProcess } from "../test/helpers/cli.js";
+import { fmt, line, median } from "./stats.js";
+
+const BIN = resolve(import.meta.dirname, "../bin/tandem");
+const PROBE = resolve(import.meta.dirname, "rss-probe.mjs");
+
+/** A committed git repository of `files` small files, 50 per directory. */
+function repo(files: number): string {
+  const root = mkdtempSync(join(tmpdir(), "tandem-bench-bigrepo-"));
+  for (let i = 0; i < files; i++) {
+    const dir = join(root, "packages", `p${Math.floor(i / 5000)}`, "src", `m${Math.floor(i / 50) % 100}`);
+    if (i % 50 === 0) mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `f${i}.ts`), `export const v${i} = ${i};\n`);
+  }
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=b", "-c", "user.email=b@b", ...args], {
+      cwd: root,
+      stdio: "ignore",
+    });
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-qm", "init");
+  return root;
+}
+
+function script(commands: number): unknown {
+  const steps = Array.from({ length: commands }, (_, i) => ({
+    output: [
+      {
+        type: "function_call",
+        call_id: `call_${i}`,
+        name: "exec_command",
+        arguments: JSON.stringify({ cmd: `echo step${i}` }),
+      },
+    ],
+  }));
+  return { steps: [...steps, { output: [{ type: "message", text: "done" }] }], loop: true };
+}
+
+function run(url: string, cwd: string, home: string): { ms: number; rssMiB: number; ok: boolean } {
+  const out = join(home, "rss");
+  const t0 = performance.now();
+  const r = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      PROBE,
+      BIN,
+      "exec",
+      "-c",
+      `model_providers.bench={ base_url = "${url}" }`,
+      "-c",
+      'model_provider="bench"',
+      "--skip-git-repo-check",
+      "run the echoes",
+    ],
+    {
+      cwd,
+      env: { ...process.env, TANDEM_HOME: home, OPENAI_API_KEY: "k", TANDEM_RSS_OUT: out },
+      stdio: "ignore",
+    },
+  );
+  const ms = performance.now() - t0;
+  let rssMiB = Number.NaN;
+  try {
+    rssMiB = JSON.parse(readFileSync(out, "utf8")).rssKiB / 1024;
+  } catch {}
+  return { ms, rssMiB, ok: r.status === 0 };
+}
+
+export async function bigRepoFigures(files = 100_000, runs = 5): Promise<void> {
+  const small = repo(1);
+  const t0 = performance.now();
+  const big = repo(files);
+  const genMs = performance.now() - t0;
+  const mocks = {
+    1: await startMockProcess(script(1), { log: false }),
+    6: await startMockProcess(script(6), { log: false }),
+  };
+  const home = mkdtempSync(join(tmpdir(), "tandem-bench-bigrepo-home-"));
+  const res: Record<string, Array<{ ms: number; rssMiB: number; ok: boolean }>> = {};
+  for (let i = 0; i <= runs; i++) {
+    for (const [name, cwd] of [
+      ["small", small],
+      ["big", big],
+    ] as const) {
+      for (const n of [1, 6] as const) {
+        const r = run(mocks[n].url, cwd, home);
+        if (i === 0) continue; // warm-up
+        res[`${name}${n}`] ??= [];
+        res[`${name}${n}`].push(r);
+      }
+    }
+  }
+  await mocks[1].stop();
+  await mocks[6].stop();
+  const med = (k: string) => median(res[k].map((r) => r.ms));
+  const rss = (k: string) => median(res[k].map((r) => r.rssMiB));
+  const failed = Object.values(res)
+    .flat()
+    .filter((r) => !r.ok).length;
+  const slope = (name: string) => (med(`${name}6`) - med(`${name}1`)) / 5;
+  const label = files.toLocaleString();
+  line(
+    `exec, 6 echo commands: 1-file repo vs ${label}-file git repo (median of ${runs}; repo made in ${fmt(genMs)})`,
+    `${fmt(med("small6"))} / ${rss("small6").toFixed(0)} MiB vs ${fmt(med("big6"))} / ${rss("big6").toFixed(0)} MiB${failed ? `, ${failed} FAILED` : ""}`,
+    "RSS within 10 MiB",
+  );
+  line(
+    `per-command overhead, ${label}-file repo minus 1-file repo`,
+    `${fmt(slope("big") - slope("small"))} (${fmt(slope("big"))} vs ${fmt(slope("small"))} per command); once per turn +${fmt(med("big1") - med("small1"))}`,
+    "≤ 5 ms per command",
+  );
+  rmSync(small, { recursive: true, force: true });
+  rmSync(big, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await bigRepoFigures(Number(process.argv[2]) || 100_000);
