@@ -56,6 +56,26 @@ describe("Workspace", () => {
     expect(await ws.sync()).toEqual([]);
   });
 
+  it("a workspace that is Tandem's home, or inside it, is not tracked (its databases change on every event)", async () => {
+    const home = tree({ "state.db": "s1", "sub/x.txt": "x\n" });
+    for (const root of [home, join(home, "sub")]) {
+      const ws = workspace(root, { protectedPaths: [home] });
+      await ws.ready();
+      writeFileSync(join(root, "new.txt"), `${root}\n`);
+      // fails if the home's own files are scanned, watched and recorded as changes
+      expect(ws.tracked).toBe(false);
+      expect(await ws.sync()).toEqual([]);
+      expect(await ws.verify()).toEqual([]);
+    }
+    // a workspace that merely contains the home still tracks everything else
+    const outer = tree({ "a.txt": "a\n", "home/state.db": "s" });
+    const ws = workspace(outer, { protectedPaths: [join(outer, "home")] });
+    await ws.ready();
+    writeFileSync(join(outer, "a.txt"), "a2\n");
+    writeFileSync(join(outer, "home/state.db"), "s2");
+    expect(summary(ws, await ws.sync())).toEqual([["a.txt", "a\n", "a2\n"]]);
+  });
+
   it("a new directory tree and a removed one are reported file by file", async () => {
     const root = tree({ "old/x.txt": "x\n", "old/deep/y.txt": "y\n" });
     const ws = workspace(root);

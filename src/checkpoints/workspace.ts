@@ -134,8 +134,15 @@ export class Workspace {
       .map((p) => relative(root, real(p)))
       .filter((r) => r !== "" && !r.startsWith("..") && !r.startsWith(sep))
       .map((r) => r.split(sep).join("/"));
+    // A workspace that is Tandem's own state (its home, or inside it) is not tracked at all: its
+    // databases change with every event, and checkpointing them would store each write again.
+    this.tracking = !(opts.protectedPaths ?? []).some((p) => {
+      const r = relative(real(p), root);
+      return r === "" || (!r.startsWith("..") && !r.startsWith(sep));
+    });
     this.scanned = this.serial(async () => {
       this.pruneNow();
+      if (!this.tracking) return;
       await this.scan("", false);
       this.store.setMeta("root", root);
     });
