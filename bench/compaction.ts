@@ -61,7 +61,8 @@ export async function longSession(rounds = 200, outputBytes = 20_000): Promise<v
     provider,
   });
   const t0 = performance.now();
-  const outcome = await rt.threads.start({ cwd: home }).startTurn("run the commands").done;
+  const outcome = await rt.threads.start({ cwd: tmp("tandem-bench-long-cwd-") }).startTurn("run the commands")
+    .done;
   const ms = performance.now() - t0;
   const rssMiB = process.resourceUsage().maxRSS / 1024;
   await rt.shutdown();
@@ -79,7 +80,7 @@ export async function longSession(rounds = 200, outputBytes = 20_000): Promise<v
     if (isCompaction(b)) around.push(`${kb(size(i - 1))}→${kb(size(i + 1))}`);
   });
   line(
-    `long session: ${rounds} tool round trips, ${kb(outputBytes)} outputs, 128k window`,
+    `long session in this process: ${rounds} tool round trips, ${kb(outputBytes)} outputs, 128k window`,
     `${(ms / 1000).toFixed(2)} s, peak RSS ${rssMiB.toFixed(0)} MiB (${baseMiB.toFixed(0)} before), ${outcome.status}`,
   );
   line(

@@ -82,6 +82,8 @@ await questionRoundTripStdio();
   const { longSession, resumeCompacted } = await import("./compaction.js");
   await longSession();
   await resumeCompacted();
+  const { longExec } = await import("./long-exec.js");
+  await longExec();
 }
 {
   const { checkpointFigures } = await import("./checkpoints.js");
