@@ -181,6 +181,8 @@ describe("reply links through tandem serve", () => {
     // The program's argument (any local user can read it in /proc/PID/cmdline) is the payload
     // without the link; the link is on stdin and in $TANDEM_REPLY_URL only.
     const { "reply-url": _, ...rest } = payload;
+    // The notifier writes stdin's copy first, then its argument and environment.
+    await until(() => rig.envUrls().includes(link));
     expect(rig.argv().find((a) => a["question-id"] === payload["question-id"])).toEqual(rest);
     expect(JSON.stringify(rig.argv())).not.toContain(replyToken);
     expect(rig.envUrls()).toContain(link);
