@@ -48,6 +48,7 @@ export class Workspaces {
       const ws = Workspace.open(root, {
         storeFile: this.storeFile(root),
         protectedPaths: this.opts.protectedPaths,
+        ownRoots: this.opts.home ? [this.opts.home] : [],
         limits: this.opts.limits,
         withhold: this.opts.withhold,
         sentinelParent: this.opts.home ? join(this.opts.home, "run") : undefined,

@@ -59,7 +59,7 @@ describe("Workspace", () => {
   it("a workspace that is Tandem's home, or inside it, is not tracked (its databases change on every event)", async () => {
     const home = tree({ "state.db": "s1", "sub/x.txt": "x\n" });
     for (const root of [home, join(home, "sub")]) {
-      const ws = workspace(root, { protectedPaths: [home] });
+      const ws = workspace(root, { protectedPaths: [home], ownRoots: [home] });
       await ws.ready();
       writeFileSync(join(root, "new.txt"), `${root}\n`);
       // fails if the home's own files are scanned, watched and recorded as changes
@@ -69,7 +69,7 @@ describe("Workspace", () => {
     }
     // a workspace that merely contains the home still tracks everything else
     const outer = tree({ "a.txt": "a\n", "home/state.db": "s" });
-    const ws = workspace(outer, { protectedPaths: [join(outer, "home")] });
+    const ws = workspace(outer, { protectedPaths: [join(outer, "home")], ownRoots: [join(outer, "home")] });
     await ws.ready();
     writeFileSync(join(outer, "a.txt"), "a2\n");
     writeFileSync(join(outer, "home/state.db"), "s2");

@@ -60,6 +60,8 @@ export interface WorkspaceOptions {
   storeFile: string;
   /** Paths never scanned (Tandem's home, the store), absolute. */
   protectedPaths?: readonly string[];
+  /** Tandem's home: a workspace at or inside it is not tracked at all. */
+  ownRoots?: readonly string[];
   limits?: Partial<WorkspaceLimits>;
   /** Parent of the watcher's private sentinel directory. */
   sentinelParent?: string;
@@ -136,7 +138,7 @@ export class Workspace {
       .map((r) => r.split(sep).join("/"));
     // A workspace that is Tandem's own state (its home, or inside it) is not tracked at all: its
     // databases change with every event, and checkpointing them would store each write again.
-    this.tracking = !(opts.protectedPaths ?? []).some((p) => {
+    this.tracking = !(opts.ownRoots ?? []).some((p) => {
       const r = relative(real(p), root);
       return r === "" || (!r.startsWith("..") && !r.startsWith(sep));
     });
