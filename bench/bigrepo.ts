@@ -5,16 +5,14 @@
  * (wall(N=6) − wall(N=1)) / 5, so what a turn pays once (start-up, the first index of the
  * workspace) is reported apart from what every command pays. Medians of alternating runs.
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { startMockProcess } from "../test/helpers/cli.js";
+import { probedExec } from "./probed-exec.js";
 import { fmt, line, median } from "./stats.js";
-
-const BIN = resolve(import.meta.dirname, "../bin/tandem");
-const PROBE = resolve(import.meta.dirname, "rss-probe.mjs");
 
 /** A committed git repository of `files` small files, 50 per directory. */
 function repo(files: number): string {
@@ -49,36 +47,8 @@ function script(commands: number): unknown {
   return { steps: [...steps, { output: [{ type: "message", text: "done" }] }], loop: true };
 }
 
-function run(url: string, cwd: string, home: string): { ms: number; rssMiB: number; ok: boolean } {
-  const out = join(home, "rss");
-  const t0 = performance.now();
-  const r = spawnSync(
-    process.execPath,
-    [
-      "--import",
-      PROBE,
-      BIN,
-      "exec",
-      "-c",
-      `model_providers.bench={ base_url = "${url}" }`,
-      "-c",
-      'model_provider="bench"',
-      "--skip-git-repo-check",
-      "run the echoes",
-    ],
-    {
-      cwd,
-      env: { ...process.env, TANDEM_HOME: home, OPENAI_API_KEY: "k", TANDEM_RSS_OUT: out },
-      stdio: "ignore",
-    },
-  );
-  const ms = performance.now() - t0;
-  let rssMiB = Number.NaN;
-  try {
-    rssMiB = JSON.parse(readFileSync(out, "utf8")).rssKiB / 1024;
-  } catch {}
-  return { ms, rssMiB, ok: r.status === 0 };
-}
+const run = (url: string, cwd: string, home: string) =>
+  probedExec({ url, cwd, home, prompt: "run the echoes", args: ["--skip-git-repo-check"] });
 
 export async function bigRepoFigures(files = 100_000, runs = 5): Promise<void> {
   const small = repo(1);

@@ -4,16 +4,16 @@
  * costs to import. Printed only; the targets sit beside the figures.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Scripts } from "../src/mock-model/index.js";
 import { startMockProcess } from "../test/helpers/cli.js";
+import { probedExec } from "./probed-exec.js";
 import { fmt, line, median } from "./stats.js";
 
 const BIN = resolve(import.meta.dirname, "../bin/tandem");
-const PROBE = resolve(import.meta.dirname, "rss-probe.mjs");
 
 /** Peak RSS (MiB) and wall time of one `tandem exec` of the README walkthrough on `wire`. */
 function execOnce(url: string, wire: string): { rssMiB: number; ms: number; ok: boolean } {
@@ -22,35 +22,14 @@ function execOnce(url: string, wire: string): { rssMiB: number; ms: number; ok: 
   const cwd = join(dir, "cwd");
   mkdirSync(home);
   mkdirSync(cwd);
-  const out = join(dir, "rss");
-  const t0 = performance.now();
-  const r = spawnSync(
-    process.execPath,
-    [
-      "--import",
-      PROBE,
-      BIN,
-      "exec",
-      "-c",
-      `model_providers.bench={ base_url = "${url}", wire = "${wire}" }`,
-      "-c",
-      'model_provider="bench"',
-      "-c",
-      'sandbox_mode="danger-full-access"',
-      Scripts.README_DEMO_PROMPT,
-    ],
-    {
-      cwd,
-      env: { ...process.env, TANDEM_HOME: home, OPENAI_API_KEY: "k", TANDEM_RSS_OUT: out },
-      stdio: "ignore",
-    },
-  );
-  const ms = performance.now() - t0;
-  let kb = Number.NaN;
-  try {
-    kb = JSON.parse(readFileSync(out, "utf8")).rssKiB;
-  } catch {}
-  return { rssMiB: kb / 1024, ms, ok: r.status === 0 };
+  return probedExec({
+    url,
+    wire,
+    cwd,
+    home,
+    prompt: Scripts.README_DEMO_PROMPT,
+    args: ["-c", 'sandbox_mode="danger-full-access"'],
+  });
 }
 
 export async function execPeakRss(runs = 5): Promise<void> {
