@@ -5,13 +5,14 @@
  * has the feature's own end-to-end test.
  */
 import type { ChildProcess } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type MockProcess, spawnServe, startMockProcess } from "../helpers/cli.js";
 import { until } from "../helpers/http.js";
 import { outsideDir, tempDir } from "../helpers/index.js";
+import { bearerApi, recordingNotifier } from "../helpers/notifier.js";
 
 const TOKEN = "reply-attack-serve-token-0123456789";
 
@@ -60,17 +61,10 @@ describe("reply link attacks through tandem serve", () => {
   async function start(steps: unknown[], overrides: string[] = []): Promise<Rig> {
     const outside = outsideDir("tandem-reply-attack-");
     dirs.push(outside);
-    const notified = join(outside, "notified.jsonl");
-    const notifier = join(outside, "notify.sh");
-    // stdin has the whole payload; the argument (readable by any local user) lacks the reply link.
-    writeFileSync(
-      notifier,
-      `#!/bin/sh\ncat >> ${notified}\necho >> ${notified}\nprintf '%s\\n' "$1" >> ${notified}.args\nprintf '%s\\n' "$TANDEM_REPLY_URL" >> ${notified}.env\n`,
-    );
-    chmodSync(notifier, 0o755);
+    const notifier = recordingNotifier(outside);
     mock = await startMockProcess({ steps });
     const home = tempDir("tandem-reply-attack-home-");
-    writeFileSync(join(home, "config.toml"), `notify = ["${notifier}"]\n`);
+    writeFileSync(join(home, "config.toml"), `notify = ["${notifier.program}"]\n`);
     const args = [
       "--port",
       "0",
@@ -88,21 +82,8 @@ describe("reply link attacks through tandem serve", () => {
       return /listening on (\S+)/.exec(run.lines[0])![1];
     };
     let url = await spawn();
-    const payloads = () =>
-      existsSync(notified)
-        ? readFileSync(notified, "utf8")
-            .split("\n")
-            .filter(Boolean)
-            .map((l) => JSON.parse(l))
-        : [];
-    const api = async (method: string, path: string, body?: unknown) => {
-      const r = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: r.status, json: (await r.json()) as any };
-    };
+    const { payloads } = notifier;
+    const api = bearerApi(() => url, TOKEN);
     const asking = async (mode = "plan") => {
       const thread = (await api("POST", "/thread", { cwd: tempDir(), mode })).json.id as string;
       await api("POST", `/thread/${thread}/turn`, { text: "go" });

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type MockProcess, spawnServe, startMockProcess } from "../helpers/cli.js";
 import { until } from "../helpers/http.js";
 import { outsideDir, tempDir } from "../helpers/index.js";
+import { bearerApi, recordingNotifier } from "../helpers/notifier.js";
 
 const TOKEN = "reply-link-serve-token-0123456789";
 
@@ -71,17 +72,10 @@ describe("reply links through tandem serve", () => {
   async function start(steps: unknown[]): Promise<Rig> {
     const outside = outsideDir("tandem-reply-out-");
     outsides.push(outside);
-    const notified = join(outside, "notified.jsonl");
-    const notifier = join(outside, "notify.sh");
-    // stdin has the whole payload; the argument (readable by any local user) lacks the reply link.
-    writeFileSync(
-      notifier,
-      `#!/bin/sh\ncat >> ${notified}\necho >> ${notified}\nprintf '%s\\n' "$1" >> ${notified}.args\nprintf '%s\\n' "$TANDEM_REPLY_URL" >> ${notified}.env\n`,
-    );
-    chmodSync(notifier, 0o755);
+    const notifier = recordingNotifier(outside);
     mock = await startMockProcess({ steps });
     const home = tempDir("tandem-reply-home-");
-    writeFileSync(join(home, "config.toml"), `notify = ["${notifier}"]\n`);
+    writeFileSync(join(home, "config.toml"), `notify = ["${notifier.program}"]\n`);
     const hooked = join(outside, "hooked.jsonl");
     const hook = join(outside, "hook.sh");
     writeFileSync(hook, `#!/bin/sh\ncat >> ${hooked}\necho >> ${hooked}\n`);
@@ -115,21 +109,8 @@ describe("reply links through tandem serve", () => {
             .filter(Boolean)
             .map((l) => JSON.parse(l))
         : [];
-    const payloads = () =>
-      existsSync(notified)
-        ? readFileSync(notified, "utf8")
-            .split("\n")
-            .filter(Boolean)
-            .map((l) => JSON.parse(l))
-        : [];
-    const api = async (method: string, path: string, body?: unknown) => {
-      const r = await fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: r.status, json: (await r.json()) as any };
-    };
+    const { payloads, argv, envUrls } = notifier;
+    const api = bearerApi(() => url, TOKEN);
     const asking = async () => {
       const thread = (await api("POST", "/thread", { cwd: tempDir(), mode: "plan" })).json.id as string;
       await api("POST", `/thread/${thread}/turn`, { text: "go" });
@@ -140,9 +121,6 @@ describe("reply links through tandem serve", () => {
       }, 15_000);
       return { thread, payload };
     };
-    const lines = (f: string) => (existsSync(f) ? readFileSync(f, "utf8").split("\n").slice(0, -1) : []);
-    const argv = () => lines(`${notified}.args`).map((l) => JSON.parse(l));
-    const envUrls = () => lines(`${notified}.env`);
     return { url, mock, payloads, hookInputs, api, asking, stderr: run.stderr, home, argv, envUrls };
   }
 
