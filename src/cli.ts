@@ -105,6 +105,12 @@ async function mockModel(argv: string[]): Promise<number> {
   }
 }
 
+/** The terminal UI's first frame, before its modules load (surfaces/tui/early-frame.ts); not for --help. */
+async function earlyFrame(argv: string[]): Promise<void> {
+  if (argv.includes("-h") || argv.includes("--help")) return;
+  (await import("./surfaces/tui/early-frame.js")).drawEarlyFrame();
+}
+
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   switch (cmd) {
@@ -173,6 +179,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case "demo": {
       if (rest.includes("--tui")) {
+        await earlyFrame(rest);
         const { runTui } = await import("./surfaces/tui/index.js");
         return runTui(
           rest.filter((a) => a !== "--tui"),
@@ -202,11 +209,13 @@ async function main(argv: string[]): Promise<number> {
       return runAcp(rest);
     }
     case undefined: {
+      await earlyFrame([]);
       const { runTui } = await import("./surfaces/tui/index.js");
       return runTui([]);
     }
     default:
       if (cmd.startsWith("-") && !["--version", "-V", "--help", "-h"].includes(cmd)) {
+        await earlyFrame(argv);
         const { runTui } = await import("./surfaces/tui/index.js");
         return runTui(argv);
       }

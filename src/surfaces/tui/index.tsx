@@ -23,6 +23,7 @@ import { App } from "./app.js";
 import { parseTuiArgs, TUI_USAGE, type TuiArgs, UsageError } from "./args.js";
 import { TuiController } from "./controller.js";
 import { type DemoSetup, startDemo } from "./demo.js";
+import { clearEarlyFrame } from "./early-frame.js";
 import { ComposerHistory } from "./history.js";
 import { loadKeymap } from "./keymap.js";
 import { enableBracketedPaste, PasteStdin } from "./paste.js";
@@ -175,6 +176,9 @@ async function runUi(
 
   // Ink reads keys through PasteStdin, which takes bracketed pastes out of the stream whole.
   const stdin = new PasteStdin(process.stdin);
+  // The frame cli.ts drew while this loaded goes; Ink draws in its place (restores the
+  // terminal mode first, so Ink's own raw mode is the one that holds).
+  clearEarlyFrame();
   const pasteOff = enableBracketedPaste(1);
   const instance = render(<App controller={controller} keymap={keymap} pastes={stdin} />, {
     exitOnCtrlC: false,

@@ -1,0 +1,100 @@
+/**
+ * The terminal UI's first frame, drawn before the UI's modules load (issue 30 item 3).
+ *
+ * Loading and compiling the UI (Ink, React, yoga, the runtime) takes a few hundred ms on Node 20;
+ * a terminal that stays blank that long feels broken. `drawEarlyFrame()` runs in cli.ts before
+ * that load and draws what the UI's first Ink frame will hold at the bottom: the composer's
+ * rounded box with its prompt and a "starting" status line. It switches the terminal to raw mode
+ * so keys typed meanwhile are neither echoed over the frame nor lost: they wait in the terminal's
+ * input queue until Ink reads them, so typing can start at once.
+ *
+ * Contract: the frame is gone before anyone else writes. `clearEarlyFrame()` (called by the UI
+ * just before Ink mounts) moves the cursor back to where the frame began, erases to the end of
+ * the screen and restores the terminal mode; until then every `process.stdout`/`process.stderr`
+ * write (a usage error, a warning, the missing-key question) and the process exiting clear it
+ * first. Ink then draws in the same place. Imports nothing: it must cost ~nothing.
+ */
+
+interface Shown {
+  /** Lines the frame occupies (the cursor ends on the last, at column 0). */
+  lines: number;
+  /** Raw mode was off before the frame turned it on. */
+  restoreRaw: boolean;
+  writes: { out: typeof process.stdout.write; err: typeof process.stderr.write };
+}
+
+let shown: Shown | null = null;
+
+/** The frame's text for a terminal `columns` wide, `color` when the terminal takes SGR colours. */
+export function earlyFrameText(columns: number, color: boolean): string[] {
+  const sgr = (code: string, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
+  const inner = columns - 2;
+  const placeholder = "ask Tandem to do something — /help for commands";
+  const body = ` ${sgr("36", "›")} ${sgr("7", " ")}${sgr("2", placeholder)}`;
+  const bodyWidth = 4 + placeholder.length;
+  const pad = " ".repeat(Math.max(0, inner - bodyWidth));
+  const fits = bodyWidth <= inner;
+  const row = fits
+    ? `${sgr("36", "│")}${body}${pad}${sgr("36", "│")}`
+    : `${sgr("36", "│")} ${sgr("36", "›")} `;
+  return [
+    sgr("36", `╭${"─".repeat(inner)}╮`),
+    row,
+    sgr("36", `╰${"─".repeat(inner)}╯`),
+    sgr("2", "starting…"),
+  ];
+}
+
+/**
+ * Draws the frame when stdin and stdout are both terminals at least 20 columns wide (the UI
+ * refuses anything else, and says so); otherwise does nothing.
+ */
+export function drawEarlyFrame(): void {
+  const out = process.stdout;
+  const input = process.stdin;
+  if (shown || !out.isTTY || !input.isTTY || (out.columns ?? 0) < 20) return;
+  const color = !process.env.NO_COLOR && process.env.TERM !== "dumb";
+  const lines = earlyFrameText(out.columns, color);
+  const restoreRaw = !input.isRaw;
+  try {
+    if (restoreRaw) input.setRawMode(true);
+  } catch {
+    return;
+  }
+  const writes = { out: out.write, err: process.stderr.write };
+  // The cursor is hidden while the frame is up (Ink hides it too once it draws).
+  writes.out.call(out, `\x1b[?25l${lines.join("\n")}\r`);
+  shown = { lines: lines.length, restoreRaw, writes };
+  // Whoever writes first (usually Ink's first frame, after `clearEarlyFrame()`) erases the frame.
+  out.write = ((...args: Parameters<typeof out.write>) => {
+    clearEarlyFrame();
+    return out.write(...args);
+  }) as typeof out.write;
+  process.stderr.write = ((...args: Parameters<typeof out.write>) => {
+    clearEarlyFrame();
+    return process.stderr.write(...args);
+  }) as typeof out.write;
+  process.once("exit", clearEarlyFrame);
+}
+
+/** Erases the frame and restores the terminal mode and the streams' writes; idempotent. */
+export function clearEarlyFrame(): void {
+  if (!shown) return;
+  const { lines, restoreRaw, writes } = shown;
+  shown = null;
+  process.stdout.write = writes.out;
+  process.stderr.write = writes.err;
+  process.removeListener("exit", clearEarlyFrame);
+  // Up to the frame's first line, column 0; erase from there to the end of the screen; cursor back.
+  writes.out.call(process.stdout, `\r${lines > 1 ? `\x1b[${lines - 1}A` : ""}\x1b[J\x1b[?25h`);
+  try {
+    if (restoreRaw && process.stdin.isTTY) process.stdin.setRawMode(false);
+  } catch {
+    // the terminal went away; nothing to restore
+  }
+}
+
+/** Whether the frame is on screen (tests). */
+export function earlyFrameShown(): boolean {
+  return shown !== null;
+}
