@@ -77,6 +77,8 @@ await questionRoundTripStdio();
   );
   const open = await benchOpen(2000);
   line("TUI: open a resumed thread of 2,000 items", fmt(open.ms));
+  const { tuiLaunchFigures } = await import("./tui-launch.js");
+  await tuiLaunchFigures();
 }
 {
   const { longSession, resumeCompacted } = await import("./compaction.js");

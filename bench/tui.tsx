@@ -170,13 +170,13 @@ export function syntheticHistory(items: number): ResponseItem[] {
   return out;
 }
 
-export async function benchOpen(items: number): Promise<BenchResult & { cells: number }> {
-  const dir = mkdtempSync(join(tmpdir(), "tandem-bench-open-"));
-  const db = openStore(join(dir, "state.db"));
+/** Opens (creates) the store at `path` and stores thread `id` with `items` synthetic history items. */
+export function storeSyntheticThread(path: string, id: string, items: number): ReturnType<typeof openStore> {
+  const db = openStore(path);
   const now = Date.now();
   db.createThread({
-    id: "bench",
-    session_id: "bench",
+    id,
+    session_id: id,
     parent_id: null,
     created_at: now,
     updated_at: now,
@@ -187,7 +187,13 @@ export async function benchOpen(items: number): Promise<BenchResult & { cells: n
     status: "idle",
     settings: {},
   });
-  for (const item of syntheticHistory(items)) db.appendItem("bench", null, item);
+  for (const item of syntheticHistory(items)) db.appendItem(id, null, item);
+  return db;
+}
+
+export async function benchOpen(items: number): Promise<BenchResult & { cells: number }> {
+  const dir = mkdtempSync(join(tmpdir(), "tandem-bench-open-"));
+  const db = storeSyntheticThread(join(dir, "state.db"), "bench", items);
 
   const t0 = performance.now();
   const history = db.loadItems("bench").map((s) => s.item);
