@@ -37,7 +37,8 @@ describe("TUI: the first frame before the UI loads (pty)", { timeout: 60_000 }, 
 
   // Fails if cli.ts stops drawing the frame before loading the UI (Ink's frame would come first),
   // if the UI stops erasing it before Ink draws (no erase between the two), or if the frame
-  // leaves the terminal echoing (the typed text would appear before Ink's frame).
+  // leaves the terminal echoing (the typed text would appear before Ink's frame) or pastes
+  // unbracketed.
   it("draws the composer first, erases it before Ink's frame, and keeps keys typed meanwhile", async () => {
     const home = tempDir("tandem-early-home-");
     sandboxFallback(home);
@@ -80,6 +81,11 @@ describe("TUI: the first frame before the UI loads (pty)", { timeout: 60_000 }, 
     expect(eraseAt).toBeGreaterThan(frameAt);
     expect(inkAt).toBeGreaterThan(eraseAt);
     expect(out.slice(0, inkAt)).not.toContain("typed at once");
+    // Bracketed paste is on with the frame (a path pasted meanwhile stays one paste, an image
+    // chip), and stays on into Ink's frame.
+    expect(out.indexOf("\x1b[?2004h")).toBeGreaterThanOrEqual(0);
+    expect(out.indexOf("\x1b[?2004h")).toBeLessThan(frameAt);
+    expect(out.slice(0, inkAt)).not.toContain("\x1b[?2004l");
   });
 });
 

@@ -6,13 +6,16 @@
  * that load and draws what the UI's first Ink frame will hold at the bottom: the composer's
  * rounded box with its prompt and a "starting" status line. It switches the terminal to raw mode
  * so keys typed meanwhile are neither echoed over the frame nor lost: they wait in the terminal's
- * input queue until Ink reads them, so typing can start at once.
+ * input queue until Ink reads them, so typing can start at once. It turns bracketed paste on too,
+ * so a path pasted (or a file dropped) meanwhile still arrives as one paste (an image chip).
  *
- * Contract: the frame is gone before anyone else writes. `clearEarlyFrame()` (called by the UI
- * just before Ink mounts) moves the cursor back to where the frame began, erases to the end of
- * the screen and restores the terminal mode; until then every `process.stdout`/`process.stderr`
- * write (a usage error, a warning, the missing-key question) and the process exiting clear it
- * first. Ink then draws in the same place. Imports nothing: it must cost ~nothing.
+ * Contract: the frame is gone before anyone else writes. `clearEarlyFrame()` moves the cursor
+ * back to where the frame began, erases to the end of the screen and restores the terminal's
+ * modes (raw, bracketed paste); every `process.stdout`/`process.stderr` write (a usage error, a
+ * warning, the missing-key question) and the process exiting call it first. The UI calls
+ * `clearEarlyFrame({ handOver: true })` just before Ink mounts: the modes stay on for Ink (which
+ * turns both on itself and off at exit), so nothing typed or pasted in between is cooked. Ink
+ * then draws in the same place. Imports nothing: it must cost ~nothing.
  */
 
 interface Shown {
@@ -24,6 +27,9 @@ interface Shown {
 }
 
 let shown: Shown | null = null;
+
+const PASTE_ON = "\x1b[?2004h";
+const PASTE_OFF = "\x1b[?2004l";
 
 /** The frame's text for a terminal `columns` wide, `color` when the terminal takes SGR colours. */
 export function earlyFrameText(columns: number, color: boolean): string[] {
@@ -63,7 +69,7 @@ export function drawEarlyFrame(): void {
   }
   const writes = { out: out.write, err: process.stderr.write };
   // The cursor is hidden while the frame is up (Ink hides it too once it draws).
-  writes.out.call(out, `\x1b[?25l${lines.join("\n")}\r`);
+  writes.out.call(out, `\x1b[?25l${PASTE_ON}${lines.join("\n")}\r`);
   shown = { lines: lines.length, restoreRaw, writes };
   // Whoever writes first (usually Ink's first frame, after `clearEarlyFrame()`) erases the frame.
   out.write = ((...args: Parameters<typeof out.write>) => {
@@ -74,25 +80,32 @@ export function drawEarlyFrame(): void {
     clearEarlyFrame();
     return process.stderr.write(...args);
   }) as typeof out.write;
-  process.once("exit", clearEarlyFrame);
+  process.once("exit", exitClear);
 }
 
-/** Erases the frame and restores the terminal mode and the streams' writes; idempotent. */
-export function clearEarlyFrame(): void {
+/**
+ * Erases the frame and restores the streams' writes; idempotent. Restores raw mode and turns
+ * bracketed paste off unless `handOver` (the UI mounting Ink, which keeps both on).
+ */
+export function clearEarlyFrame(opts: { handOver?: boolean } = {}): void {
   if (!shown) return;
   const { lines, restoreRaw, writes } = shown;
   shown = null;
   process.stdout.write = writes.out;
   process.stderr.write = writes.err;
-  process.removeListener("exit", clearEarlyFrame);
+  process.removeListener("exit", exitClear);
   // Up to the frame's first line, column 0; erase from there to the end of the screen; cursor back.
-  writes.out.call(process.stdout, `\r${lines > 1 ? `\x1b[${lines - 1}A` : ""}\x1b[J\x1b[?25h`);
+  const up = lines > 1 ? `\x1b[${lines - 1}A` : "";
+  writes.out.call(process.stdout, `\r${up}\x1b[J\x1b[?25h${opts.handOver ? "" : PASTE_OFF}`);
+  if (opts.handOver) return;
   try {
     if (restoreRaw && process.stdin.isTTY) process.stdin.setRawMode(false);
   } catch {
     // the terminal went away; nothing to restore
   }
 }
+
+const exitClear = () => clearEarlyFrame();
 
 /** Whether the frame is on screen (tests). */
 export function earlyFrameShown(): boolean {

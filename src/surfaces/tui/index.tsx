@@ -176,9 +176,9 @@ async function runUi(
 
   // Ink reads keys through PasteStdin, which takes bracketed pastes out of the stream whole.
   const stdin = new PasteStdin(process.stdin);
-  // The frame cli.ts drew while this loaded goes; Ink draws in its place (restores the
-  // terminal mode first, so Ink's own raw mode is the one that holds).
-  clearEarlyFrame();
+  // The frame cli.ts drew while this loaded goes; Ink draws in its place, and keeps the raw
+  // and bracketed-paste modes the frame turned on.
+  clearEarlyFrame({ handOver: true });
   const pasteOff = enableBracketedPaste(1);
   const instance = render(<App controller={controller} keymap={keymap} pastes={stdin} />, {
     exitOnCtrlC: false,
