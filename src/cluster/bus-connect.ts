@@ -18,14 +18,7 @@
  *   replaces the system's trusted roots.
  */
 import { accessSync, constants, readFileSync } from "node:fs";
-import {
-  type Authenticator,
-  connect,
-  credsAuthenticator,
-  type NatsConnection,
-  type NodeConnectionOptions,
-  nkeyAuthenticator,
-} from "@nats-io/transport-node";
+import type { Authenticator, NatsConnection, NodeConnectionOptions } from "@nats-io/transport-node";
 import { isLoopbackHost } from "../util/loopback.js";
 
 /** A bus setting that cannot work or is unsafe: the CLI says so and exits 2. */
@@ -194,6 +187,12 @@ export function busSettings(v: BusFlagValues, env: NodeJS.ProcessEnv): BusSettin
  * absent.
  */
 export async function connectBus(s: BusSettings, name: string): Promise<NatsConnection> {
+  // Loaded here, not at the top: every surface's start-up imports this module for the flags,
+  // and the NATS client (~300 KB with its crypto) is only for a node that joins a cluster.
+  // A CommonJS package: its exports are `default` (Node's interop names them too; esbuild's
+  // split chunk does not).
+  const mod = await import("@nats-io/transport-node");
+  const { connect, credsAuthenticator, nkeyAuthenticator } = mod.default ?? mod;
   const authenticator: Authenticator[] = [];
   if (s.nkeySeed) authenticator.push(nkeyAuthenticator(new TextEncoder().encode(s.nkeySeed)));
   if (s.creds) authenticator.push(credsAuthenticator(s.creds));

@@ -22,7 +22,7 @@ import { openRuntime, runSurface } from "../shared/startup.js";
 import { App } from "./app.js";
 import { parseTuiArgs, TUI_USAGE, type TuiArgs, UsageError } from "./args.js";
 import { TuiController } from "./controller.js";
-import { type DemoSetup, startDemo } from "./demo.js";
+import type { DemoSetup } from "./demo.js";
 import { clearEarlyFrame } from "./early-frame.js";
 import { ComposerHistory } from "./history.js";
 import { loadKeymap } from "./keymap.js";
@@ -47,6 +47,9 @@ function keyVariable(overrides: string[]): string {
     return "OPENAI_API_KEY";
   }
 }
+
+/** The scripted demo (it serves a mock model, with its WebSocket server): loaded only when asked for. */
+const startDemo = async () => (await import("./demo.js")).startDemo();
 
 type Built = { runtime: Runtime; warnings: string[]; demo?: DemoSetup } | { code: number };
 
