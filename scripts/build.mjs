@@ -42,6 +42,20 @@ await build({
   },
   plugins: [
     {
+      // yoga-layout (Ink's layout engine) carries its wasm as base64 but, finding a global
+      // fetch(), "downloads" that data: URL through undici: ~30 ms before the terminal UI's
+      // first frame for bytes it already has. Without fetch it decodes them in place.
+      name: "yoga-without-fetch",
+      setup(b) {
+        b.onLoad({ filter: /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, (a) => {
+          const text = readFileSync(a.path, "utf8");
+          const patched = text.replaceAll('"function"!=typeof fetch', "true");
+          if (patched === text) throw new Error(`${a.path}: no fetch test to remove (yoga-layout changed?)`);
+          return { contents: patched, loader: "js" };
+        });
+      },
+    },
+    {
       name: "external-natives",
       setup(b) {
         b.onResolve({ filter: /^[^./]/ }, (a) =>
@@ -50,8 +64,10 @@ await build({
       },
     },
   ],
-  // The version is inlined so `tandem --version` reads no file.
-  define: { __TANDEM_VERSION__: JSON.stringify(version) },
+  // The version is inlined so `tandem --version` reads no file. React and its reconciler are
+  // their production builds whatever the user's NODE_ENV (the development ones check every
+  // render and cost ~100 ms before the terminal UI's first frame).
+  define: { __TANDEM_VERSION__: JSON.stringify(version), "process.env.NODE_ENV": '"production"' },
 });
 
 // Vite 8 transforms TSX itself (oxc), so no framework plugin is needed. Always the production
