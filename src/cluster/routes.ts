@@ -14,7 +14,7 @@
  *   `{handed_over, node}`); otherwise 409 `not_owner`.
  */
 import type { Context, Hono, Next } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import { type ClusterPort, clusterPort } from "../runtime/cluster-port.js";
 import type { Runtime } from "../runtime/core.js";
 import { type ClusterNode, FORWARDED_HEADER } from "./node.js";

@@ -13,7 +13,7 @@
  * tools = ["exec_command"]   # only these tools (absent: all)
  * ```
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const AgentRoleConfig = z.strictObject({
   description: z.string().default("").describe("What the role is for; listed in spawn_agent's description"),

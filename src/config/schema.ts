@@ -2,7 +2,7 @@
  * Settings schema. One zod definition validates `$TANDEM_HOME/config.toml` and `--config`
  * overrides; unknown keys are reported (a warning), never silently applied.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { QuestionPolicy } from "../protocol/questions.js";
 import { AgentsConfig } from "./agents.js";
 

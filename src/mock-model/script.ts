@@ -8,7 +8,7 @@
  * fault; everything downstream trusts the parsed `Script`.
  */
 import { readFileSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 
 const Id = z.string().min(1);
 

@@ -3,7 +3,7 @@
  * startup (`permissionProfile/list`, `skills/list`, …). Split from app-server.ts to keep files small.
  * Shapes follow Codex 0.171.0's schema (test/fixtures/codex-app-server-protocol.schemas.json).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AskForApproval, CollaborationModeParam, SandboxPolicy } from "./app-server.js";
 
 /**

@@ -12,7 +12,7 @@
  * - `tandem/…` methods use camelCase params like the rest of the wire, and carry Tandem's own protocol
  *   objects (`QuestionRequest`, `QuestionOutcome`, snake_case) verbatim rather than a second vocabulary.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { QuestionAnswer, QuestionOutcome, QuestionRequest } from "./questions.js";
 
 /** JSON-RPC id: a string or an integer (Codex `RequestId`). */

@@ -5,7 +5,7 @@
  *
  * Secrets never appear in any event payload: secret answers are replaced by REDACTED.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { QuestionOutcome, QuestionRequest, Responder } from "./questions.js";
 
 export const Usage = z.object({

@@ -7,7 +7,7 @@
  * always `{ error: { code, message } }` with a message that says what to do next. Secret answers
  * never appear in any response (the broker hands surfaces redacted outcomes only, Q10).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { CollaborationMode, Event, ThreadStatus, Usage } from "./events.js";
 import { ResponseItem } from "./items.js";
 import { TurnOptions } from "./ops.js";

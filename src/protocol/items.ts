@@ -5,7 +5,7 @@
  * schema declares them, so re-serialising a parsed item yields the canonical wire body (the
  * golden request fixtures depend on that order). Absent optional fields stay absent — never null.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const InputText = z.object({ type: z.literal("input_text"), text: z.string() });
 export const OutputText = z.object({

@@ -1,7 +1,7 @@
 /**
  * Operations a surface submits to the runtime. Validated at the surface boundary.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { CollaborationMode } from "./events.js";
 import { QuestionPolicy, QuestionReply } from "./questions.js";
 

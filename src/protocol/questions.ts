@@ -5,7 +5,7 @@
  * Vocabulary: a *request* is one ask (one tool call, or one internal prompt) holding 1..n
  * *questions*; a *reply* answers some or all of them; an *outcome* is how the request settled.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const QuestionOption = z.object({
   label: z.string().min(1).describe("Short label shown to the user and returned as the answer"),

@@ -11,7 +11,7 @@
  *   else of the thread is refused. Keys this version does not know are kept as they are.
  * - Anything but a JSON object reads as no settings at all.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { CollaborationMode, ThreadStatus, Usage } from "./events.js";
 import { ResponseItem } from "./items.js";
 import { QuestionOutcome, QuestionPolicy, QuestionRequest } from "./questions.js";

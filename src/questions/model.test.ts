@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import type { Question, QuestionOutcome, QuestionRequest } from "../protocol/questions.js";
 import { QuestionRequest as QuestionRequestSchema } from "../protocol/questions.js";
 import { jsonSchemaOf } from "../tools/registry.js";

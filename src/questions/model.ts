@@ -10,7 +10,7 @@
  * - `toModelResult` turns an outcome into the tool output. A secret answer never reaches the
  *   model: its value is replaced by the handle the caller stored it under.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type {
   Question,
   QuestionAnswer,

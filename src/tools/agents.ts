@@ -7,7 +7,7 @@
  * an error output the model reads (the registry's rule); an AbortError marks the call aborted.
  * Results are JSON text. `wait_agent` honours `ctx.signal` (interrupt ends the wait at once).
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { FunctionTool, ToolContext, ToolResult } from "./types.js";
 
 export const SpawnAgentArgs = z.strictObject({

@@ -10,7 +10,7 @@
  *   runs (e.g. for the runtime to publish a plan event); a throwing listener is ignored.
  * - Never waits, never touches files; abort before running → AbortError.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { AbortError } from "../util/abort.js";
 import type { FunctionTool, ToolContext, ToolResult } from "./types.js";
 

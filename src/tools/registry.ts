@@ -13,7 +13,7 @@
  * shows context lines, an MCP tool may read a file), and masking what is already masked changes
  * nothing.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { WireTool } from "../model/types.js";
 import type { ToolCallItem, ToolOutputPayload } from "../protocol/items.js";
 import { AbortError, raceAbort } from "../util/abort.js";

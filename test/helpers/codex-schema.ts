@@ -15,7 +15,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
-import { z } from "zod";
+import * as z from "zod";
 import {
   QuestionDeclineParams,
   QuestionListParams,

@@ -6,7 +6,7 @@
  * replies; a restart with the elicitation pending settles it as cancelled (real SQLite store).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import type { Event, EventOf } from "../../src/protocol/events.js";
 import { validateReply } from "../../src/questions/reply.js";
 import { threadInternals } from "../../src/runtime/internals.testing.js";

@@ -6,7 +6,7 @@
 import { render } from "ink-testing-library";
 import { createElement as h } from "react";
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import type { Event, EventOf } from "../../src/protocol/events.js";
 import type { QuestionRequest } from "../../src/protocol/questions.js";
 import { threadInternals } from "../../src/runtime/internals.testing.js";

@@ -6,7 +6,7 @@
  */
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { elicitationLabel } from "../../src/protocol/questions.js";
 import { runtimeInternals, threadInternals } from "../../src/runtime/internals.testing.js";
 import { elicitationRequest, outcomeToElicitResult } from "../../src/tools/mcp/elicitation.js";

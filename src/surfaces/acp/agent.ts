@@ -32,7 +32,7 @@ import {
   PROTOCOL_VERSION,
   RequestError,
 } from "@agentclientprotocol/sdk";
-import { z } from "zod";
+import * as z from "zod";
 import type { McpServerConfig } from "../../config/schema.js";
 import type { Stamped } from "../../protocol/events.js";
 import type { Responder } from "../../protocol/questions.js";

@@ -18,7 +18,7 @@
  *   (files untouched, the cut part archived), and answers `{thread}`. `numTurns` must be between
  *   1 and the number of such turns.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ThreadHandle } from "../../runtime/types.js";
 import { type Ctx, type Method, method } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";

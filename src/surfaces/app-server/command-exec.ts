@@ -17,7 +17,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { SandboxPolicy } from "../../protocol/app-server.js";
 import { StandaloneError, type StandaloneHandle } from "../../runtime/core.js";
 import { type Ctx, type Method, method } from "./method.js";

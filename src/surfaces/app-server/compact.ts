@@ -5,7 +5,7 @@
  * `turn/completed`); a running turn compacts before its next request, or at once when it waits on
  * a question. Like `turn/start`, it attaches the connection and opens a stored thread.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ThreadInUseError } from "../../runtime/errors.js";
 import { type Ctx, type Method, method } from "./method.js";
 import { ErrorCode } from "./rpc.js";

@@ -15,7 +15,7 @@
  *   model and effort alone.
  */
 import { join, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigEditError, checkEdit, writeConfigEdits } from "../../config/edit.js";
 import type { ServerContext } from "./context.js";
 import { type Ctx, type Method, method } from "./method.js";

@@ -14,7 +14,7 @@
  *   questions/asker.ts); `decline` → a decline; `cancel` → cancel, which for an MCP server's
  *   request means the server hears `cancel` (questions/asker.ts).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ELICITATION_URL_LABELS, type QuestionRequest } from "../../protocol/questions.js";
 import { formAnswer, formFor, urlMessage } from "../../questions/form.js";
 import type { CodexAnswerResult } from "./questions.js";

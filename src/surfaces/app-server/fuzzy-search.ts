@@ -7,7 +7,7 @@
  * and `fuzzyFileSearch/sessionCompleted {sessionId}`. Sessions belong to their connection.
  */
 import { basename } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { type Ctx, type Method, method } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";
 import type { ClientSession } from "./session.js";

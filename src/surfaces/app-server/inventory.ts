@@ -17,7 +17,7 @@
  *   with items when `itemsView` is `full` (else `notLoaded`); cursors are offsets.
  */
 import { resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import {
   CwdsParams,
   PageParams,

@@ -7,7 +7,7 @@
  * the commands it ran, then `exitedReviewMode {review: the findings as text}` for its answer (the
  * mapper, mapping.ts, swaps them in). A running turn is a conflict (TurnConflict, -32003).
  */
-import { z } from "zod";
+import * as z from "zod";
 import {
   REVIEW_TURN,
   type ReviewTarget,

@@ -18,7 +18,7 @@
  */
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import {
   PageParams,
   PERMISSION_PROFILES,

@@ -8,7 +8,7 @@
  * carries it. Like `turn/start`, it attaches the connection and opens a stored thread; a running
  * turn is a conflict (TurnConflict, -32003).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ThreadInUseError } from "../../runtime/errors.js";
 import { type Ctx, type Method, method } from "./method.js";
 import { ErrorCode, RpcError } from "./rpc.js";

@@ -3,7 +3,7 @@
  * validate with (protocol/http.ts), so it cannot drift from what the server enforces.
  * Request bodies are rendered as their input shape (defaults optional), responses as output.
  */
-import { z } from "zod";
+import * as z from "zod";
 import * as Http from "../../protocol/http.js";
 import { QuestionRequest } from "../../protocol/questions.js";
 import { checkpointPaths } from "./routes/checkpoints.js";

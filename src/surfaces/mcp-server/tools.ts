@@ -13,7 +13,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+import * as z from "zod";
 import { McpServerError, type TurnReport, type TurnRunner, type TurnSpec } from "./turns.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;

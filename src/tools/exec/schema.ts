@@ -6,7 +6,7 @@
  * description from it (a test checks `z.toJSONSchema` of the zod schema deep-equals it).
  * `write_stdin` has no fixture, so its wire schema is derived from zod.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const EXEC_COMMAND_DESCRIPTION =
   "Runs a command in a PTY, returning output or a session ID for an ongoing command.";

@@ -15,7 +15,7 @@
  * - While the call runs, `elicitation/create` from this server asks through this call's
  *   context (`activeCalls`, read by tools/mcp/elicit.ts).
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { McpServerConfig } from "../../config/schema.js";
 import { AbortError } from "../../util/abort.js";
 import { APPROVAL_UNAVAILABLE, type FunctionTool, type ToolContext, type ToolResult } from "../types.js";

@@ -27,7 +27,7 @@
  *   an exception it throws is swallowed (the files are already written).
  */
 import { dirname, isAbsolute, relative, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { TurnItem } from "../../protocol/events.js";
 import { AbortError } from "../../util/abort.js";
 import {

@@ -16,7 +16,7 @@
  * Unknown thread 404; nothing to undo, a running turn, a changed workspace 409.
  */
 import { type Context, Hono } from "hono";
-import { z } from "zod";
+import * as z from "zod";
 import type { RestoreOutcome } from "../../../runtime/checkpoints-api.js";
 import type { Runtime } from "../../../runtime/core.js";
 import { fail, readBody } from "../errors.js";
