@@ -15,6 +15,7 @@ import { getToken, readLink, setToken, whenUnauthorized } from "./api.js";
 import { Main } from "./components/Main.js";
 import { SheetHost } from "./components/Sheet.js";
 import { Inbox, Threads } from "./components/Side.js";
+import { warmMarkdown } from "./lib/markdown.js";
 import * as Notify from "./notify.js";
 import {
   app,
@@ -214,3 +215,6 @@ document.addEventListener("keydown", (ev) => {
   document.getElementById(opener)?.focus();
 });
 createRoot(document.getElementById("root")!).render(<App />);
+// The first thread opened should not pay for Markdown's first parse (lib/markdown.ts).
+if ("requestIdleCallback" in window) requestIdleCallback(() => warmMarkdown(), { timeout: 2000 });
+else setTimeout(warmMarkdown, 200);

@@ -209,23 +209,28 @@ export const Cell = memo(function Cell({ e }: { e: Entry }) {
   }
 });
 
-/** How many of the last entries a thread opens with, and how many more each step up shows. */
+/**
+ * How many of the last entries a thread opens with (more than a tall screen holds: each one's
+ * Markdown is parsed and sanitised before the first paint, ~1 ms apiece), and how many more each
+ * step up shows.
+ */
+const FIRST = 50;
 const WINDOW = 150;
 
 /**
- * The transcript, windowed: a long thread opens with its last WINDOW entries drawn (a first
+ * The transcript, windowed: a long thread opens with its last FIRST entries drawn (a first
  * paint that does not grow with the thread); scrolling to the top, or "Show earlier", draws
  * WINDOW more above, keeping what is on screen in place. Live entries always draw.
  */
 export function Transcript({ entries, version }: { entries: Entry[]; version: number }) {
   const ref = useRef<HTMLOListElement>(null);
   const atBottom = useRef(true);
-  const [shown, setShown] = useState(WINDOW);
+  const [shown, setShown] = useState(FIRST);
   // A new thread (a new entries array: one per thread, mutated in place) opens windowed again.
   const [owner, setOwner] = useState(entries);
   if (owner !== entries) {
     setOwner(entries);
-    setShown(WINDOW);
+    setShown(FIRST);
   }
   /** Distance from the bottom before drawing more above: kept so the view does not jump. */
   const anchor = useRef<number | null>(null);
