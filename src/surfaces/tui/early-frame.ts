@@ -9,8 +9,8 @@
  * input queue until Ink reads them, so typing can start at once. It turns bracketed paste on too,
  * so a path pasted (or a file dropped) meanwhile still arrives as one paste (an image chip).
  *
- * Contract: the frame is gone before anyone else writes. `clearEarlyFrame()` moves the cursor
- * back to where the frame began, erases to the end of the screen and restores the terminal's
+ * Contract: the frame is gone before anyone else writes. `clearEarlyFrame()` erases the frame's
+ * lines, leaves the cursor where the frame began and restores the terminal's
  * modes (raw, bracketed paste); every `process.stdout`/`process.stderr` write (a usage error, a
  * warning, the missing-key question) and the process exiting call it first. The UI calls
  * `clearEarlyFrame({ handOver: true })` just before Ink mounts: the modes stay on for Ink (which
@@ -94,9 +94,11 @@ export function clearEarlyFrame(opts: { handOver?: boolean } = {}): void {
   process.stdout.write = writes.out;
   process.stderr.write = writes.err;
   process.removeListener("exit", exitClear);
-  // Up to the frame's first line, column 0; erase from there to the end of the screen; cursor back.
-  const up = lines > 1 ? `\x1b[${lines - 1}A` : "";
-  writes.out.call(process.stdout, `\r${up}\x1b[J\x1b[?25h${opts.handOver ? "" : PASTE_OFF}`);
+  // Each of the frame's lines erased (EL 2), bottom to top, leaving the cursor at column 0 of
+  // its first. Not "erase to the end of the screen": tmux, for one, answers that at the top-left
+  // corner by pushing the screen into its scrollback, where the frame would stay.
+  const erase = `\r\x1b[2K${"\x1b[1A\x1b[2K".repeat(lines - 1)}`;
+  writes.out.call(process.stdout, `${erase}\x1b[?25h${opts.handOver ? "" : PASTE_OFF}`);
   if (opts.handOver) return;
   try {
     if (restoreRaw && process.stdin.isTTY) process.stdin.setRawMode(false);
