@@ -71,7 +71,8 @@ export function drawEarlyFrame(): void {
   // The cursor is hidden while the frame is up (Ink hides it too once it draws).
   writes.out.call(out, `\x1b[?25l${PASTE_ON}${lines.join("\n")}\r`);
   shown = { lines: lines.length, restoreRaw, writes };
-  // Whoever writes first (usually Ink's first frame, after `clearEarlyFrame()`) erases the frame.
+  // A write before the UI's own clear (a usage error, a warning, the missing-key question)
+  // erases the frame first.
   out.write = ((...args: Parameters<typeof out.write>) => {
     clearEarlyFrame();
     return out.write(...args);
@@ -108,8 +109,3 @@ export function clearEarlyFrame(opts: { handOver?: boolean } = {}): void {
 }
 
 const exitClear = () => clearEarlyFrame();
-
-/** Whether the frame is on screen (tests). */
-export function earlyFrameShown(): boolean {
-  return shown !== null;
-}
