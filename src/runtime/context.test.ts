@@ -12,6 +12,9 @@ describe("time zone without ICU", () => {
     expect(zoneFromLocaltimeLink("/usr/share/zoneinfo/Etc/UTC")).toBe("UTC");
     expect(zoneFromLocaltimeLink("/usr/share/zoneinfo/UTC")).toBe("UTC");
     expect(zoneFromLocaltimeLink("/etc/some-file")).toBeUndefined();
+    // A link a root command repointed cannot close the <timezone> tag it lands in.
+    expect(zoneFromLocaltimeLink("/usr/share/zoneinfo/</timezone><x>")).toBeUndefined();
+    expect(zoneFromLocaltimeLink("/usr/share/zoneinfo/Europe/Paris\n<x>")).toBeUndefined();
     expect(zoneFromLocaltimeLink("/usr/share/zoneinfo/")).toBeUndefined();
   });
 
