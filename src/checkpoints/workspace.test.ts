@@ -210,3 +210,23 @@ describe("Workspace", () => {
     reopened.close();
   });
 });
+
+describe("Workspace.verifyUnless", () => {
+  // Fails if a pass stopped early counts the directories it did not reach as removed: their
+  // files would be reported deleted and dropped from the baseline.
+  it("a pass stopped before the end reports nothing gone and keeps the baseline", async () => {
+    const root = tree({ "a/x.txt": "x\n", "b/y.txt": "y\n", "c/d/z.txt": "z\n" });
+    const ws = workspace(root);
+    await ws.ready();
+    writeFileSync(join(root, "b", "y.txt"), "changed\n");
+    let dirs = 0;
+    const pass = await ws.verifyUnless(() => ++dirs > 2); // the root and one directory
+    expect(pass.complete).toBe(false);
+    expect(pass.changes.filter((c) => c.after === null)).toEqual([]);
+    for (const p of ["a/x.txt", "b/y.txt", "c/d/z.txt"]) expect(ws.store.file(p), p).toBeDefined();
+    // A full pass afterwards finds the change, once.
+    const full = await ws.verifyUnless(() => false);
+    expect(full.complete).toBe(true);
+    expect(summary(ws, full.changes)).toEqual(pass.changes.length ? [] : [["b/y.txt", "y\n", "changed\n"]]);
+  });
+});

@@ -143,7 +143,7 @@ export class Workspace {
       return r === "" || (!r.startsWith("..") && !r.startsWith(sep));
     });
     this.scanned = this.serial(async () => {
-      this.pruneNow();
+      this.pruneNow(true);
       if (!this.tracking) return;
       await this.scan("", false);
       this.store.setMeta("root", root);
@@ -197,7 +197,19 @@ export class Workspace {
    * only: files whose size and times did not move are not read).
    */
   verify(): Promise<WorkspaceChange[]> {
-    return this.serial(async () => (this.tracked ? this.scan("", true) : []));
+    return this.verifyUnless(() => false).then((r) => r.changes);
+  }
+
+  /**
+   * `verify`, stopping at the next directory once `stop()` is true: what it found so far is
+   * returned (and moved into the baseline); `complete` is false when it stopped (or `stop()`
+   * turned true by the end).
+   */
+  verifyUnless(stop: () => boolean): Promise<{ changes: WorkspaceChange[]; complete: boolean }> {
+    return this.serial(async () => {
+      const changes = this.tracked ? await this.scan("", true, stop) : [];
+      return { changes, complete: !stop() && !this.closed };
+    });
   }
 
   /** Examines `paths` now (files the caller changed) and moves their baseline forward. */
@@ -276,12 +288,16 @@ export class Workspace {
     this.pruneNow();
   }
 
-  /** Drops checkpoints past `maxCheckpointAgeMs`, then the oldest past `maxCheckpointBytes`. */
-  private pruneNow(): void {
+  /**
+   * Drops checkpoints past `maxCheckpointAgeMs`, then the oldest past `maxCheckpointBytes`;
+   * `atOpen`: the blob sweep only when due (store.ts `prune`), since it reads the whole baseline.
+   */
+  private pruneNow(atOpen = false): void {
     try {
       this.store.prune({
         olderThan: Date.now() - this.limits.maxCheckpointAgeMs,
         maxBytes: this.limits.maxCheckpointBytes,
+        ifDue: atOpen,
       });
     } catch {
       // a busy store: the next write tries again
@@ -299,14 +315,20 @@ export class Workspace {
    * (changes go to the result when `report`), and drops baseline rows that are gone — in the
    * directories walked and in directories below `dir` that were not reached (removed, ignored).
    */
-  private async scan(dir: string, report: boolean): Promise<WorkspaceChange[]> {
+  private async scan(dir: string, report: boolean, stop = () => false): Promise<WorkspaceChange[]> {
     const out: WorkspaceChange[] = [];
     const sink = report ? out : undefined;
     const stack = [dir];
     const visited = new Set<string>();
     let files = this.tracking ? this.store.countFiles() : 0;
     const pace = pacer();
+    let stopped = false;
     while (stack.length && !this.closed) {
+      // Only between directories: one cut off mid-way would count its unread entries as gone.
+      if (stop()) {
+        stopped = true;
+        break;
+      }
       const rel = stack.pop() as string;
       visited.add(rel);
       this.watcher.watchDir(rel);
@@ -358,6 +380,8 @@ export class Workspace {
         for (const gone of known.keys()) this.remove(gone, sink);
       });
     }
+    // Directories not reached are gone only when the walk went everywhere it could.
+    if (stopped || this.closed) return out;
     this.store.batch(() => {
       for (const d of this.store.dirsUnder(dir)) {
         if (visited.has(d)) continue;

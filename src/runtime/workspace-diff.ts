@@ -13,8 +13,14 @@
  * Comparisons of one thread run one at a time, in call order, in the background; the turn
  * waits for them (`settled`) before it completes. Events do not see every write (a shared
  * mapping, a hard link in an unwatched directory): so when a turn ran a command or MCP tool,
- * `settled` first compares the whole workspace by stat once (`Workspace.verify`), and what it
- * finds joins the turn diff like any other change.
+ * the whole workspace is compared by stat once (`Workspace.verify`) before the turn completes,
+ * and what it finds joins the turn diff like any other change.
+ *
+ * That stat pass costs what the workspace holds (~1 s for 100,000 files), so it starts early:
+ * once no writing tool has run for `EARLY_VERIFY_AFTER_MS` (the model is answering), it runs
+ * in the background, and stops at the next directory when a writing tool starts. A pass that
+ * ran to its end with no tool started since stands for the turn's: `settled` then only syncs
+ * (events: what a background process wrote since). Otherwise `settled` runs the pass itself.
  */
 import type { Workspace, WorkspaceChange, Workspaces } from "../checkpoints/index.js";
 import type { Event } from "../protocol/events.js";
@@ -27,6 +33,8 @@ const SYNCED_TOOLS = (name: string) =>
 const WRITING_TOOLS = (name: string) => SYNCED_TOOLS(name) || name === "apply_patch";
 /** Texts over this size are not diffed (binary files never are). */
 const MAX_DIFF_BYTES = 1 << 20;
+/** Quiet time after a writing tool before the turn's stat pass starts on its own. */
+export const EARLY_VERIFY_AFTER_MS = 150;
 
 interface TurnRef {
   threadId: string;
@@ -44,6 +52,12 @@ export class TurnWorkspace {
   private queue: Promise<unknown> = Promise.resolve();
   /** A command or MCP tool ran since the last `settled`: the turn's end verifies by stat. */
   private wrote = false;
+  /** Writing tools started this turn, and those running now (reset when a turn starts). */
+  private writes = 0;
+  private running = 0;
+  /** `writes` when the last stat pass that ran to its end started (-1: none this turn). */
+  private verifiedAt = -1;
+  private early: NodeJS.Timeout | undefined;
   /** Where text changes found by `settled`'s stat pass go (set by workspaceDiffHooks). */
   report?: (changes: FileChange[], turnId: string) => void;
 
@@ -58,6 +72,10 @@ export class TurnWorkspace {
       this.cwd = cwd;
     }
     this.turn = turn;
+    clearTimeout(this.early);
+    this.writes = 0;
+    this.running = 0;
+    this.verifiedAt = -1;
     this.started = this.ws ? this.ws.sync().catch(() => []) : Promise.resolve();
     this.queue = this.started;
   }
@@ -67,10 +85,46 @@ export class TurnWorkspace {
     return this.started;
   }
 
+  /** A writing tool is about to run: an early stat pass stops, and none starts until it is done. */
+  toolStarting(): void {
+    this.writes++;
+    this.running++;
+    clearTimeout(this.early);
+  }
+
+  /** A writing tool returned (not called when it threw or was cut off: see `start`). */
+  toolFinished(): void {
+    this.running = Math.max(0, this.running - 1);
+  }
+
   /** After a command: what it changed, recorded; resolves with the text changes for the diff. */
   compare(): Promise<FileChange[]> {
     this.wrote = true;
-    return this.enqueue(async () => (this.ws ? this.take(await this.ws.sync()) : []));
+    const changes = this.enqueue(async () => (this.ws ? this.take(await this.ws.sync()) : []));
+    this.verifySoon();
+    return changes;
+  }
+
+  /** Starts the turn's stat pass once no writing tool has run for a while (see the header). */
+  private verifySoon(): void {
+    clearTimeout(this.early);
+    const ws = this.ws;
+    const turn = this.turn;
+    if (!ws || !turn) return;
+    const at = this.writes;
+    const moved = () => this.writes !== at || this.turn !== turn || this.ws !== ws;
+    this.early = setTimeout(() => {
+      if (moved() || this.running > 0) return;
+      void this.enqueue(async () => {
+        if (moved()) return [];
+        const pass = await ws.verifyUnless(moved);
+        const texts = this.take(pass.changes);
+        if (pass.complete && !moved()) this.verifiedAt = at;
+        if (texts.length) this.report?.(texts, turn.turnId);
+        return texts;
+      });
+    }, EARLY_VERIFY_AFTER_MS);
+    this.early.unref();
   }
 
   /** After apply_patch: its paths' new states go into the baseline and the checkpoint. */
@@ -89,10 +143,14 @@ export class TurnWorkspace {
   settled(): Promise<void> {
     const ws = this.ws;
     const turn = this.turn;
+    clearTimeout(this.early);
     if (this.wrote && ws && turn) {
       this.wrote = false;
+      const at = this.writes;
       void this.enqueue(async () => {
-        const changes = this.take(await ws.verify());
+        // Queued after any early pass: one that finished with no tool started since suffices.
+        const early = this.verifiedAt === at && this.turn === turn;
+        const changes = this.take(early ? await ws.sync() : await ws.verify());
         if (changes.length) this.report?.(changes, turn.turnId);
         return changes;
       });
@@ -105,6 +163,7 @@ export class TurnWorkspace {
 
   /** Lets go of the workspace (the thread closes). */
   close(): void {
+    clearTimeout(this.early);
     if (this.ws) this.pool()?.release(this.ws);
     this.ws = undefined;
     this.cwd = undefined;
@@ -166,11 +225,15 @@ export interface DiffThread {
 export function workspaceDiffHooks(threadOf: (id: string) => DiffThread | undefined): ToolHooks {
   return {
     async pre(call, ctx) {
-      if (WRITING_TOOLS(call.name)) await threadOf(ctx.threadId)?.workspace.ready();
+      if (!WRITING_TOOLS(call.name)) return undefined;
+      const ws = threadOf(ctx.threadId)?.workspace;
+      ws?.toolStarting();
+      await ws?.ready();
       return undefined;
     },
     async post(call, ctx) {
       const t = threadOf(ctx.threadId);
+      if (t && WRITING_TOOLS(call.name)) t.workspace.toolFinished();
       if (!t || !SYNCED_TOOLS(call.name)) return undefined;
       const report = (changes: FileChange[], turnId: string) => {
         if (changes.length === 0) return;
