@@ -33,7 +33,10 @@ function repo(files: number): string {
   return root;
 }
 
-function script(commands: number): unknown {
+/** What a model that thinks for `delayMs` before each answer adds: none of it is the repository's. */
+const MODEL_MS = 1000;
+
+function script(commands: number, delayMs = 0): unknown {
   const steps = Array.from({ length: commands }, (_, i) => ({
     output: [
       {
@@ -43,8 +46,10 @@ function script(commands: number): unknown {
         arguments: JSON.stringify({ cmd: `echo step${i}` }),
       },
     ],
+    ...(delayMs ? { delay_ms: delayMs } : {}),
   }));
-  return { steps: [...steps, { output: [{ type: "message", text: "done" }] }], loop: true };
+  const last = { output: [{ type: "message", text: "done" }], ...(delayMs ? { delay_ms: delayMs } : {}) };
+  return { steps: [...steps, last], loop: true };
 }
 
 const run = (url: string, cwd: string, home: string) =>
@@ -58,6 +63,7 @@ export async function bigRepoFigures(files = 100_000, runs = 5): Promise<void> {
   const mocks = {
     1: await startMockProcess(script(1), { log: false }),
     6: await startMockProcess(script(6), { log: false }),
+    slow: await startMockProcess(script(1, MODEL_MS), { log: false }),
   };
   const home = mkdtempSync(join(tmpdir(), "tandem-bench-bigrepo-home-"));
   const res: Record<string, Array<{ ms: number; rssMiB: number; ok: boolean }>> = {};
@@ -66,7 +72,7 @@ export async function bigRepoFigures(files = 100_000, runs = 5): Promise<void> {
       ["small", small],
       ["big", big],
     ] as const) {
-      for (const n of [1, 6] as const) {
+      for (const n of [1, 6, "slow"] as const) {
         const r = run(mocks[n].url, cwd, home);
         if (i === 0) continue; // warm-up
         res[`${name}${n}`] ??= [];
@@ -76,6 +82,7 @@ export async function bigRepoFigures(files = 100_000, runs = 5): Promise<void> {
   }
   await mocks[1].stop();
   await mocks[6].stop();
+  await mocks.slow.stop();
   const med = (k: string) => median(res[k].map((r) => r.ms));
   const rss = (k: string) => median(res[k].map((r) => r.rssMiB));
   const failed = Object.values(res)
@@ -92,6 +99,12 @@ export async function bigRepoFigures(files = 100_000, runs = 5): Promise<void> {
     `per-command overhead, ${label}-file repo minus 1-file repo`,
     `${fmt(slope("big") - slope("small"))} (${fmt(slope("big"))} vs ${fmt(slope("small"))} per command); once per turn +${fmt(med("big1") - med("small1"))}`,
     "≤ 5 ms per command",
+  );
+  // The workspace's scan and the turn's stat pass run while the model thinks (the scripted model
+  // above answers at once, so there the turn waits for them).
+  line(
+    `exec, 1 echo, model answering after ${fmt(MODEL_MS)} each time: ${label}-file repo minus 1-file repo`,
+    `+${fmt(med("bigslow") - med("smallslow"))} (${fmt(med("bigslow"))} vs ${fmt(med("smallslow"))})`,
   );
   rmSync(small, { recursive: true, force: true });
   rmSync(big, { recursive: true, force: true });
