@@ -19,6 +19,8 @@ export interface Catalog {
   list(opts?: { limit?: number }): ThreadRecord[];
   history(threadId: string): StoredItem[];
   turns(threadId: string): TurnRecord[];
+  /** The thread's latest turn (`turns(threadId).at(-1)`). */
+  lastTurn(threadId: string): TurnRecord | undefined;
   /** How many questions are stored as pending for the thread. */
   pendingCount(threadId: string): number;
   /** The one thread `ref` names (thread-ref.ts). */
@@ -39,6 +41,7 @@ export function openCatalog(opts: { overrides?: string[]; warn?: (warning: strin
     list: (o) => store.listThreads(o),
     history: (id) => store.loadItems(id),
     turns: (id) => store.listTurns(id),
+    lastTurn: (id) => store.lastTurn(id),
     pendingCount: (id) => store.pendingQuestions(id).length,
     resolve: (ref) => resolveThreadRef(store, ref),
     project: (cwd) => rulesProject(cwd),

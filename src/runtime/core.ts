@@ -229,7 +229,7 @@ export class Runtime {
       ask: (request, signal) => broker.ask(request, signal),
       expire: (request, reason) => broker.expire(request, reason),
       putSecret: (threadId, questionId, value) => secrets.put(threadId, questionId, value),
-      lastTurn: (threadId) => store.listTurns(threadId).at(-1),
+      lastTurn: (threadId) => store.lastTurn(threadId),
     };
     registry = new ThreadRegistry({
       settings,

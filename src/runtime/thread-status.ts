@@ -18,5 +18,5 @@ export function settledStatus(stored: ThreadStatus, lastTurn: string | undefined
 
 /** The status of the last turn stored for the thread, if it has any. */
 export function lastTurnStatus(store: Store, threadId: string): string | undefined {
-  return store.listTurns(threadId).at(-1)?.status;
+  return store.lastTurn(threadId)?.status;
 }

@@ -104,6 +104,11 @@ export class ThreadsApi {
     return this.#p.store.listTurns(id);
   }
 
+  /** The thread's latest stored turn (a listing's status: thread-status.ts). */
+  lastTurn(id: string): TurnRecord | undefined {
+    return this.#p.store.lastTurn(id);
+  }
+
   /** The one thread `ref` names: the id, a unique prefix, or a unique suffix (thread-ref.ts). */
   resolve(ref: string): ThreadRef {
     return resolveThreadRef(this.#p.store, ref, this.#p.registry.ids());

@@ -204,6 +204,8 @@ export function storeContract(newTarget: () => string): void {
       s.putTurn(turn("u2", 200));
       s.putTurn(turn("u1", 100));
       expect(s.listTurns("t1").map((t) => t.id)).toEqual(["u1", "u2"]);
+      expect(s.lastTurn("t1")?.id).toBe("u2");
+      expect(s.lastTurn("other")).toBeUndefined();
 
       const usage = {
         input_tokens: 10,
@@ -217,6 +219,11 @@ export function storeContract(newTarget: () => string): void {
 
       s.putTurn({ ...turn("u2", 200), status: "failed", error: "boom" });
       expect(s.listTurns("t1")[1]).toMatchObject({ status: "failed", error: "boom" });
+      expect(s.lastTurn("t1")).toEqual(s.listTurns("t1")[1]);
+      // Started in the same millisecond: the one put last is the latest, as listTurns orders them.
+      s.putTurn(turn("u4", 200));
+      expect(s.lastTurn("t1")?.id).toBe("u4");
+      expect(s.listTurns("t1").at(-1)?.id).toBe("u4");
       expect(s.listTurns("other")).toEqual([]);
       expect(() => s.updateTurn("ghost", { status: "failed" })).toThrowError(/ghost does not exist/);
       expect(() => s.putTurn({ ...turn("u3", 1), thread_id: "ghost" })).toThrowError(/ghost does not exist/);

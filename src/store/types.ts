@@ -59,6 +59,8 @@ export interface Store {
   putTurn(turn: TurnRecord): void;
   updateTurn(id: string, patch: Partial<Omit<TurnRecord, "id" | "thread_id">>): void;
   listTurns(threadId: string): TurnRecord[];
+  /** The thread's latest turn (`listTurns(threadId).at(-1)`, without reading the others). */
+  lastTurn(threadId: string): TurnRecord | undefined;
   /**
    * Adds one model response's usage to the thread's total and, when `turnId` is a turn of the
    * thread, to that turn's usage, in one transaction; returns the thread's new total.

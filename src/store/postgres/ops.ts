@@ -218,6 +218,13 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
         toTurn,
       );
     },
+    async lastTurn(threadId: string) {
+      const rows = await q(
+        "SELECT * FROM turns WHERE thread_id = $1 ORDER BY started_at DESC, ord DESC LIMIT 1",
+        [threadId],
+      );
+      return rows.length ? toTurn(rows[0]) : undefined;
+    },
     async addUsage(threadId: string, turnId: string | null, u: Row) {
       return tx(async () => {
         const rows = await q("SELECT usage, lease_generation FROM threads WHERE id = $1 FOR UPDATE", [

@@ -146,6 +146,9 @@ export class PostgresStore implements Store {
   listTurns(threadId: string): TurnRecord[] {
     return this.bridge.call("listTurns", threadId);
   }
+  lastTurn(threadId: string): TurnRecord | undefined {
+    return this.bridge.call("lastTurn", threadId);
+  }
   addUsage(threadId: string, turnId: string | null, usage: Usage): Usage {
     return this.bridge.call("addUsage", threadId, turnId, usage);
   }

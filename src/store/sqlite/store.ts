@@ -266,6 +266,7 @@ class SqliteStore implements Store {
           "usage = @usage, error = @error, diff = @diff WHERE id = @id",
       ),
       listTurns: p("SELECT * FROM turns WHERE thread_id = ? ORDER BY started_at, rowid"),
+      lastTurn: p("SELECT * FROM turns WHERE thread_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1"),
       saveQuestion: p(
         "INSERT INTO questions (request_id, thread_id, turn_id, call_id, request, created_at) " +
           "VALUES (@request_id, @thread_id, @turn_id, @call_id, @request, @created_at) " +
@@ -434,6 +435,11 @@ class SqliteStore implements Store {
 
   listTurns(threadId: string): TurnRecord[] {
     return (this.#s.listTurns.all(threadId) as TurnRow[]).map(rowToTurn);
+  }
+
+  lastTurn(threadId: string): TurnRecord | undefined {
+    const row = this.#s.lastTurn.get(threadId) as TurnRow | undefined;
+    return row && rowToTurn(row);
   }
 
   saveQuestion(request: QuestionRequest): void {

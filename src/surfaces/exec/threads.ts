@@ -62,7 +62,7 @@ export async function runThreadsCommand(cmd: "threads" | "export", argv: string[
       // A thread whose last turn failed lists as failed (runtime/thread-status.ts).
       const threads = store
         .list({ limit })
-        .map((t) => ({ ...t, status: settledStatus(t.status, store.turns(t.id).at(-1)?.status) }));
+        .map((t) => ({ ...t, status: settledStatus(t.status, store.lastTurn(t.id)?.status) }));
       if (parsed.values.json) {
         for (const t of threads) process.stdout.write(`${JSON.stringify(t)}\n`);
         return 0;

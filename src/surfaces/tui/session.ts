@@ -260,7 +260,7 @@ export function threadListLines(runtime: Runtime, shown: string): string[] | und
   if (!threads.length) return undefined;
   const rows = threads.map((t) => ({
     ...t,
-    status: settledStatus(t.status, runtime.threads.turns(t.id).at(-1)?.status),
+    status: settledStatus(t.status, runtime.threads.lastTurn(t.id)?.status),
     pending: runtime.questions.stored(t.id).length,
   }));
   return [
@@ -280,7 +280,7 @@ export function resumeChoices(runtime: Runtime, shown: string, now = Date.now())
       return {
         label: t.title || "(no messages)",
         value: t.id,
-        detail: `${ago(t.updated_at, now)} · ${settledStatus(t.status, runtime.threads.turns(t.id).at(-1)?.status)}${waiting} · ${shortThreadId(t.id)}`,
+        detail: `${ago(t.updated_at, now)} · ${settledStatus(t.status, runtime.threads.lastTurn(t.id)?.status)}${waiting} · ${shortThreadId(t.id)}`,
       };
     });
 }

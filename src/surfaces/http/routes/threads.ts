@@ -61,10 +61,7 @@ export function threadSummary(runtime: Runtime, record: ThreadRecord): ThreadSum
     ? live.status
     : pending > 0
       ? "waiting_on_user"
-      : settledStatus(
-          rec.status === "closed" ? "closed" : "idle",
-          runtime.threads.turns(rec.id).at(-1)?.status,
-        );
+      : settledStatus(rec.status === "closed" ? "closed" : "idle", runtime.threads.lastTurn(rec.id)?.status);
   return {
     id: rec.id,
     parent_id: rec.parent_id,
