@@ -60,6 +60,12 @@ export class Workspaces {
     }
   }
 
+  /** How many holders `ws` has (0 once released by all, or not this pool's). */
+  users(ws: Workspace): number {
+    const known = this.open.get(ws.root);
+    return known?.ws === ws ? known.users : 0;
+  }
+
   release(ws: Workspace): void {
     const known = this.open.get(ws.root);
     if (!known || known.ws !== ws) return;

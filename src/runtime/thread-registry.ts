@@ -236,6 +236,7 @@ export class ThreadRegistry {
       mcpServers,
     );
     const thread = new Thread(this.deps.threadHost, record, history, tools.registry, tools.close);
+    thread.workspace.processesAlive = tools.processesAlive;
     this.threads.set(record.id, thread);
     return thread;
   }

@@ -56,7 +56,12 @@ export function threadTools(
   host: ThreadToolsHost,
   record: ThreadRecord,
   mcpServers: Record<string, McpServerConfig>,
-): { registry: ToolRegistry; close(opts?: { now?: boolean }): Promise<void> } {
+): {
+  registry: ToolRegistry;
+  close(opts?: { now?: boolean }): Promise<void>;
+  /** Whether a process the thread's commands started may still run (exec sessions). */
+  processesAlive(): boolean;
+} {
   const { settings } = host;
   const st = record.settings;
   const sessions = new ExecSessions();
@@ -132,6 +137,7 @@ export function threadTools(
   if (mcp) registry.loadingUntil(mcp.ready);
   return {
     registry,
+    processesAlive: () => sessions.mayBeRunning(),
     close: async (opts?: { now?: boolean }) => {
       await Promise.all([sessions.closeAll(opts?.now ? 0 : undefined), mcp?.close()]);
     },

@@ -19,8 +19,11 @@
  * That stat pass costs what the workspace holds (~1 s for 100,000 files), so it starts early:
  * once no writing tool has run for `EARLY_VERIFY_AFTER_MS` (the model is answering), it runs
  * in the background, and stops at the next directory when a writing tool starts. A pass that
- * ran to its end with no tool started since stands for the turn's: `settled` then only syncs
- * (events: what a background process wrote since). Otherwise `settled` runs the pass itself.
+ * ran to its end with no tool started since stands for the turn's: `settled` then only syncs.
+ * Only when nothing else can write unseen after it: no early pass starts while a process of
+ * the thread may still run (an exec session, what a command left behind: `processesAlive`),
+ * after an MCP tool ran this turn (its server lives on), or while another thread shares the
+ * workspace (its writes would be taken for this turn's). Otherwise `settled` runs the pass.
  */
 import type { Workspace, WorkspaceChange, Workspaces } from "../checkpoints/index.js";
 import type { Event } from "../protocol/events.js";
@@ -58,6 +61,10 @@ export class TurnWorkspace {
   /** `writes` when the last stat pass that ran to its end started (-1: none this turn). */
   private verifiedAt = -1;
   private early: NodeJS.Timeout | undefined;
+  /** An MCP tool ran this turn: its server may write whenever, so no early pass stands. */
+  private mcpRan = false;
+  /** Whether a process the thread started may still run (its exec sessions: thread-registry.ts). */
+  processesAlive: () => boolean = () => false;
   /** Where text changes found by `settled`'s stat pass go (set by workspaceDiffHooks). */
   report?: (changes: FileChange[], turnId: string) => void;
 
@@ -76,6 +83,7 @@ export class TurnWorkspace {
     this.writes = 0;
     this.running = 0;
     this.verifiedAt = -1;
+    this.mcpRan = false;
     this.started = this.ws ? this.ws.sync().catch(() => []) : Promise.resolve();
     this.queue = this.started;
   }
@@ -86,7 +94,8 @@ export class TurnWorkspace {
   }
 
   /** A writing tool is about to run: an early stat pass stops, and none starts until it is done. */
-  toolStarting(): void {
+  toolStarting(name: string): void {
+    if (name.startsWith("mcp__")) this.mcpRan = true;
     this.writes++;
     this.running++;
     clearTimeout(this.early);
@@ -114,7 +123,7 @@ export class TurnWorkspace {
     const at = this.writes;
     const moved = () => this.writes !== at || this.turn !== turn || this.ws !== ws;
     this.early = setTimeout(() => {
-      if (moved() || this.running > 0) return;
+      if (moved() || this.running > 0 || !this.alone(ws)) return;
       void this.enqueue(async () => {
         if (moved()) return [];
         const pass = await ws.verifyUnless(moved);
@@ -149,7 +158,7 @@ export class TurnWorkspace {
       const at = this.writes;
       void this.enqueue(async () => {
         // Queued after any early pass: one that finished with no tool started since suffices.
-        const early = this.verifiedAt === at && this.turn === turn;
+        const early = this.verifiedAt === at && this.turn === turn && this.alone(ws);
         const changes = this.take(early ? await ws.sync() : await ws.verify());
         if (changes.length) this.report?.(changes, turn.turnId);
         return changes;
@@ -159,6 +168,11 @@ export class TurnWorkspace {
       () => undefined,
       () => undefined,
     );
+  }
+
+  /** Whether only this turn can write the workspace unseen after a pass (see the header). */
+  private alone(ws: Workspace): boolean {
+    return !this.mcpRan && !this.processesAlive() && this.pool()?.users(ws) === 1;
   }
 
   /** Lets go of the workspace (the thread closes). */
@@ -227,7 +241,7 @@ export function workspaceDiffHooks(threadOf: (id: string) => DiffThread | undefi
     async pre(call, ctx) {
       if (!WRITING_TOOLS(call.name)) return undefined;
       const ws = threadOf(ctx.threadId)?.workspace;
-      ws?.toolStarting();
+      ws?.toolStarting(call.name);
       await ws?.ready();
       return undefined;
     },

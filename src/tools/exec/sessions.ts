@@ -55,6 +55,17 @@ export class ExecSessions {
     return this.sessions.get(id);
   }
 
+  /**
+   * Whether a process of this thread may still run: a live session, one inside its first
+   * yield, or what a finished command left behind (kept until the thread closes, so true
+   * from then on).
+   */
+  mayBeRunning(): boolean {
+    if (this.starting.size > 0 || this.leftBehind.size > 0) return true;
+    for (const s of this.sessions.values()) if (s.proc.exitCode === null) return true;
+    return false;
+  }
+
   /** @internal Tracks a process during its first yield so `closeAll()` reaches it. */
   track(proc: ExecProcess): void {
     this.starting.add(proc);
