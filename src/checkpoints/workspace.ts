@@ -449,37 +449,11 @@ export class Workspace {
     out?.push({ path, before, after: state });
   }
 
-  /**
-   * Drops `path` from the baseline. Reported (with `out`) as what it is now: deleted when it is
-   * gone, else — still on disk but no longer tracked (a new ignore rule) — with its current
-   * state when that differs, so an edit made in the same breath as the rule shows as an edit,
-   * not as a deletion that hides it. Tandem's own and secret-named paths are never read.
-   */
   private remove(path: string, out: WorkspaceChange[] | undefined): void {
     const row = this.store.file(path);
     if (!row) return;
     this.store.deleteFile(path);
-    if (!out) return;
-    const before: FileState = { kind: row.kind, hash: row.hash, mode: row.mode };
-    const after = this.skip(path) ? null : this.stateOnDisk(path);
-    if (after && after.kind === before.kind && after.hash === before.hash && after.mode === before.mode)
-      return;
-    out.push({ path, before, after: after ?? null });
-  }
-
-  /** The state of `path` as it is on disk, reached through its real parent; undefined when absent. */
-  private stateOnDisk(path: string): FileState | undefined {
-    const slash = path.lastIndexOf("/");
-    const parent = openDirExact(slash < 0 ? this.root : join(this.root, path.slice(0, slash)));
-    if (!parent) return undefined;
-    try {
-      const via = join(parent.path, path.slice(slash + 1));
-      const st = lstat(via);
-      if (!st || !(st.isFile() || st.isSymbolicLink())) return undefined;
-      return this.read(st, via);
-    } finally {
-      parent.close();
-    }
+    out?.push({ path, before: { kind: row.kind, hash: row.hash, mode: row.mode }, after: null });
   }
 
   /** The state of the entry `via` names (storing its content), or undefined when unreadable. */

@@ -174,16 +174,6 @@ describe("red team: writes that raise no event in the file's directory", () => {
     expect(diff).toContain("+backdoor();");
   });
 
-  // Fails if a file a new ignore rule stops tracking is shown deleted: the rule and the edit in
-  // one command, then any command (whose sync rescans under the new rules), made the diff say
-  // `-ok();` and hide `+evil();` though the file is there, edited.
-  it("an edit made with a rule that ignores its directory is in the turn diff as an edit", async () => {
-    const diff = await turn(["echo src/ > .gitignore; echo 'evil();' >> src/app.js", "true"]);
-    expect(readFileSync(join(h!.cwd, "src", "app.js"), "utf8")).toBe("ok();\nevil();\n");
-    expect(diff).toContain("+evil();");
-    expect(diff).not.toContain("+++ /dev/null");
-  });
-
   // Fails likewise for a write through a shared mapping (mmap), which raises no event at all.
   it.skipIf(!hasPython)(
     "a tracked file changed through mmap is in the turn diff (needs python3)",
