@@ -71,6 +71,8 @@ describe.skipIf(!hasTmux)("TUI undo, redo, rewind and fork (real processes)", { 
     await waitFor("1. (•) Apply");
     keys("Enter");
     await fileBecomes(file, "two\n");
+    // The file is written before the overlay closes: keys typed in between went to the overlay.
+    await waitFor("Redid turn");
 
     literal("second message");
     keys("Enter");
