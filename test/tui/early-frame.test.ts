@@ -98,7 +98,9 @@ describe.skipIf(!hasTmux)("TUI: the first frame before the UI loads (tmux)", { t
   it("leaves one composer on screen and none in the scrollback", async () => {
     const mock = await startMock({ steps: [{ output: [{ type: "message", text: "unused" }] }] });
     launch({ url: mock.url });
-    const screen = await waitFor(/Enter send[\s\S]*idle ·/);
+    // The header is written into the scrollback in a layout effect after Ink's first frame: wait
+    // for both, or a capture between the two shows only the composer.
+    const screen = await waitFor(/Type \/ for commands[\s\S]*Enter send[\s\S]*idle ·/);
     expect(screen).not.toContain("starting…");
     expect(screen.split("\n").filter((l) => l.includes("› ")).length).toBe(1);
     expect(screen.split("\n").filter((l) => l.startsWith("╭")).length).toBe(2); // header, composer
