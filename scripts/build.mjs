@@ -67,7 +67,24 @@ await build({
   // The version is inlined so `tandem --version` reads no file. React and its reconciler are
   // their production builds whatever the user's NODE_ENV (the development ones check every
   // render and cost ~100 ms before the terminal UI's first frame).
-  define: { __TANDEM_VERSION__: JSON.stringify(version), "process.env.NODE_ENV": '"production"' },
+  define: {
+    __TANDEM_VERSION__: JSON.stringify(version),
+    __TANDEM_BUNDLED__: "true",
+    "process.env.NODE_ENV": '"production"',
+  },
+});
+
+// Packages loaded on first use with require() (synchronous callers) get a single file each, so
+// the first use reads one file, not the package's dozens: src/skills/yaml.ts.
+await build({
+  entryPoints: { yaml: "yaml" },
+  outdir: new URL("vendor", `${tmp.href}/`).pathname,
+  outExtension: { ".js": ".cjs" },
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node20",
+  logLevel: "warning",
 });
 
 // Vite 8 transforms TSX itself (oxc), so no framework plugin is needed. Always the production

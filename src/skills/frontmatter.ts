@@ -5,7 +5,7 @@
  *
  * Contract: never throws; bad YAML or a non-mapping frontmatter is `{ ok: false, reason }`.
  */
-import { parse } from "yaml";
+import { parseYaml } from "./yaml.js";
 
 export type Frontmatter =
   | { ok: true; fields: Record<string, unknown>; body: string; present: boolean }
@@ -26,7 +26,7 @@ export function splitFrontmatter(text: string): Frontmatter {
   const body = m ? rest.slice(m.index + m[0].length) : rest.replace(/^---[ \t]*\r?\n?/, "");
   let value: unknown;
   try {
-    value = parse(yamlText, { maxAliasCount: 50 });
+    value = parseYaml(yamlText, { maxAliasCount: 50 });
   } catch (err) {
     return { ok: false, reason: `invalid YAML in frontmatter: ${firstLine((err as Error).message)}` };
   }

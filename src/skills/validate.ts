@@ -6,8 +6,8 @@
  *
  * Contract: pure; a broken rule is `{ ok: false, reason }` naming the field.
  */
-import { parse } from "yaml";
 import type { Skill, SkillDependencies } from "./types.js";
+import { parseYaml } from "./yaml.js";
 
 export const MAX_NAME = 64;
 export const MAX_DESCRIPTION = 1024;
@@ -80,7 +80,7 @@ export function dependenciesOf(
   if (openaiYaml !== undefined) {
     let doc: unknown;
     try {
-      doc = parse(openaiYaml, { maxAliasCount: 50 });
+      doc = parseYaml(openaiYaml, { maxAliasCount: 50 });
     } catch (err) {
       return bad(`agents/openai.yaml: invalid YAML: ${(err as Error).message.split("\n")[0]}`);
     }
