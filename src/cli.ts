@@ -111,8 +111,31 @@ async function earlyFrame(argv: string[]): Promise<void> {
   (await import("./surfaces/tui/early-frame.js")).drawEarlyFrame();
 }
 
+/**
+ * Commands that run once and exit (not the terminal UI or a server). Their young generation
+ * stays at V8's first size (1 MiB semi-spaces): while modules load nearly everything allocated
+ * survives, so V8 doubled it to 4 MiB, ~4 MiB of a README-task `tandem exec`'s ~70 MiB peak RSS
+ * (issue 30 item 2), where more frequent scavenges cost it no measurable time (npm run bench).
+ */
+const ONE_SHOT = new Set([
+  "exec",
+  "resume",
+  "review",
+  "threads",
+  "export",
+  "rules",
+  "hooks",
+  "skills",
+  "mcp",
+  "doctor",
+  "login",
+  "logout",
+]);
+
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
+  if (cmd !== undefined && ONE_SHOT.has(cmd))
+    (await import("node:v8")).setFlagsFromString("--semi-space-growth-factor=1");
   switch (cmd) {
     case "--version":
     case "-V":
