@@ -1,6 +1,7 @@
 /**
  * The cluster event log (./events.ts) against a real PostgreSQL: ids, per-thread reads, deltas
- * left out, and the gap a resume from before pruned events gets. Skipped where postgres is absent.
+ * left out, the gap a resume from before pruned events gets, and events held back (Outbox) until
+ * their batch is written. Skipped where postgres is absent.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPostgres, type TestPostgres } from "../../test/helpers/infra/postgres.js";
@@ -8,7 +9,7 @@ import { missing } from "../../test/helpers/system-tools.js";
 import type { Stamped } from "../protocol/events.js";
 import { openStore } from "../store/index.js";
 import { asPostgresStore } from "../store/postgres/store.js";
-import { ClusterEventLog } from "./events.js";
+import { ClusterEventLog, Outbox } from "./events.js";
 
 const stamped = (event: Record<string, unknown>, time = Date.now()): Stamped =>
   ({ seq: 0, time, event }) as unknown as Stamped;
@@ -20,18 +21,23 @@ describe.skipIf(missing("postgres").length > 0)("ClusterEventLog", () => {
   }, 60_000);
   afterAll(() => pg?.stop());
 
-  // fails if deltas are logged, a thread's read includes another thread's events, ids are not
-  // increasing, a fresh log instance does not know the newest id, or a resume from before
-  // pruned events gets no gap.
-  it("logs events with increasing ids, reads by thread, and reports pruned ranges as a gap", () => {
+  // fails if deltas are logged, a thread's read includes another thread's events, ids do not
+  // follow the order of recording, a fresh log instance does not know the newest id, or a resume
+  // from before pruned events gets no gap.
+  it("logs events with increasing ids, reads by thread, and reports pruned ranges as a gap", async () => {
     const store = openStore(pg.createDatabase("events_log"), { node: "n1" });
     try {
       const log = new ClusterEventLog(asPostgresStore(store)!);
       const old = Date.now() - 10 * 86_400_000;
-      const a1 = log.record(stamped({ type: "turn.started", thread_id: "ta", turn_id: "u" }, old));
-      const delta = log.record(stamped({ type: "agent_message.delta", thread_id: "ta", delta: "x" }));
-      const b1 = log.record(stamped({ type: "turn.started", thread_id: "tb", turn_id: "v" }));
-      const a2 = log.record(stamped({ type: "turn.completed", thread_id: "ta", turn_id: "u" }));
+      const events = [
+        stamped({ type: "turn.started", thread_id: "ta", turn_id: "u" }, old),
+        stamped({ type: "agent_message.delta", thread_id: "ta", delta: "x" }),
+        stamped({ type: "turn.started", thread_id: "tb", turn_id: "v" }),
+        stamped({ type: "turn.completed", thread_id: "ta", turn_id: "u" }),
+      ];
+      for (const e of events) log.record(e);
+      await log.settled();
+      const [a1, delta, b1, a2] = events.map((e) => log.idOf(e));
       expect(delta).toBeUndefined();
       expect([a1, b1, a2].every((id) => typeof id === "number")).toBe(true);
       expect(a1! < b1! && b1! < a2!).toBe(true);
@@ -50,5 +56,66 @@ describe.skipIf(missing("postgres").length > 0)("ClusterEventLog", () => {
     } finally {
       store.close();
     }
+  });
+
+  // fails if an event leaves the node (Outbox) before it is in the store, if a delta overtakes
+  // the pending event before it, or if a batch keeps events of a later burst waiting forever.
+  it("holds events back until their batch is written, in order, deltas included", async () => {
+    const store = openStore(pg.createDatabase("events_outbox"), { node: "n1" });
+    try {
+      const pgStore = asPostgresStore(store)!;
+      const log = new ClusterEventLog(pgStore);
+      const out: Array<{ type: string; id: number | undefined; inStore: boolean }> = [];
+      const outbox = new Outbox(log, (s) => {
+        const id = log.idOf(s);
+        const inStore = id !== undefined && pgStore.eventsSince(id - 1, null, 1).events[0]?.id === id;
+        out.push({ type: s.event.type, id, inStore });
+      });
+      const burst = [
+        stamped({ type: "item.started", thread_id: "t", item: {} }),
+        stamped({ type: "agent_message.delta", thread_id: "t", delta: "x" }),
+        stamped({ type: "item.completed", thread_id: "t", item: {} }),
+      ];
+      for (const s of burst) {
+        log.record(s);
+        outbox.push(s);
+      }
+      expect(log.pending(burst[0])).toBe(true);
+      expect(out).toEqual([]); // nothing leaves before the write
+      const later = stamped({ type: "turn.completed", thread_id: "t", turn_id: "u" });
+      await Promise.resolve();
+      log.record(later);
+      outbox.push(later);
+      await log.settled();
+      expect(out.map((o) => o.type)).toEqual([
+        "item.started",
+        "agent_message.delta",
+        "item.completed",
+        "turn.completed",
+      ]);
+      expect(out.filter((o) => o.type !== "agent_message.delta").every((o) => o.inStore)).toBe(true);
+      expect(out[1].id).toBeUndefined();
+      outbox.close();
+    } finally {
+      store.close();
+    }
+  });
+
+  // fails if a failed write leaves its events pending (held forever) instead of delivering them
+  // without an id, as the contract says.
+  it("delivers events without an id when the store cannot write them", async () => {
+    const store = openStore(pg.createDatabase("events_down"), { node: "n1" });
+    const lines: string[] = [];
+    const log = new ClusterEventLog(asPostgresStore(store)!, (l) => lines.push(l));
+    const out: Array<number | undefined> = [];
+    const outbox = new Outbox(log, (s) => out.push(log.idOf(s)));
+    store.close(); // every later call fails: "the store is closed"
+    const s = stamped({ type: "turn.started", thread_id: "t", turn_id: "u" });
+    log.record(s);
+    outbox.push(s);
+    await log.settled();
+    expect(out).toEqual([undefined]);
+    expect(log.pending(s)).toBe(false);
+    expect(lines.join("\n")).toMatch(/could not record 1 event/);
   });
 });

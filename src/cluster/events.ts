@@ -4,16 +4,23 @@
  *
  * Contract:
  * - Every event this node publishes for a thread it owns, except streaming deltas (types ending
- *   in `.delta` or `_delta`) and `turn.diff` (a snapshot the turn's record keeps), is written to the store's `events` table before any other listener
- *   sees it (`record`, called by the node's first bus listener); the row id is the event's
- *   cluster-wide id (`idOf`). Events of other nodes arrive over NATS with their id and are
- *   registered the same way (`adopt`), so every node shows the same id for the same event.
+ *   in `.delta` or `_delta`) and `turn.diff` (a snapshot the turn's record keeps), is written to
+ *   the store's `events` table (`record`, called by the node's first bus listener); the row id is
+ *   the event's cluster-wide id (`idOf`). Events of other nodes arrive over NATS with their id and
+ *   are registered the same way (`adopt`), so every node shows the same id for the same event.
+ * - Writing never blocks the publisher: events recorded in one burst go to the store in one
+ *   statement, one batch in flight at a time (so ids follow the order of recording). Until its
+ *   batch is written an event is `pending`; nothing may carry it off the node before (SSE
+ *   clients, other nodes: `Outbox`), so whatever any node's client saw, a resume on any node
+ *   reads from the store. The in-process bus still delivers at once.
  * - Deltas get no id: a client resuming after one gets the completed items (they carry the full
- *   text). A failed write (database unreachable) leaves that event without an id; it is still
+ *   text). A failed write (database unreachable) leaves its events without an id; they are still
  *   delivered live.
  * - `since(after, threadId?)` reads the log: at most `limit` events after `after`, oldest first.
  *   `gap` is true when ids after `after` were pruned (older than the retention, default 24 h),
- *   or when there were more than `limit`: the client then refetches state over the API.
+ *   or when there were more than `limit`: the client then refetches state over the API. Read it
+ *   after `settled()`, or an event recorded here but not yet written is neither read nor (if it
+ *   was published before the reader subscribed) delivered live.
  * - A thread's replay includes the events its live stream carries for it: a sub-agent's
  *   question events are logged with the ancestors that `related` names.
  * - Order: ids follow the store's insert order. A thread's events come from its owner, in order.
@@ -26,22 +33,38 @@ import type { PostgresStore } from "../store/postgres/store.js";
 
 /** What the SSE route needs from a log (surfaces/http/sse.ts). */
 export interface EventLog {
-  /** The cluster-wide id of a delivered event; undefined for deltas and unlogged events. */
+  /** The cluster-wide id of a delivered event; undefined for deltas, unlogged and pending events. */
   idOf(s: Stamped): number | undefined;
+  /** True while `s` waits for the store: it may not leave this node yet (see `Outbox`). */
+  pending(s: Stamped): boolean;
+  /** Calls `fn` each time pending events settle (written, or failed); returns the unsubscribe. */
+  onSettled(fn: () => void): () => void;
+  /** Resolves once every event recorded so far has settled. */
+  settled(): Promise<void>;
   since(after: number, threadId?: string): { events: Stamped[]; gap: boolean };
   /** The newest id this node knows of. */
   lastId(): number;
 }
 
 const REPLAY_LIMIT = 10_000;
+/** Most events in one INSERT (4 parameters each, under PostgreSQL's 65,535). */
+const BATCH_MAX = 500;
 
 /** Events the log leaves out: streamed pieces and the turn diff's running snapshot. */
 export const unlogged = (e: Event) =>
   e.type.endsWith(".delta") || e.type.endsWith("_delta") || e.type === "turn.diff";
 
+type Row = [string | null, string[] | null, number, string];
+
 export class ClusterEventLog implements EventLog {
   private readonly ids = new WeakMap<Stamped, number>();
+  private readonly waiting = new WeakSet<Stamped>();
+  private readonly listeners = new Set<() => void>();
   private newest = 0;
+  /** Recorded, not yet sent to the store. */
+  private queued: Array<{ s: Stamped; row: Row }> = [];
+  /** The batch being written, if any. */
+  private inFlight: Promise<void> | undefined;
 
   constructor(
     private readonly store: PostgresStore,
@@ -54,21 +77,40 @@ export class ClusterEventLog implements EventLog {
     } catch {}
   }
 
-  /** Writes one of this node's events; returns its id (undefined: not logged, or not written). */
-  record(s: Stamped): number | undefined {
-    if (unlogged(s.event)) return undefined;
+  /** Queues one of this node's events for the store (a no-op for unlogged ones); see the contract. */
+  record(s: Stamped): void {
+    if (unlogged(s.event)) return;
     const threadId =
       "thread_id" in s.event && typeof s.event.thread_id === "string" ? s.event.thread_id : null;
+    let also: string[] = [];
     try {
-      const also = this.related?.(s.event)?.filter((t) => t !== threadId) ?? [];
-      const stamped = JSON.stringify({ time: s.time, event: s.event });
-      const id = this.store.appendEvent(threadId, also.length ? also : null, s.time, stamped);
-      this.adopt(s, id);
-      return id;
-    } catch (e) {
-      this.log?.(`event log: could not record a ${s.event.type} event: ${(e as Error).message}`);
-      return undefined;
+      also = this.related?.(s.event)?.filter((t) => t !== threadId) ?? [];
+    } catch {}
+    const stamped = JSON.stringify({ time: s.time, event: s.event });
+    this.waiting.add(s);
+    this.queued.push({ s, row: [threadId, also.length ? also : null, s.time, stamped] });
+    if (!this.inFlight) this.inFlight = this.drain();
+  }
+
+  /** Writes the queue batch by batch until it is empty. */
+  private async drain(): Promise<void> {
+    await Promise.resolve(); // the rest of this burst joins the first batch
+    while (this.queued.length) {
+      const batch = this.queued.splice(0, BATCH_MAX);
+      try {
+        const ids = await this.store.appendEvents(batch.map((b) => b.row));
+        for (const [i, b] of batch.entries()) this.adopt(b.s, ids[i]);
+      } catch (e) {
+        this.log?.(`event log: could not record ${batch.length} event(s): ${(e as Error).message}`);
+      }
+      for (const b of batch) this.waiting.delete(b.s);
+      for (const fn of [...this.listeners]) {
+        try {
+          fn();
+        } catch {}
+      }
     }
+    this.inFlight = undefined;
   }
 
   /** Registers the id an event already has (another node logged it). */
@@ -79,6 +121,19 @@ export class ClusterEventLog implements EventLog {
 
   idOf(s: Stamped): number | undefined {
     return this.ids.get(s);
+  }
+
+  pending(s: Stamped): boolean {
+    return this.waiting.has(s);
+  }
+
+  onSettled(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  async settled(): Promise<void> {
+    while (this.inFlight) await this.inFlight;
   }
 
   lastId(): number {
@@ -101,5 +156,44 @@ export class ClusterEventLog implements EventLog {
   /** Drops events older than `retentionMs`; returns how many. */
   prune(retentionMs: number): number {
     return this.store.pruneEvents(Date.now() - retentionMs);
+  }
+}
+
+/**
+ * Carries events off the node in order, each only once its log entry is written: `push` holds
+ * an event behind any pending one before it (deltas included, so a stream never reorders) and
+ * hands it to `deliver` when everything up to it has settled. `close` stops delivering.
+ */
+export class Outbox {
+  private readonly held: Stamped[] = [];
+  private readonly off: () => void;
+  private closed = false;
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly deliver: (s: Stamped) => void,
+  ) {
+    this.off = log.onSettled(() => this.flush());
+  }
+
+  push(s: Stamped): void {
+    if (this.closed) return;
+    if (this.held.length || this.log.pending(s)) this.held.push(s);
+    else this.deliver(s);
+  }
+
+  private flush(): void {
+    while (!this.closed && this.held.length && !this.log.pending(this.held[0])) {
+      const s = this.held.shift()!;
+      try {
+        this.deliver(s);
+      } catch {} // one failed delivery must not hold back the rest
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.held.length = 0;
+    this.off();
   }
 }

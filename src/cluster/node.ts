@@ -16,7 +16,8 @@
  *   answer within `forwardTimeoutMs` (owner dead or cut off) is a 503 the client may retry: by
  *   then the lease lapses and another node takes the thread.
  * - Events: every event of this node's bus is logged in the store (./events.ts: a cluster-wide
- *   id, deltas excepted) and goes out with that id on `tandem.events.<node>`; events from other
+ *   id, deltas excepted) and goes out with that id on `tandem.events.<node>` once it is written
+ *   (deltas in their place among the others); events from other
  *   nodes are published into this node's bus with theirs, so SSE clients of any node see every
  *   thread's events under the same ids, and Last-Event-ID replays from the store on any node.
  * - Failover: every `scanMs` the node looks for threads with no live lease (a dead or drained
@@ -46,7 +47,7 @@ import type { Runtime } from "../runtime/core.js";
 import { ThreadInUseError } from "../runtime/errors.js";
 import { asPostgresStore, type PostgresStore } from "../store/postgres/store.js";
 import { BusConfigError, type BusSettings, connectBus } from "./bus-connect.js";
-import { ClusterEventLog } from "./events.js";
+import { ClusterEventLog, Outbox } from "./events.js";
 import { SealedBus } from "./sealed-bus.js";
 
 export interface ClusterOptions {
@@ -294,7 +295,14 @@ export class ClusterNode {
         else if (s.type === "reconnect") this.up = true;
       }
     })().catch(() => {});
-    // Subscribed before any SSE client, so an event has its id before they see it.
+    // Other nodes get an event once it is in the log (./events.ts): their clients may resume
+    // from the store at once.
+    const outbox = new Outbox(this.events, (s) => {
+      if (this.nats.nc.isClosed()) return;
+      const id = this.events.idOf(s);
+      this.nats.publish(`tandem.events.${subjectToken(this.node)}`, JSON.stringify({ event: s.event, id }));
+    });
+    // Subscribed before any SSE client, so an event is recorded (pending) before they see it.
     const sub = this.runtime.subscribe((s) => {
       if (this.applyingRemote) {
         if (this.remoteId !== undefined) this.events.adopt(s, this.remoteId);
@@ -303,11 +311,13 @@ export class ClusterNode {
       // A thread lost here is another node's now: its stale copy's events stay local.
       if ("thread_id" in s.event && typeof s.event.thread_id === "string" && this.lost.has(s.event.thread_id))
         return;
-      const id = this.events.record(s);
-      if (this.nats.nc.isClosed()) return;
-      this.nats.publish(`tandem.events.${subjectToken(this.node)}`, JSON.stringify({ event: s.event, id }));
+      this.events.record(s);
+      outbox.push(s);
     });
-    this.unsubscribe = () => sub.unsubscribe();
+    this.unsubscribe = () => {
+      sub.unsubscribe();
+      outbox.close();
+    };
     this.timer = setInterval(() => this.scan(), this.opts.scanMs ?? 1000);
     this.timer.unref();
     // Lost leases are looked for often: a node cut off from the store must stop its threads'
@@ -453,6 +463,8 @@ export class ClusterNode {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     if (this.leaseTimer) clearInterval(this.leaseTimer);
+    // What this node's threads published goes to the log and out on the bus before it leaves.
+    await this.events.settled();
     this.unsubscribe?.();
     await this.nats.nc.drain().catch(() => {});
   }

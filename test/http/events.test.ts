@@ -184,6 +184,9 @@ describe("GET /event", () => {
     let tag: number | undefined;
     const log: EventLog = {
       idOf: (s) => ids.get(s),
+      pending: () => false,
+      onSettled: () => () => {},
+      settled: async () => {},
       since: (after) => ({ events: rows.filter((r) => r.seq > after), gap: false }),
       lastId: () => rows.reduce((m, r) => Math.max(m, r.seq), 0),
     };

@@ -9,8 +9,13 @@
  * - `call(op, ...args)` returns the op's value or throws `StoreError` with the worker's code
  *   (`not_found`, `conflict`, `fenced`, `schema`, `open`), or `unavailable` when no answer
  *   comes within `timeoutMs` (a late answer to a timed-out call is discarded by its id).
- * - Calls are answered in order; the worker runs one op at a time.
- * - `close()` ends the pg clients and the worker; later calls throw.
+ * - `send(op, ...args)` is the same call without blocking: it resolves with the op's value or
+ *   rejects with the same `StoreError`s (`unavailable` after `timeoutMs`). For writes whose
+ *   caller need not wait (the cluster's event log, ../../cluster/events.ts).
+ * - Calls are answered in order, sent and blocking ones alike; the worker runs one op at a time,
+ *   so a blocking call returns only after every op sent before it ran.
+ * - `close()` ends the pg clients and the worker; later calls throw, and sends not yet answered
+ *   are answered first (close is queued behind them).
  */
 import { createRequire } from "node:module";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
@@ -44,6 +49,11 @@ export class SyncBridge {
   readonly #timeoutMs: number;
   #next = 1;
   #closed = false;
+  /** Sent calls not answered yet, by id. */
+  readonly #sent = new Map<
+    number,
+    { resolve(v: unknown): void; reject(e: unknown): void; timer: NodeJS.Timeout }
+  >();
 
   constructor(opts: BridgeOptions) {
     const sab = new SharedArrayBuffer(4);
@@ -70,6 +80,40 @@ export class SyncBridge {
     this.#worker = new Worker(source, { eval: true, workerData: data, transferList: [port2] });
     this.#worker.unref(); // a process may exit without closing its store (the lease then expires)
     this.#worker.on("error", (e) => process.emitWarning(`tandem store worker failed: ${e.message}`));
+    // Answers to sent calls that no blocking call took off the port first.
+    this.#port.on("message", (reply: Reply) => this.#answer(reply));
+    this.#port.unref();
+  }
+
+  send<T>(op: string, ...args: unknown[]): Promise<T> {
+    if (this.#closed)
+      return Promise.reject(new StoreError("unavailable", `store op ${op}: the store is closed`));
+    const id = this.#next++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#sent.delete(id);
+        reject(
+          new StoreError(
+            "unavailable",
+            `store op ${op}: PostgreSQL did not answer within ${this.#timeoutMs} ms; check the database`,
+          ),
+        );
+      }, this.#timeoutMs);
+      timer.unref();
+      this.#sent.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
+      this.#port.postMessage({ id, op, args });
+    });
+  }
+
+  /** Settles the sent call `reply` answers; false when it answers none (a timed-out blocking call's). */
+  #answer(reply: Reply): boolean {
+    const waiting = this.#sent.get(reply.id);
+    if (!waiting) return false;
+    this.#sent.delete(reply.id);
+    clearTimeout(waiting.timer);
+    if (reply.ok) waiting.resolve(reply.value);
+    else waiting.reject(new StoreError(reply.code ?? "unavailable", reply.message ?? "store op failed"));
+    return true;
   }
 
   call<T>(op: string, ...args: unknown[]): T {
@@ -82,7 +126,12 @@ export class SyncBridge {
       const got = receiveMessageOnPort(this.#port);
       if (got) {
         const reply = got.message as Reply;
-        if (reply.id !== id) continue; // the late answer of a call that timed out
+        // A sent call's answer (settled now, its callbacks run later), or the late answer of a
+        // blocking call that timed out.
+        if (reply.id !== id) {
+          this.#answer(reply);
+          continue;
+        }
         if (reply.ok) return reply.value as T;
         throw new StoreError(reply.code ?? "unavailable", reply.message ?? `store op ${op} failed`);
       }
@@ -105,6 +154,11 @@ export class SyncBridge {
       /* the worker is ending anyway */
     }
     this.#closed = true;
+    for (const [id, waiting] of this.#sent) {
+      this.#sent.delete(id);
+      clearTimeout(waiting.timer);
+      waiting.reject(new StoreError("unavailable", "the store was closed before it answered"));
+    }
     void this.#worker.terminate();
   }
 }

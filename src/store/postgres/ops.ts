@@ -400,12 +400,23 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
       );
     },
     /** Logs one event of the cluster (../../cluster/events.ts); returns its cluster-wide id. */
-    async appendEvent(threadId: string | null, also: string[] | null, at: number, stamped: string) {
-      const rows = await q(
-        "INSERT INTO events (thread_id, also, at, stamped) VALUES ($1, $2, $3, $4) RETURNING seq",
-        [threadId, also, at, stamped],
+    /**
+     * Appends events in one statement; returns their ids in the rows' order. The ids ascend in
+     * that order (the sequence is drawn row by row as VALUES lists them); RETURNING's own order
+     * is not promised, so they are sorted.
+     */
+    async appendEvents(rows: Array<[string | null, string[] | null, number, string]>) {
+      if (!rows.length) return [];
+      const params: unknown[] = [];
+      const values = rows.map((r) => {
+        const n = params.push(...r);
+        return `($${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
+      });
+      const out = await q(
+        `INSERT INTO events (thread_id, also, at, stamped) VALUES ${values.join(", ")} RETURNING seq`,
+        params,
       );
-      return Number(rows[0].seq);
+      return out.map((r) => Number(r.seq)).sort((a, b) => a - b);
     },
     /** Logged events after `after` (of one thread, or all), oldest first, and the oldest id kept. */
     async eventsSince(after: number, threadId: string | null, limit: number) {

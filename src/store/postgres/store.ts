@@ -191,9 +191,13 @@ export class PostgresStore implements Store {
     this.bridge.call("setMeta", key, value);
   }
 
-  /** Cluster event log (../../cluster/events.ts): appends one event, returns its cluster-wide id. */
-  appendEvent(threadId: string | null, also: string[] | null, at: number, stamped: string): number {
-    return this.bridge.call("appendEvent", threadId, also, at, stamped);
+  /**
+   * Cluster event log (../../cluster/events.ts): appends events `[thread, also, at, stamped]` in
+   * order without blocking; resolves with their cluster-wide ids in the same order. Rejects with
+   * a `StoreError` when they were not written.
+   */
+  appendEvents(rows: Array<[string | null, string[] | null, number, string]>): Promise<number[]> {
+    return this.bridge.send("appendEvents", rows);
   }
   /** Logged events after `after` (one thread's or all), with the oldest and newest ids kept. */
   eventsSince(

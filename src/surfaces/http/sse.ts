@@ -23,10 +23,11 @@
  * - In a cluster (`eventLog`, ../../cluster/events.ts) ids are cluster-wide: `id:` and `seq` are
  *   the event's id in the store's log, the same on every node, and a resume replays from that
  *   log on whichever node the client reaches. Deltas carry no `id:` line (their `seq` repeats
- *   the last id sent), so a resume never starts in the middle of a streamed item.
+ *   the last id sent), so a resume never starts in the middle of a streamed item. An event of
+ *   this node is sent once its log entry is written, behind any that is not yet (in order).
  */
 import type { Context } from "hono";
-import type { EventLog } from "../../cluster/events.js";
+import { type EventLog, Outbox } from "../../cluster/events.js";
 import type { Stamped } from "../../protocol/events.js";
 import type { Runtime } from "../../runtime/core.js";
 import { shortId } from "../../util/ids.js";
@@ -116,6 +117,8 @@ export function eventStream(c: Context, runtime: Runtime, opts: EventStreamOptio
         if (log) {
           // Cluster: live events are held while the log replays; then every id the replay sent
           // is skipped if it also arrives live (another node's event can arrive late over NATS).
+          // This node's events go out only once they are in the log (Outbox), so a client that
+          // saw one can resume from the log on any node.
           let lastSent = since ?? log.lastId();
           const replayed = new Set<number>();
           const sendLogged = (s: Stamped) => {
@@ -125,34 +128,43 @@ export function eventStream(c: Context, runtime: Runtime, opts: EventStreamOptio
             lastSent = Math.max(lastSent, id);
             write(`id: ${id}\ndata: ${JSON.stringify({ ...s, seq: id })}\n\n`);
           };
+          const outbox = new Outbox(log, sendLogged);
           const held: Stamped[] = [];
           let replaying = true;
-          const sub = runtime.subscribe((s) => (replaying ? held.push(s) : sendLogged(s)), { threadId });
-          unsubscribe = () => sub.unsubscribe();
-          if (since !== undefined) {
-            let replay: ReturnType<typeof log.since> | undefined;
-            try {
-              replay = log.since(since, threadId);
-            } catch (e) {
-              const why = (e as Error).message;
-              control("gap", {
-                message: `the event log is unavailable (${why}); refetch threads and questions`,
-              });
+          const sub = runtime.subscribe((s) => (replaying ? held.push(s) : outbox.push(s)), { threadId });
+          unsubscribe = () => {
+            sub.unsubscribe();
+            outbox.close();
+          };
+          return (async () => {
+            if (since !== undefined) {
+              let replay: ReturnType<typeof log.since> | undefined;
+              try {
+                // What this node recorded before the stream subscribed is written first, so the
+                // read below has it (it is not among the live events held).
+                await log.settled();
+                if (closed) return;
+                replay = log.since(since, threadId);
+              } catch (e) {
+                const why = (e as Error).message;
+                control("gap", {
+                  message: `the event log is unavailable (${why}); refetch threads and questions`,
+                });
+              }
+              if (replay?.gap)
+                control("gap", {
+                  message: `events after ${since} are no longer logged; refetch threads and questions`,
+                });
+              for (const s of replay?.events ?? []) {
+                sendLogged(s);
+                replayed.add(s.seq);
+              }
             }
-            if (replay?.gap)
-              control("gap", {
-                message: `events after ${since} are no longer logged; refetch threads and questions`,
-              });
-            for (const s of replay?.events ?? []) {
-              sendLogged(s);
-              replayed.add(s.seq);
-            }
-          }
-          for (const s of held) sendLogged(s);
-          held.length = 0;
-          replaying = false;
-          finish();
-          return;
+            for (const s of held) outbox.push(s);
+            held.length = 0;
+            replaying = false;
+            finish();
+          })();
         }
         // Replayed events arrive synchronously inside subscribe(); hold them until the gap
         // notice (if any) is out, so a client learns of the gap before it sees later events.
