@@ -17,7 +17,31 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
   type Row = Record<string, Any>;
   const q: (sql: string, params?: unknown[]) => Promise<Row[]> = ctx.q;
   const { tx, gen, held, OpError, whyNoRow, checkFence, fencedError, NOW, data } = ctx;
-  const { toThread, toTurn, merge, sumUsage, isUnique, isForeignKey, threadCols, toLease } = ctx;
+  const { toThread, toTurn, merge, isUnique, isForeignKey, threadCols, toLease, USAGE_KEYS } = ctx;
+  /** Columns updateThread and updateTurn may set (a patch's other keys are not columns). */
+  const THREAD_PATCHABLE = [
+    "session_id",
+    "parent_id",
+    "created_at",
+    "updated_at",
+    "cwd",
+    "model",
+    "mode",
+    "title",
+    "status",
+    "settings",
+  ];
+  const TURN_PATCHABLE = ["started_at", "ended_at", "status", "usage", "error", "diff"];
+  /**
+   * The thread of each turn and question this process wrote (bounded): with it, updateTurn and
+   * settleQuestion check the fence in the one statement that writes, not in a transaction.
+   */
+  const turnThread = new Map<string, string>();
+  const questionThread = new Map<string, string>();
+  const remember = (m: Map<string, string>, key: string, threadId: string) => {
+    if (m.size >= 10_000) m.delete(m.keys().next().value as string);
+    m.set(key, threadId);
+  };
   return {
     async createThread(t: Row) {
       try {
@@ -44,38 +68,26 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
       }
     },
     async updateThread(id: string, patch: Row) {
-      await tx(async () => {
-        const rows = await q(`SELECT ${threadCols}, lease_generation FROM threads WHERE id = $1 FOR UPDATE`, [
-          id,
-        ]);
-        if (!rows.length) throw new OpError("not_found", `updateThread: thread ${id} does not exist`);
-        const { lease_generation, ...row } = rows[0];
-        const g = gen(id);
-        if (g !== null && Number(lease_generation) !== g) {
-          held.get(id)!.lost = true;
-          throw fencedError("updateThread", id);
-        }
-        const current = toThread(row);
-        const { usage: _u, ...next } = merge(current, patch);
-        if (patch.updated_at === undefined) next.updated_at = Math.max(current.updated_at, Date.now());
-        await q(
-          "UPDATE threads SET session_id = $2, parent_id = $3, created_at = $4, updated_at = $5, cwd = $6, " +
-            "model = $7, mode = $8, title = $9, status = $10, settings = $11 WHERE id = $1",
-          [
-            id,
-            next.session_id,
-            next.parent_id,
-            next.created_at,
-            next.updated_at,
-            next.cwd,
-            next.model,
-            next.mode,
-            next.title,
-            next.status,
-            JSON.stringify(next.settings),
-          ],
-        );
-      });
+      // One statement, no transaction: the UPDATE takes the row lock and checks the fence on the
+      // newest row version. Only the columns the patch names are set (`merge`'s rule: undefined
+      // keeps a field); `usage` is addUsage's.
+      const params: unknown[] = [id, gen(id)];
+      const sets: string[] = [];
+      for (const col of THREAD_PATCHABLE) {
+        const v = patch[col];
+        if (v === undefined) continue;
+        params.push(col === "settings" ? JSON.stringify(v) : v);
+        sets.push(`${col} = $${params.length}`);
+      }
+      if (patch.updated_at === undefined) {
+        params.push(Date.now());
+        sets.push(`updated_at = GREATEST(updated_at, $${params.length})`);
+      }
+      const rows = await q(
+        `UPDATE threads SET ${sets.join(", ")} WHERE id = $1 AND ($2::bigint IS NULL OR lease_generation = $2) RETURNING id`,
+        params,
+      );
+      if (!rows.length) await whyNoRow("updateThread", id);
     },
     async getThread(id: string) {
       const rows = await q(`SELECT ${threadCols}, usage FROM threads WHERE id = $1`, [id]);
@@ -172,6 +184,7 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
       return rows.length ? rows[0].item_count : 0;
     },
     async putTurn(t: Row) {
+      remember(turnThread, t.id, t.thread_id);
       const rows = await q(
         "WITH t AS (SELECT id FROM threads WHERE id = $2 AND ($8::bigint IS NULL OR lease_generation = $8) FOR SHARE) " +
           "INSERT INTO turns (id, thread_id, started_at, ended_at, status, usage, error, diff) " +
@@ -193,6 +206,26 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
       if (!rows.length) await whyNoRow("putTurn", t.thread_id);
     },
     async updateTurn(id: string, patch: Row) {
+      // A turn this process put: one statement (fence checked under the thread's row lock, as
+      // putTurn does). Otherwise, or when it touched no row, the transaction below tells why.
+      const threadId = turnThread.get(id);
+      if (threadId !== undefined) {
+        const params: unknown[] = [id, threadId, gen(threadId, "updateTurn")];
+        const sets: string[] = [];
+        for (const col of TURN_PATCHABLE) {
+          const v = patch[col];
+          if (v === undefined) continue;
+          params.push(col === "usage" ? (v ? JSON.stringify(v) : null) : v);
+          sets.push(`${col} = $${params.length}`);
+        }
+        if (!sets.length) return;
+        const rows = await q(
+          "WITH t AS (SELECT id FROM threads WHERE id = $2 AND ($3::bigint IS NULL OR lease_generation = $3) FOR SHARE) " +
+            `UPDATE turns SET ${sets.join(", ")} FROM t WHERE turns.id = $1 AND turns.thread_id = t.id RETURNING turns.id`,
+          params,
+        );
+        if (rows.length) return;
+      }
       await tx(async () => {
         const rows = await q("SELECT * FROM turns WHERE id = $1 FOR UPDATE", [id]);
         if (!rows.length)
@@ -226,32 +259,24 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
       return rows.length ? toTurn(rows[0]) : undefined;
     },
     async addUsage(threadId: string, turnId: string | null, u: Row) {
-      return tx(async () => {
-        const rows = await q("SELECT usage, lease_generation FROM threads WHERE id = $1 FOR UPDATE", [
-          threadId,
-        ]);
-        if (!rows.length) throw new OpError("not_found", `addUsage: thread ${threadId} does not exist`);
-        const g = gen(threadId);
-        if (g !== null && Number(rows[0].lease_generation) !== g) {
-          held.get(threadId)!.lost = true;
-          throw fencedError("addUsage", threadId);
-        }
-        const total = sumUsage(rows[0].usage ? JSON.parse(rows[0].usage) : null, u);
-        await q("UPDATE threads SET usage = $2 WHERE id = $1", [threadId, JSON.stringify(total)]);
-        if (turnId !== null) {
-          const turn = await q("SELECT usage FROM turns WHERE id = $1 AND thread_id = $2 FOR UPDATE", [
-            turnId,
-            threadId,
-          ]);
-          if (turn.length) {
-            const sum = sumUsage(turn[0].usage ? JSON.parse(turn[0].usage) : null, u);
-            await q("UPDATE turns SET usage = $2 WHERE id = $1", [turnId, JSON.stringify(sum)]);
-          }
-        }
-        return total;
-      });
+      // One statement: the thread's total and the turn's, summed key by key in SQL (numeric, so
+      // a total never overflows or rounds), fenced like updateThread.
+      const sum = (col: string) =>
+        "(SELECT json_object_agg(k, COALESCE((COALESCE(" +
+        col +
+        ", '{}')::jsonb ->> k)::numeric, 0) + COALESCE(($4::jsonb ->> k)::numeric, 0)) FROM unnest($5::text[]) AS k)::text";
+      const rows = await q(
+        `WITH t AS (UPDATE threads SET usage = ${sum("threads.usage")} ` +
+          "WHERE id = $1 AND ($3::bigint IS NULL OR lease_generation = $3) RETURNING usage), " +
+          `x AS (UPDATE turns SET usage = ${sum("turns.usage")} FROM t WHERE turns.id = $2 AND turns.thread_id = $1) ` +
+          "SELECT usage FROM t",
+        [threadId, turnId, gen(threadId), JSON.stringify(u), USAGE_KEYS],
+      );
+      if (!rows.length) return whyNoRow("addUsage", threadId);
+      return JSON.parse(rows[0].usage);
     },
     async saveQuestion(r: Row) {
+      remember(questionThread, r.request_id, r.thread_id);
       try {
         const rows = await q(
           "WITH t AS (SELECT id FROM threads WHERE id = $2 AND ($7::bigint IS NULL OR lease_generation = $7) FOR SHARE) " +
@@ -277,6 +302,22 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
       }
     },
     async settleQuestion(requestId: string, outcome: Row) {
+      // A question this process saved: one statement (fence checked under the thread's row
+      // lock). When it settles nothing (settled already, or fenced) the transaction below
+      // decides which, as for any other question.
+      const threadId = questionThread.get(requestId);
+      if (threadId !== undefined) {
+        const rows = await q(
+          "WITH t AS (SELECT id FROM threads WHERE id = $4 AND ($5::bigint IS NULL OR lease_generation = $5) FOR SHARE) " +
+            "UPDATE questions SET outcome = $2, settled_at = $3 FROM t " +
+            "WHERE request_id = $1 AND questions.thread_id = t.id AND outcome IS NULL RETURNING request_id",
+          [requestId, JSON.stringify(outcome), Date.now(), threadId, gen(threadId, "settleQuestion")],
+        );
+        if (rows.length) {
+          questionThread.delete(requestId);
+          return;
+        }
+      }
       await tx(async () => {
         const rows = await q("SELECT thread_id FROM questions WHERE request_id = $1", [requestId]);
         if (!rows.length) return;

@@ -216,11 +216,6 @@ export function pgWorkerMain(
     for (const [k, v] of Object.entries(patch)) if (v !== undefined) out[k] = v;
     return out;
   };
-  const sumUsage = (total: Row | null, u: Row) => {
-    const out: Row = {};
-    for (const k of USAGE_KEYS) out[k] = (total?.[k] ?? 0) + (u[k] ?? 0);
-    return out;
-  };
   const isUnique = (e: unknown) => (e as { code?: string }).code === "23505";
   const isForeignKey = (e: unknown) => (e as { code?: string }).code === "23503";
 
@@ -245,7 +240,7 @@ export function pgWorkerMain(
   const ops: Record<string, (...args: any[]) => Promise<unknown>> = {
     ...makeOps({
       ...{ q, tx, gen, held, OpError, whyNoRow, checkFence, fencedError, NOW, data },
-      ...{ toThread, toTurn, merge, sumUsage, isUnique, isForeignKey, threadCols, toLease },
+      ...{ toThread, toTurn, merge, isUnique, isForeignKey, threadCols, toLease, USAGE_KEYS },
     }),
     async init() {},
     async renewNow() {
