@@ -223,6 +223,20 @@ export class ClusterNode {
     return lease.node;
   }
 
+  /**
+   * Where a request about question `requestId` goes: its thread, and the other live node that
+   * owns it (undefined: serve here). No store read when the question waits in this node's broker
+   * (its thread runs here), one otherwise; undefined when no such question is stored.
+   */
+  questionRoute(requestId: string): { threadId: string; owner: string | undefined } | undefined {
+    const live = this.runtime.questions.pending(requestId);
+    if (live && !this.lost.has(live.thread_id)) return { threadId: live.thread_id, owner: undefined };
+    const r = this.store.questionRoute(requestId);
+    if (!r) return undefined;
+    const owner = !r.node || r.expired || r.node === this.node ? undefined : r.node;
+    return { threadId: r.thread_id, owner };
+  }
+
   async forward(owner: string, req: ForwardRequest): Promise<ForwardResponse> {
     this.metrics.forwards++;
     try {

@@ -49,8 +49,9 @@ export function mountCluster(app: Hono, runtime: Runtime, cluster: ClusterNode):
 
   const forward = async (c: Context, next: Next) => {
     if (c.req.method !== "POST") return next();
-    const threadId = threadOf(runtime, store, c.req.path);
-    if (threadId === undefined) return next();
+    const route = routeOf(runtime, store, cluster, c.req.path);
+    if (route === undefined) return next();
+    const { threadId } = route;
     if (c.req.header(FORWARDED_HEADER)) {
       // Sent here as the owner, but this node lost the lease since: act on nothing.
       if (!cluster.hasLost(threadId)) return next();
@@ -58,7 +59,7 @@ export function mountCluster(app: Hono, runtime: Runtime, cluster: ClusterNode):
       const message = `this node (${cluster.node}) lost the lease on thread ${threadId} to ${holder}; nothing was done, retry`;
       return c.json({ error: { code: "lease_lost", message } }, 409);
     }
-    const owner = cluster.ownerOf(threadId);
+    const owner = route.owner();
     if (!owner) return next();
     const url = new URL(c.req.url);
     const res = await cluster.forward(owner, {
@@ -98,16 +99,29 @@ export function mountCluster(app: Hono, runtime: Runtime, cluster: ClusterNode):
   app.use("/question/*", forward);
 }
 
-/** The thread a POST acts on: the path's thread (an exact id or a unique prefix), or the question's. */
-function threadOf(runtime: Runtime, store: ClusterPort["store"], path: string): string | undefined {
+/**
+ * The thread a POST acts on (the path's thread, an exact id or a unique prefix, or the
+ * question's) and its owner when another live node holds it (read only when asked for).
+ */
+function routeOf(
+  runtime: Runtime,
+  store: ClusterPort["store"],
+  cluster: ClusterNode,
+  path: string,
+): { threadId: string; owner(): string | undefined } | undefined {
   const t = THREAD_OP.exec(path);
   if (t) {
     const ref = decodeURIComponent(t[1]);
-    if (runtime.threads.stored(ref)) return ref;
-    const ids = store.matchThreadIds(ref, { limit: 2 });
-    return ids.length === 1 ? ids[0] : undefined;
+    let threadId: string | undefined = ref;
+    if (!runtime.threads.stored(ref)) {
+      const ids = store.matchThreadIds(ref, { limit: 2 });
+      threadId = ids.length === 1 ? ids[0] : undefined;
+    }
+    const id = threadId;
+    return id === undefined ? undefined : { threadId: id, owner: () => cluster.ownerOf(id) };
   }
   const q = QUESTION_OP.exec(path);
-  if (q) return runtime.questions.get(decodeURIComponent(q[1]))?.request.thread_id;
-  return undefined;
+  if (!q) return undefined;
+  const r = cluster.questionRoute(decodeURIComponent(q[1]));
+  return r && { threadId: r.threadId, owner: () => r.owner };
 }

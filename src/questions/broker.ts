@@ -104,6 +104,8 @@ export interface Broker {
    * `threadId` lists that thread's requests and its sub-agents' (relayed, Q14).
    */
   list(filter?: { threadId?: string }): QuestionRequest[];
+  /** The pending request `requestId` waiting in this broker (a copy, secret-free), if any. */
+  pending(requestId: string): QuestionRequest | undefined;
   /**
    * Settles every pending request in scope as `cancelled` (Q8); `{}` matches all. Returns how many.
    * `persist: false` (process shutdown) leaves the store rows pending so the next process re-asks
@@ -400,6 +402,11 @@ export function createBroker(deps: BrokerDeps): Broker {
       const { thread_id, turn_id } = w.request;
       bus.publish({ type: "question.deadline_changed", thread_id, turn_id, request_id: requestId, deadline });
       return { ok: true, deadline };
+    },
+
+    pending(requestId) {
+      const w = waiters.get(requestId);
+      return w && { ...w.request };
     },
 
     list(filter = {}) {

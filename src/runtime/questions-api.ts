@@ -37,6 +37,11 @@ export class QuestionsApi {
     return this.#p.broker.list(filter);
   }
 
+  /** The request `requestId` if it waits in this process's broker (its thread runs here). Secret-free. */
+  pending(requestId: string): QuestionRequest | undefined {
+    return this.#p.broker.pending(requestId);
+  }
+
   /** Requests stored as pending (of one thread, or all), also of threads not open here. */
   stored(threadId?: string): QuestionRequest[] {
     return this.#p.store.pendingQuestions(threadId);

@@ -423,6 +423,16 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
       await q("DELETE FROM thread_leases WHERE thread_id = $1 AND token = $2", [threadId, token]);
       if (held.get(threadId)?.token === token) held.delete(threadId);
     },
+    /** A question's thread and that thread's lease holder (cluster routing), in one read. */
+    async questionRoute(requestId: string) {
+      const rows = await q(
+        `SELECT q.thread_id, l.node, l.expires_at < ${NOW} AS expired FROM questions q ` +
+          "LEFT JOIN thread_leases l ON l.thread_id = q.thread_id WHERE q.request_id = $1",
+        [requestId],
+      );
+      if (!rows.length) return undefined;
+      return { thread_id: rows[0].thread_id, node: rows[0].node ?? null, expired: rows[0].expired === true };
+    },
     async getLease(threadId: string) {
       const rows = await q(
         `SELECT *, expires_at < ${NOW} AS expired FROM thread_leases WHERE thread_id = $1`,

@@ -184,6 +184,10 @@ export class PostgresStore implements Store {
   getLease(threadId: string): Lease | undefined {
     return this.bridge.call("getLease", threadId);
   }
+  /** Cluster routing: the thread of question `requestId` and the node on its lease (null: none). */
+  questionRoute(requestId: string): { thread_id: string; node: string | null; expired: boolean } | undefined {
+    return this.bridge.call("questionRoute", requestId);
+  }
   getMeta(key: string): string | undefined {
     return this.bridge.call("getMeta", key);
   }
