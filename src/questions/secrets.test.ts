@@ -146,6 +146,29 @@ describe("secret families and the vault", () => {
     expect(later.has("root", "api_key")).toBe(false);
   });
 
+  // fails if `born` stops sparing a new family the vault read, if it marks a sub-agent's family
+  // (which may hold saved values) or a family already in memory, or if a value put later is
+  // not masked.
+  it("a family born here is not read from the vault, and masks what is put later", () => {
+    const meta = memoryMeta();
+    const reads: string[] = [];
+    const keyFile = join(mkdtempSync(join(tmpdir(), "tandem-vault-")), "home", "secret.key");
+    const vault = createSecretVault({ store: meta, keyFile });
+    const secrets = createSecretStore({
+      family,
+      vault: { load: (id) => (reads.push(id), vault.load(id)), save: (id, v) => vault.save(id, v) },
+    });
+    secrets.born("fresh");
+    expect(secrets.view("fresh").mask("x")).toBe("x");
+    expect(reads).toEqual([]);
+    secrets.born("child"); // not its own family's root: nothing changes
+    secrets.view("child").mask("x");
+    expect(reads).toEqual(["root"]);
+    secrets.put("fresh", "token", "tok-fresh-value");
+    secrets.born("fresh"); // already holds values: kept
+    expect(secrets.view("fresh").mask("a tok-fresh-value")).toBe(`a ${REDACTED}`);
+  });
+
   // fails if the vault opens without its key or under another family's name (no AAD binding).
   it("a vault without its key, or a sealed list moved to another family, masks nothing and says why", () => {
     const meta = memoryMeta();

@@ -51,6 +51,11 @@ export interface SecretStore {
   has(threadId: string, name: string): boolean;
   dropThread(threadId: string): void;
   /**
+   * A thread this process just stored: when it roots its own family, the vault has nothing for
+   * that family (nothing could be saved under a new id), so it is not read for it.
+   */
+  born(threadId: string): void;
+  /**
    * Whether `data` holds any value a family of this process holds, or the family of one of
    * `threadIds` (loaded from the vault first: a resumed family whose values nothing has asked
    * for yet) — files kept out of checkpoints.
@@ -145,6 +150,9 @@ export function createSecretStore(opts: SecretStoreOptions = {}): SecretStore {
       if (familyOf(threadId) !== threadId) return;
       families.delete(threadId);
       empty.delete(threadId);
+    },
+    born(threadId) {
+      if (familyOf(threadId) === threadId && !families.has(threadId)) empty.add(threadId);
     },
     heldIn(data, threadIds) {
       for (const id of threadIds ?? []) of(id, false);
