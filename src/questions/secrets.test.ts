@@ -156,7 +156,13 @@ describe("secret families and the vault", () => {
     const vault = createSecretVault({ store: meta, keyFile });
     const secrets = createSecretStore({
       family,
-      vault: { load: (id) => (reads.push(id), vault.load(id)), save: (id, v) => vault.save(id, v) },
+      vault: {
+        load: (id) => {
+          reads.push(id);
+          return vault.load(id);
+        },
+        save: (id, v) => vault.save(id, v),
+      },
     });
     secrets.born("fresh");
     expect(secrets.view("fresh").mask("x")).toBe("x");
