@@ -132,9 +132,7 @@ type ParsedText = { ok: true; answers: Record<string, QuestionAnswer> } | { ok: 
  * the store; for an id known to neither, nothing is parsed and the broker refuses the reply.
  */
 function parseText(runtime: Runtime, requestId: string, text: Record<string, string>): ParsedText {
-  const request =
-    runtime.questions.list().find((r) => r.request_id === requestId) ??
-    runtime.questions.get(requestId)?.request;
+  const request = runtime.questions.pending(requestId) ?? runtime.questions.get(requestId)?.request;
   if (!request) return { ok: true, answers: {} };
   const answers: Record<string, QuestionAnswer> = {};
   const errors: string[] = [];
