@@ -33,9 +33,14 @@ export interface BusOptions {
 }
 
 export function createBus(opts: BusOptions = {}): Bus {
-  const capacity = opts.replay ?? 10_000;
+  const capacity = Math.max(0, opts.replay ?? 10_000);
+  // The replay buffer is a ring: the oldest event is overwritten in place (a full array shifted
+  // by one cost every publish a copy of 10,000 references once the buffer was full).
   const ring: Stamped[] = [];
+  let oldest = 0;
   const listeners = new Set<{ fn: Listener; threadId?: string }>();
+  // Listeners as of the last change: a publish delivers to those subscribed when it began.
+  let current: Array<{ fn: Listener; threadId?: string }> | undefined;
   let seq = 0;
   const report =
     opts.onSubscriberError ?? ((err) => process.emitWarning(`event subscriber failed: ${String(err)}`));
@@ -44,6 +49,19 @@ export function createBus(opts: BusOptions = {}): Bus {
     !threadId ||
     ("thread_id" in s.event && s.event.thread_id === threadId) ||
     (opts.related?.(s.event)?.includes(threadId) ?? false);
+
+  const keep = (s: Stamped) => {
+    if (capacity === 0) return;
+    if (ring.length < capacity) ring.push(s);
+    else {
+      ring[oldest] = s;
+      oldest = (oldest + 1) % capacity;
+    }
+  };
+  /** The buffered events, oldest first. */
+  function* buffered(): Generator<Stamped> {
+    for (let i = 0; i < ring.length; i++) yield ring[(oldest + i) % ring.length];
+  }
 
   return {
     get lastSeq() {
@@ -54,9 +72,9 @@ export function createBus(opts: BusOptions = {}): Bus {
     },
     publish(event) {
       const stamped: Stamped = { seq: ++seq, time: Date.now(), event };
-      ring.push(stamped);
-      if (ring.length > capacity) ring.splice(0, ring.length - capacity);
-      for (const l of [...listeners]) {
+      keep(stamped);
+      current ??= [...listeners];
+      for (const l of current) {
         if (!matches(l.threadId, stamped)) continue;
         try {
           l.fn(stamped);
@@ -69,11 +87,11 @@ export function createBus(opts: BusOptions = {}): Bus {
     subscribe(fn, o = {}) {
       let gap = false;
       if (o.since !== undefined) {
-        const first = ring[0]?.seq ?? seq + 1;
+        const first = ring.length ? ring[oldest].seq : seq + 1;
         // A gap: events after `since` were dropped from the buffer, or `since` is from a
         // different (restarted) bus and lies ahead of this one.
         gap = (o.since + 1 < first && o.since < seq) || o.since > seq;
-        for (const s of ring) {
+        for (const s of buffered()) {
           if (s.seq > o.since && matches(o.threadId, s)) {
             try {
               fn(s);
@@ -85,7 +103,13 @@ export function createBus(opts: BusOptions = {}): Bus {
       }
       const entry = { fn, threadId: o.threadId };
       listeners.add(entry);
-      return { unsubscribe: () => listeners.delete(entry), gap };
+      current = undefined;
+      return {
+        unsubscribe: () => {
+          if (listeners.delete(entry)) current = undefined;
+        },
+        gap,
+      };
     },
   };
 }
