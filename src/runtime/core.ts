@@ -167,7 +167,7 @@ export class Runtime {
       limits: settings.questions,
     });
     const replyLinks = new ReplyLinks({
-      pending: (id) => broker.list().find((r) => r.request_id === id),
+      pending: (id) => broker.pending(id),
       reply: (r, answers) => broker.reply(r.thread_id, r.request_id, { answers }, REPLY_RESPONDER),
       decline: (r) =>
         broker.decline(r.thread_id, r.request_id, REPLY_RESPONDER, "declined from a reply link"),
