@@ -101,6 +101,33 @@ describe.skipIf(missing("postgres").length > 0)("ClusterEventLog", () => {
     }
   });
 
+  // fails if settled() waits for the queue to be empty rather than for what was recorded before
+  // it: on a busy node (a batch always in flight) a resuming SSE client would wait forever.
+  it("settled() resolves while events keep coming", async () => {
+    const store = openStore(pg.createDatabase("events_busy"), { node: "n1" });
+    try {
+      const log = new ClusterEventLog(asPostgresStore(store)!);
+      const LIMIT = 50_000;
+      let n = 0;
+      const produce = () => {
+        if (n >= LIMIT) return;
+        log.record(stamped({ type: "turn.started", thread_id: "t", turn_id: `u${n++}` }));
+        setImmediate(produce);
+      };
+      produce();
+      await new Promise((r) => setTimeout(r, 50)); // batches in flight back to back
+      const first = stamped({ type: "turn.completed", thread_id: "t", turn_id: "x" });
+      log.record(first);
+      await log.settled();
+      expect(log.idOf(first)).toBeTypeOf("number");
+      expect(n).toBeLessThan(LIMIT); // resolved while the producer still ran
+      n = LIMIT;
+      await log.settled();
+    } finally {
+      store.close();
+    }
+  });
+
   // fails if a failed write leaves its events pending (held forever) instead of delivering them
   // without an id, as the contract says.
   it("delivers events without an id when the store cannot write them", async () => {
