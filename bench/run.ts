@@ -20,6 +20,8 @@ coldStart(); // first, before the other benchmarks leave the machine warm and bu
   versionVsNode();
   importCosts();
   await execPeakRss();
+  const { readmeBreakdown } = await import("./readme-breakdown.js");
+  await readmeBreakdown();
 }
 await loopOverheadHttp();
 await loopOverheadHttp(250, "websocket");
