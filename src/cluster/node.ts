@@ -477,8 +477,16 @@ export class ClusterNode {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
     if (this.leaseTimer) clearInterval(this.leaseTimer);
-    // What this node's threads published goes to the log and out on the bus before it leaves.
-    await this.events.settled();
+    // What this node's threads published goes to the log and out on the bus before it leaves
+    // (for at most 2 s: a store out of reach must not hold the shutdown for its 30 s timeout).
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.events.settled(),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, 2000);
+      }),
+    ]);
+    clearTimeout(timer);
     this.unsubscribe?.();
     await this.nats.nc.drain().catch(() => {});
   }
