@@ -146,33 +146,23 @@ describe("secret families and the vault", () => {
     expect(later.has("root", "api_key")).toBe(false);
   });
 
-  // fails if `born` stops sparing a new family the vault read, if it marks a sub-agent's family
-  // (which may hold saved values) or a family already in memory, or if a value put later is
-  // not masked.
-  it("a family born here is not read from the vault, and masks what is put later", () => {
+  // fails if `refresh` does not make the next mask read the vault again (another process saved
+  // values for the family since this one found nothing there), or if it drops values held here.
+  it("refresh: a family another process saved values for since is masked, held values stay", () => {
     const meta = memoryMeta();
-    const reads: string[] = [];
     const keyFile = join(mkdtempSync(join(tmpdir(), "tandem-vault-")), "home", "secret.key");
-    const vault = createSecretVault({ store: meta, keyFile });
-    const secrets = createSecretStore({
-      family,
-      vault: {
-        load: (id) => {
-          reads.push(id);
-          return vault.load(id);
-        },
-        save: (id, v) => vault.save(id, v),
-      },
-    });
-    secrets.born("fresh");
-    expect(secrets.view("fresh").mask("x")).toBe("x");
-    expect(reads).toEqual([]);
-    secrets.born("child"); // not its own family's root: nothing changes
-    secrets.view("child").mask("x");
-    expect(reads).toEqual(["root"]);
-    secrets.put("fresh", "token", "tok-fresh-value");
-    secrets.born("fresh"); // already holds values: kept
-    expect(secrets.view("fresh").mask("a tok-fresh-value")).toBe(`a ${REDACTED}`);
+    const a = createSecretStore({ family, vault: createSecretVault({ store: meta, keyFile }) });
+    const b = createSecretStore({ family, vault: createSecretVault({ store: meta, keyFile }) });
+    expect(a.view("child").mask("sk-from-b-value")).toBe("sk-from-b-value"); // A: nothing saved yet
+    b.put("grandchild", "token", "sk-from-b-value"); // another process seals a value for the family
+    expect(a.view("child").mask("sk-from-b-value")).toBe("sk-from-b-value"); // A's view is stale
+    a.refresh("child");
+    expect(a.view("root").mask("x sk-from-b-value")).toBe(`x ${REDACTED}`);
+    a.put("root", "other", "sk-held-in-a");
+    b.put("root", "third", "sk-third-value");
+    a.refresh("root");
+    expect(a.view("child").mask("sk-held-in-a sk-third-value")).toBe(`${REDACTED} ${REDACTED}`);
+    expect(a.view("root").env()).toEqual({ TANDEM_SECRET_OTHER: "sk-held-in-a" });
   });
 
   // fails if the vault opens without its key or under another family's name (no AAD binding).

@@ -51,10 +51,11 @@ export interface SecretStore {
   has(threadId: string, name: string): boolean;
   dropThread(threadId: string): void;
   /**
-   * A thread this process just stored: when it roots its own family, the vault has nothing for
-   * that family (nothing could be saved under a new id), so it is not read for it.
+   * A stored thread opened by this process (resumed, taken over, handed back by another node):
+   * its family is looked up in the vault again at its next use, and values held in memory are
+   * kept. Another process may have saved values for it since this one last looked.
    */
-  born(threadId: string): void;
+  refresh(threadId: string): void;
   /**
    * Whether `data` holds any value a family of this process holds, or the family of one of
    * `threadIds` (loaded from the vault first: a resumed family whose values nothing has asked
@@ -151,8 +152,11 @@ export function createSecretStore(opts: SecretStoreOptions = {}): SecretStore {
       families.delete(threadId);
       empty.delete(threadId);
     },
-    born(threadId) {
-      if (familyOf(threadId) === threadId && !families.has(threadId)) empty.add(threadId);
+    refresh(threadId) {
+      const id = familyOf(threadId);
+      empty.delete(id);
+      const f = families.get(id);
+      if (f) for (const v of opts.vault?.load(id) ?? []) learn(f, v);
     },
     heldIn(data, threadIds) {
       for (const id of threadIds ?? []) of(id, false);

@@ -64,7 +64,7 @@ export interface ApprovingThread {
 /** What a thread's tool calls need of the runtime (tool-context.ts). */
 export interface ToolContextHost {
   readonly settings: Settings;
-  readonly secrets: Pick<SecretStore, "view" | "put" | "dropThread" | "born">;
+  readonly secrets: Pick<SecretStore, "view" | "put" | "dropThread" | "refresh">;
   /** The thread's slice of the broker. */
   readonly questions: {
     ask(request: QuestionRequest, signal: AbortSignal): Promise<QuestionOutcome>;

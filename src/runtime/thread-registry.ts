@@ -141,6 +141,9 @@ export class ThreadRegistry {
     // Before anything is written: a thread another process drives is refused untouched.
     this.takeLease(id);
     ownership.unmute(id); // given up here once, back now
+    // What this process knew of the family's saved secrets may be stale: another node may have
+    // run the thread and sealed answers since (masking reads the vault again).
+    this.deps.secrets.refresh(id);
 
     const wasWorking = record.status === "running" || record.status === "waiting_on_user";
     // Taken over from a dead node, or handed over by a live one: a turn mid-request goes on.

@@ -136,7 +136,6 @@ export class Thread implements ThreadHandle {
   persist(): void {
     if (this.stored || this.ephemeral) return;
     this.storage.create(this.record);
-    this.host.secrets.born(this.id); // masking needs no vault read for a new family
     this.stored = true;
     this.host.lease.take(this.id);
     for (const { item, turnId } of this.unsaved.splice(0)) this.storage.appendItem(turnId, item);
