@@ -224,17 +224,20 @@ export class ClusterNode {
   }
 
   /**
-   * Where a request about question `requestId` goes: its thread, and the other live node that
-   * owns it (undefined: serve here). No store read when the question waits in this node's broker
-   * (its thread runs here), one otherwise; undefined when no such question is stored.
+   * Where a request about question `requestId` goes: its thread, and `owner()`, the other live
+   * node that holds the thread's lease (undefined: serve here). When the question waits in this
+   * node's broker its thread is known without the store, and `owner()` still reads the lease: a
+   * node that lost it without knowing yet (until its next renewal) must forward, not settle a
+   * waiter the store then refuses (red team). Otherwise one read answers both. Undefined when no
+   * such question is stored.
    */
-  questionRoute(requestId: string): { threadId: string; owner: string | undefined } | undefined {
+  questionRoute(requestId: string): { threadId: string; owner(): string | undefined } | undefined {
     const live = this.runtime.questions.pending(requestId);
-    if (live && !this.lost.has(live.thread_id)) return { threadId: live.thread_id, owner: undefined };
+    if (live) return { threadId: live.thread_id, owner: () => this.ownerOf(live.thread_id) };
     const r = this.store.questionRoute(requestId);
     if (!r) return undefined;
     const owner = !r.node || r.expired || r.node === this.node ? undefined : r.node;
-    return { threadId: r.thread_id, owner };
+    return { threadId: r.thread_id, owner: () => owner };
   }
 
   async forward(owner: string, req: ForwardRequest): Promise<ForwardResponse> {

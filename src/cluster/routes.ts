@@ -122,6 +122,5 @@ function routeOf(
   }
   const q = QUESTION_OP.exec(path);
   if (!q) return undefined;
-  const r = cluster.questionRoute(decodeURIComponent(q[1]));
-  return r && { threadId: r.threadId, owner: () => r.owner };
+  return cluster.questionRoute(decodeURIComponent(q[1]));
 }
