@@ -141,15 +141,26 @@ export function pgWorkerMain(
   // Statements with parameters are prepared once per connection (named): PostgreSQL then skips
   // parsing and planning them on every call (a reply's statements cost the database ~40% less).
   // Bounded, and not for the long ones built per call (a batch of events); those go unnamed, as
-  // do statements without parameters (migrations' scripts, which cannot be prepared).
+  // do statements without parameters (migrations' scripts, which cannot be prepared). A prepared
+  // statement whose table changed under it ("cached plan must not change result type", 0A000:
+  // a column added while nodes run) is forgotten and the call made unprepared; the next call
+  // prepares it afresh under a new name.
   const names = new Map<string, string>();
+  let named = 0;
   const q = async (sql: string, params: unknown[] = []): Promise<Row[]> => {
     let name = names.get(sql);
     if (name === undefined && params.length && params.length <= 32 && names.size < 500) {
-      name = `tandem_${names.size}`;
+      name = `tandem_${named++}`;
       names.set(sql, name);
     }
-    return (await db.query(name ? { name, text: sql, values: params } : { text: sql, values: params })).rows;
+    if (!name) return (await db.query({ text: sql, values: params })).rows;
+    try {
+      return (await db.query({ name, text: sql, values: params })).rows;
+    } catch (e) {
+      if ((e as { code?: string }).code !== "0A000") throw e;
+      names.delete(sql);
+      return (await db.query({ text: sql, values: params })).rows;
+    }
   };
   async function tx<T>(fn: () => Promise<T>): Promise<T> {
     await db.query("BEGIN");
