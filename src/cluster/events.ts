@@ -8,11 +8,12 @@
  *   the store's `events` table (`record`, called by the node's first bus listener); the row id is
  *   the event's cluster-wide id (`idOf`). Events of other nodes arrive over NATS with their id and
  *   are registered the same way (`adopt`), so every node shows the same id for the same event.
- * - Writing never blocks the publisher: events recorded in one burst go to the store in one
- *   statement, one batch in flight at a time (so ids follow the order of recording). Until its
- *   batch is written an event is `pending`; nothing may carry it off the node before (SSE
- *   clients, other nodes: `Outbox`), so whatever any node's client saw, a resume on any node
- *   reads from the store. The in-process bus still delivers at once.
+ * - Writing never blocks the publisher: the events of one task go to the store in one insert,
+ *   queued ahead of any later store call of this node (ids follow the order of recording, and
+ *   a lease handed over after an event is handed over after its write). Until it is written an
+ *   event is `pending`; nothing may carry it off the node before (SSE clients, other nodes:
+ *   `Outbox`), so whatever any node's client saw, a resume on any node reads from the store.
+ *   The in-process bus still delivers at once.
  * - Deltas get no id: a client resuming after one gets the completed items (they carry the full
  *   text). A failed write (database unreachable) leaves its events without an id; they are still
  *   delivered live.
@@ -47,28 +48,23 @@ export interface EventLog {
 }
 
 const REPLAY_LIMIT = 10_000;
-/** Most events in one INSERT (4 parameters each, under PostgreSQL's 65,535). */
-const BATCH_MAX = 500;
 
 /** Events the log leaves out: streamed pieces and the turn diff's running snapshot. */
 export const unlogged = (e: Event) =>
   e.type.endsWith(".delta") || e.type.endsWith("_delta") || e.type === "turn.diff";
-
-type Row = [string | null, string[] | null, number, string];
 
 export class ClusterEventLog implements EventLog {
   private readonly ids = new WeakMap<Stamped, number>();
   private readonly waiting = new WeakSet<Stamped>();
   private readonly listeners = new Set<() => void>();
   private newest = 0;
-  /** Recorded, not yet sent to the store. */
-  private queued: Array<{ s: Stamped; row: Row }> = [];
-  /** The batch being written, if any. */
-  private inFlight: Promise<void> | undefined;
   /** Events recorded so far, and how many of them settled (they settle in that order). */
   private recorded = 0;
   private done = 0;
   private readonly waiters: Array<{ upTo: number; resolve(): void }> = [];
+  /** Set while a notice to `listeners` (and a failure report) waits for the end of the task. */
+  private noticeDue = false;
+  private failures: { count: number; message: string } | undefined;
 
   constructor(
     private readonly store: PostgresStore,
@@ -81,7 +77,11 @@ export class ClusterEventLog implements EventLog {
     } catch {}
   }
 
-  /** Queues one of this node's events for the store (a no-op for unlogged ones); see the contract. */
+  /**
+   * Sends one of this node's events to the store (a no-op for unlogged ones); see the contract.
+   * It is queued in the store at once: written before any later store call of this node (a
+   * lease handed over next waits behind it), with the rest of this task's events in one insert.
+   */
   record(s: Stamped): void {
     if (unlogged(s.event)) return;
     const threadId =
@@ -93,32 +93,41 @@ export class ClusterEventLog implements EventLog {
     const stamped = JSON.stringify({ time: s.time, event: s.event });
     this.waiting.add(s);
     this.recorded++;
-    this.queued.push({ s, row: [threadId, also.length ? also : null, s.time, stamped] });
-    if (!this.inFlight) this.inFlight = this.drain();
+    this.store
+      .appendEvent([threadId, also.length ? also : null, s.time, stamped])
+      .then(
+        (id) => this.adopt(s, id),
+        (e: Error) => {
+          this.failures = { count: (this.failures?.count ?? 0) + 1, message: e.message };
+        },
+      )
+      .finally(() => this.settle(s));
   }
 
-  /** Writes the queue batch by batch until it is empty. */
-  private async drain(): Promise<void> {
-    await Promise.resolve(); // the rest of this burst joins the first batch
-    while (this.queued.length) {
-      const batch = this.queued.splice(0, BATCH_MAX);
-      try {
-        const ids = await this.store.appendEvents(batch.map((b) => b.row));
-        for (const [i, b] of batch.entries()) this.adopt(b.s, ids[i]);
-      } catch (e) {
-        this.log?.(`event log: could not record ${batch.length} event(s): ${(e as Error).message}`);
+  /**
+   * `s` is written (or failed). Once per task: failures reported, listeners told (outboxes
+   * deliver), then the waiters of `settled()` woken — so a waiter finds its events delivered.
+   */
+  private settle(s: Stamped): void {
+    this.waiting.delete(s);
+    this.done++;
+    if (this.noticeDue) return;
+    this.noticeDue = true;
+    queueMicrotask(() => {
+      this.noticeDue = false;
+      if (this.failures) {
+        const { count, message } = this.failures;
+        this.failures = undefined;
+        this.log?.(`event log: could not record ${count} event(s): ${message}`);
       }
-      for (const b of batch) this.waiting.delete(b.s);
-      this.done += batch.length;
-      for (let i = this.waiters.length - 1; i >= 0; i--)
-        if (this.waiters[i].upTo <= this.done) this.waiters.splice(i, 1)[0].resolve();
       for (const fn of [...this.listeners]) {
         try {
           fn();
         } catch {}
       }
-    }
-    this.inFlight = undefined;
+      for (let i = this.waiters.length - 1; i >= 0; i--)
+        if (this.waiters[i].upTo <= this.done) this.waiters.splice(i, 1)[0].resolve();
+    });
   }
 
   /** Registers the id an event already has (another node logged it). */

@@ -64,9 +64,10 @@ describe.skipIf(skip)("red team: question routing without the store", () => {
     return { id, q };
   }
 
-  // BROKEN: A still has the waiter, the lease is B's (generation bumped, as a takeover does),
-  // and A has not noticed yet. Before the change A read the lease and forwarded to B; now it
-  // answers from its stale waiter: the settle is refused by the fence (swallowed by the broker)
+  // Was BROKEN, fixed in ClusterNode.questionRoute (the lease is read for a live waiter too):
+  // A still has the waiter, the lease is B's (generation bumped, as a takeover does), and A has
+  // not noticed yet. Before the change A read the lease and forwarded to B; with it A answered
+  // from its stale waiter: the settle is refused by the fence (swallowed by the broker)
   // and the client gets 200 "answered" while the store keeps the question pending: the answer
   // is lost, and the user was told it went through.
   it("a node that lost the lease but still holds the waiter does not acknowledge an answer it cannot store", async () => {

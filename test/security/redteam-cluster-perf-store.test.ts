@@ -271,7 +271,7 @@ describe.skipIf(missing("postgres").length > 0)(
       expect(codeOf(() => a.updateQuestionDeadline("r0-q", 5))).toBeUndefined();
     });
 
-    // BROKEN (robustness; outside the documented "upgrade every node together" procedure): a
+    // Was BROKEN, fixed in worker.ts `q` (robustness; outside the documented "upgrade every node together" procedure): a
     // column added to a table while a node runs (a newer Tandem's migration, run by the first
     // upgraded node to start) makes that node's prepared `SELECT *` statements fail with
     // "cached plan must not change result type" (SQLSTATE 0A000) on every later call: the error

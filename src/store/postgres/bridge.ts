@@ -12,6 +12,11 @@
  * - `send(op, ...args)` is the same call without blocking: it resolves with the op's value or
  *   rejects with the same `StoreError`s (`unavailable` after `timeoutMs`). For writes whose
  *   caller need not wait (the cluster's event log, ../../cluster/events.ts).
+ * - `later(op, item)` queues one item of a batched op (the op takes the items as one array and
+ *   answers an array of values, one per item): the queue goes to the worker as one sent call
+ *   at the end of the current task, or before the next call or send, whichever comes first. So
+ *   an item queued before another op is always written before it (a lease handed over after
+ *   events were recorded: those events go first). The promise settles like `send`'s.
  * - Calls are answered in order, sent and blocking ones alike; the worker runs one op at a time,
  *   so a blocking call returns only after every op sent before it ran.
  * - `close()` ends the pg clients and the worker; later calls throw, and sends not yet answered
@@ -49,6 +54,12 @@ export class SyncBridge {
   readonly #timeoutMs: number;
   #next = 1;
   #closed = false;
+  /** Items queued by `later`, by op, not sent yet. */
+  readonly #batches = new Map<
+    string,
+    Array<{ item: unknown; resolve(v: unknown): void; reject(e: unknown): void }>
+  >();
+  #flushing = false;
   /** Sent calls not answered yet, by id. */
   readonly #sent = new Map<
     number,
@@ -85,7 +96,44 @@ export class SyncBridge {
     this.#port.unref();
   }
 
+  later<T>(op: string, item: unknown): Promise<T> {
+    if (this.#closed)
+      return Promise.reject(new StoreError("unavailable", `store op ${op}: the store is closed`));
+    return new Promise<T>((resolve, reject) => {
+      let items = this.#batches.get(op);
+      if (!items) {
+        items = [];
+        this.#batches.set(op, items);
+      }
+      items.push({ item, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.#flushing) {
+        this.#flushing = true;
+        queueMicrotask(() => this.#flush());
+      }
+    });
+  }
+
+  /** Sends every queued batch (see `later`). */
+  #flush(): void {
+    this.#flushing = false;
+    const all = [...this.#batches];
+    this.#batches.clear();
+    for (const [op, items] of all)
+      this.send<unknown[]>(
+        op,
+        items.map((x) => x.item),
+      ).then(
+        (values) => {
+          for (const [i, x] of items.entries()) x.resolve(values[i]);
+        },
+        (e) => {
+          for (const x of items) x.reject(e);
+        },
+      );
+  }
+
   send<T>(op: string, ...args: unknown[]): Promise<T> {
+    if (this.#batches.size) this.#flush(); // queued items go first
     if (this.#closed)
       return Promise.reject(new StoreError("unavailable", `store op ${op}: the store is closed`));
     const id = this.#next++;
@@ -117,6 +165,7 @@ export class SyncBridge {
   }
 
   call<T>(op: string, ...args: unknown[]): T {
+    if (this.#batches.size) this.#flush(); // queued items go first
     if (this.#closed) throw new StoreError("unavailable", `store op ${op}: the store is closed`);
     const id = this.#next++;
     Atomics.store(this.#flag, 0, 0);

@@ -452,22 +452,25 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
     },
     /** Logs one event of the cluster (../../cluster/events.ts); returns its cluster-wide id. */
     /**
-     * Appends events in one statement; returns their ids in the rows' order. The ids ascend in
-     * that order (the sequence is drawn row by row as VALUES lists them); RETURNING's own order
-     * is not promised, so they are sorted.
+     * Appends events, 500 to a statement; returns their ids in the rows' order. The ids ascend in
+     * that order (the sequence is drawn row by row as VALUES lists them, and statements run one
+     * after another); RETURNING's own order is not promised, so each statement's are sorted.
      */
     async appendEvents(rows: Array<[string | null, string[] | null, number, string]>) {
-      if (!rows.length) return [];
-      const params: unknown[] = [];
-      const values = rows.map((r) => {
-        const n = params.push(...r);
-        return `($${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
-      });
-      const out = await q(
-        `INSERT INTO events (thread_id, also, at, stamped) VALUES ${values.join(", ")} RETURNING seq`,
-        params,
-      );
-      return out.map((r) => Number(r.seq)).sort((a, b) => a - b);
+      const ids: number[] = [];
+      for (let i = 0; i < rows.length; i += 500) {
+        const params: unknown[] = [];
+        const values = rows.slice(i, i + 500).map((r) => {
+          const n = params.push(...r);
+          return `($${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
+        });
+        const out = await q(
+          `INSERT INTO events (thread_id, also, at, stamped) VALUES ${values.join(", ")} RETURNING seq`,
+          params,
+        );
+        ids.push(...out.map((r) => Number(r.seq)).sort((a, b) => a - b));
+      }
+      return ids;
     },
     /** Logged events after `after` (of one thread, or all), oldest first, and the oldest id kept. */
     async eventsSince(after: number, threadId: string | null, limit: number) {

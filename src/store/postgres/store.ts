@@ -196,12 +196,13 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Cluster event log (../../cluster/events.ts): appends events `[thread, also, at, stamped]` in
-   * order without blocking; resolves with their cluster-wide ids in the same order. Rejects with
-   * a `StoreError` when they were not written.
+   * Cluster event log (../../cluster/events.ts): appends one event `[thread, also, at, stamped]`
+   * without blocking; resolves with its cluster-wide id, or rejects with a `StoreError` when it
+   * was not written. Events queued in one task go in one statement, before any later call of
+   * this store (bridge.ts `later`), so their ids follow the order they were queued in.
    */
-  appendEvents(rows: Array<[string | null, string[] | null, number, string]>): Promise<number[]> {
-    return this.bridge.send("appendEvents", rows);
+  appendEvent(row: [string | null, string[] | null, number, string]): Promise<number> {
+    return this.bridge.later("appendEvents", row);
   }
   /** Logged events after `after` (one thread's or all), with the oldest and newest ids kept. */
   eventsSince(
