@@ -33,7 +33,7 @@ export interface BusOptions {
 }
 
 export function createBus(opts: BusOptions = {}): Bus {
-  const capacity = Math.max(0, opts.replay ?? 10_000);
+  const capacity = Math.max(0, Math.floor(opts.replay ?? 10_000));
   // The replay buffer is a ring: the oldest event is overwritten in place (a full array shifted
   // by one cost every publish a copy of 10,000 references once the buffer was full).
   const ring: Stamped[] = [];
