@@ -108,6 +108,9 @@ describe.skipIf(noBrowser)("web: undo, redo, fork and rewind", () => {
     await again.locator(".msg-menu summary").click();
     await again.locator('button[data-action="fork"]').click();
     await page.locator("#notice", { hasText: "Forked into" }).waitFor();
+    // The notice can come before the new thread's transcript replaces the old one (which holds
+    // "wrote one" too): wait for the second turn to go, then for the first turn to be there.
+    await page.locator("#transcript .md", { hasText: "wrote two" }).waitFor({ state: "detached" });
     await page.locator("#transcript .md", { hasText: "wrote one" }).waitFor();
     expect(await page.locator("#transcript").textContent()).not.toContain("wrote two");
     expect(opened.errors).toEqual([]);
