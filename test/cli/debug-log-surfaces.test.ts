@@ -14,6 +14,7 @@ import { jsonLines, type MockProcess, runTandem, spawnServe, startMockProcess } 
 import { tempDir } from "../helpers/index.js";
 import { ODD } from "../helpers/mcp.js";
 import { closeHosts, startHost } from "../helpers/mcp-host.js";
+import { waitUntil } from "../helpers/wait.js";
 
 const say = (text: string) => ({ steps: [{ output: [{ type: "message" as const, text }] }] });
 const logFile = () => join(tempDir("tandem-log-file-"), "surface.log");
@@ -51,6 +52,9 @@ describe("surface traffic in the debug log", () => {
       expect(events.status).toBe(200);
       await events.body!.getReader().read();
       sse.abort();
+      // Its record is written when the server sees the stream close; a SIGTERM before that (a
+      // busy machine) would close it from the server's side instead.
+      await waitUntil(() => readFileSync(file, "utf8").includes("/event?token="), "the stream's record");
     } finally {
       await new Promise<void>((res) => {
         sv.proc.once("exit", () => res());
