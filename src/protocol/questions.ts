@@ -251,7 +251,9 @@ export type ReplyErrorCode =
   | "already_settled"
   | "cancelled"
   | "wrong_thread"
-  | "invalid_reply";
+  | "invalid_reply"
+  /** Another process (cluster node) runs the thread now; nothing was recorded: send it again. */
+  | "lease_lost";
 export type ReplyFailure = { ok: false; code: ReplyErrorCode; message: string };
 /** `outcome` is always the redacted one: a replier never gets secret values back. */
 export type ReplyResult = { ok: true; outcome: QuestionOutcome; duplicate?: boolean } | ReplyFailure;

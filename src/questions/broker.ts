@@ -34,6 +34,7 @@ import {
   type Responder,
   type TouchResult,
 } from "../protocol/questions.js";
+import { StoreError } from "../store/errors.js";
 import type { Store } from "../store/types.js";
 import type { Bus } from "../util/bus.js";
 import { allowanceOf, type PendingCounts, type QuestionLimits, refusal } from "./limits.js";
@@ -208,21 +209,46 @@ export function createBroker(deps: BrokerDeps): Broker {
     return entry;
   };
 
-  const settle = (w: Waiter, outcome: QuestionOutcome, key?: string, persist = true) => {
+  /**
+   * Settles `w` (memory, store, event, the asker). Undefined when it was settled already (lost
+   * the race). `FENCED` when `refuseFenced` (a person's answer or decline) and the store refused the write
+   * because another process runs the thread now: nothing is settled here, the waiter stays for
+   * the thread's stale copy to be given up, and the replier is told to send it again (it reaches
+   * the new owner). Other store failures are reported and the settle goes on from memory.
+   */
+  const settleOrRefuse = (
+    w: Waiter,
+    outcome: QuestionOutcome,
+    key: string | undefined,
+    persist: boolean,
+    refuseFenced: boolean,
+  ): QuestionOutcome | undefined | typeof FENCED => {
     const { request } = w;
     if (waiters.get(request.request_id) !== w) return undefined; // lost the race: already settled
+    const { maskSecrets } = deps;
+    const shown = redactOutcome(request, outcome, maskSecrets && ((t) => maskSecrets(request.thread_id, t)));
+    if (store && persist) {
+      try {
+        store.settleQuestion(request.request_id, shown);
+      } catch (err) {
+        if (refuseFenced && StoreError.isInstance(err) && err.code === "fenced") return FENCED;
+        report(err);
+      }
+    }
     waiters.delete(request.request_id);
     if (w.timer) clearTimeout(w.timer);
     w.signal.removeEventListener("abort", w.onAbort);
-    const { maskSecrets } = deps;
-    const shown = redactOutcome(request, outcome, maskSecrets && ((t) => maskSecrets(request.thread_id, t)));
     QuestionLog.settled(request, outcome, shown);
     remember(request.request_id, { threadId: request.thread_id, outcome: shown, replyKey: key });
-    if (store && persist) attempt(() => store.settleQuestion(request.request_id, shown));
     bus.publish(terminalEvent(request, shown));
     changeCount(request.thread_id, -1);
     w.resolve(outcome);
     return shown;
+  };
+  /** `settleOrRefuse` for settles of Tandem's own (timeouts, cancels): never refused. */
+  const settle = (w: Waiter, outcome: QuestionOutcome, key?: string, persist = true) => {
+    const shown = settleOrRefuse(w, outcome, key, persist, false);
+    return shown === FENCED ? undefined : shown;
   };
 
   const schedule = (w: Waiter) => {
@@ -284,7 +310,8 @@ export function createBroker(deps: BrokerDeps): Broker {
       return refuse(threadId, requestId, prior);
     }
     if (!owns(w.request.thread_id, threadId)) return wrongThread(requestId, threadId);
-    return { ok: true, outcome: settle(w, outcome)! };
+    const shown = settleOrRefuse(w, outcome, undefined, true, outcome.status === "declined");
+    return shown === FENCED ? leaseLost(w.request) : { ok: true, outcome: shown! };
   };
 
   return {
@@ -377,7 +404,8 @@ export function createBroker(deps: BrokerDeps): Broker {
         unanswered: checked.unanswered,
         responder,
       };
-      return { ok: true, outcome: settle(w, outcome, replyKey(checked.answers))! };
+      const shown = settleOrRefuse(w, outcome, replyKey(checked.answers), true, true);
+      return shown === FENCED ? leaseLost(w.request) : { ok: true, outcome: shown! };
     },
 
     decline(threadId, requestId, responder, reason) {
@@ -482,6 +510,16 @@ function describe(outcome: QuestionOutcome): string {
     default:
       return outcome.status;
   }
+}
+
+/** `settle`'s answer when the store refused a person's answer: another process runs the thread. */
+const FENCED = Symbol("fenced");
+
+function leaseLost(request: QuestionRequest): ReplyFailure {
+  return fail(
+    "lease_lost",
+    `thread ${request.thread_id} is run by another Tandem process now (its lease moved); nothing was recorded: send the answer again`,
+  );
 }
 
 function fail(code: ReplyErrorCode, message: string): ReplyFailure {

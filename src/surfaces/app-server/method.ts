@@ -35,6 +35,7 @@ const BROKER_CODES: Record<ReplyErrorCode, number> = {
   cancelled: ErrorCode.Cancelled,
   wrong_thread: ErrorCode.WrongThread,
   invalid_reply: ErrorCode.InvalidReply,
+  lease_lost: ErrorCode.LeaseLost,
 };
 
 export function brokerError(r: ReplyFailure): RpcError {

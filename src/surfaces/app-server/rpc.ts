@@ -42,6 +42,8 @@ export const ErrorCode = {
   Cancelled: -32012,
   WrongThread: -32013,
   InvalidReply: -32014,
+  /** Another node runs the thread now (cluster); nothing was recorded: send it again. */
+  LeaseLost: -32015,
 } as const;
 
 /** A wire error (code, message, optional data). Serialisable; never carries a stack to the peer. */
