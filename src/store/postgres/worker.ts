@@ -144,9 +144,11 @@ export function pgWorkerMain(
   // do statements without parameters (migrations' scripts, which cannot be prepared). A prepared
   // statement whose table changed under it ("cached plan must not change result type", 0A000:
   // a column added while nodes run) is forgotten and the call made unprepared; the next call
-  // prepares it afresh under a new name.
+  // prepares it afresh under a new name. Inside a transaction the failure has aborted it, so
+  // `tx` runs the whole transaction again once instead.
   const names = new Map<string, string>();
   let named = 0;
+  let inTx = false;
   const q = async (sql: string, params: unknown[] = []): Promise<Row[]> => {
     let name = names.get(sql);
     if (name === undefined && params.length && params.length <= 32 && names.size < 500) {
@@ -159,18 +161,26 @@ export function pgWorkerMain(
     } catch (e) {
       if ((e as { code?: string }).code !== "0A000") throw e;
       names.delete(sql);
+      if (inTx) throw e;
       return (await db.query({ text: sql, values: params })).rows;
     }
   };
   async function tx<T>(fn: () => Promise<T>): Promise<T> {
-    await db.query("BEGIN");
-    try {
-      const out = await fn();
-      await db.query("COMMIT");
-      return out;
-    } catch (e) {
-      await db.query("ROLLBACK").catch(() => {});
-      throw e;
+    for (let again = true; ; again = false) {
+      await db.query("BEGIN");
+      inTx = true;
+      try {
+        const out = await fn();
+        await db.query("COMMIT");
+        return out;
+      } catch (e) {
+        await db.query("ROLLBACK").catch(() => {});
+        // A prepared statement gone stale (see `q`): it is forgotten; run the transaction again.
+        if (again && (e as { code?: string }).code === "0A000") continue;
+        throw e;
+      } finally {
+        inTx = false;
+      }
     }
   }
   /** The generation a write for `threadId` must match (null: not leased here); a lost lease refuses. */
