@@ -5,8 +5,11 @@
  * with a bound and names what it awaited.
  */
 import type { ChildProcess } from "node:child_process";
-import { type MockProcess, spawnServe } from "./cli.js";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { type MockProcess, spawnServe, startMockProcess } from "./cli.js";
 import { tempDir } from "./index.js";
+import { startNats, type TestNats } from "./infra/nats.js";
+import { startPostgres, type TestPostgres } from "./infra/postgres.js";
 
 export const CLUSTER_TOKEN = "cluster-token-0123";
 
@@ -104,5 +107,54 @@ export function askThenFinish(answer: string) {
       },
       { expect: { input_contains: [answer] }, output: [{ type: "message", text: `named ${answer}` }] },
     ],
+  };
+}
+
+export interface ClusterRig {
+  readonly pg: TestPostgres;
+  readonly nats: TestNats;
+  /** Nodes started for the current test (stopped after it). */
+  readonly nodes: ServeNode[];
+  /** Starts the scripted model for the current test (stopped after it). */
+  mock(script: unknown): Promise<MockProcess>;
+  /** Runs `fn` after the current test, before its nodes stop. */
+  defer(fn: () => unknown): void;
+}
+
+/**
+ * PostgreSQL and nats-server for one test file, and per test its scripted model, nodes and
+ * whatever `defer` was given, cleaned up after it. Call in a `describe`.
+ */
+export function clusterRig(): ClusterRig {
+  let pg: TestPostgres | undefined;
+  let nats: TestNats | undefined;
+  let mock: MockProcess | undefined;
+  const nodes: ServeNode[] = [];
+  const cleanup: Array<() => unknown> = [];
+  beforeAll(async () => {
+    [pg, nats] = await Promise.all([startPostgres(), startNats()]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([pg?.stop(), nats?.stop()]);
+  });
+  afterEach(async () => {
+    for (const fn of cleanup.splice(0)) await fn();
+    for (const node of nodes.splice(0)) node.stop();
+    await mock?.stop();
+    mock = undefined;
+  });
+  return {
+    get pg() {
+      return pg!;
+    },
+    get nats() {
+      return nats!;
+    },
+    nodes,
+    async mock(script) {
+      mock = await startMockProcess(script);
+      return mock;
+    },
+    defer: (fn) => void cleanup.push(fn),
   };
 }

@@ -23,12 +23,10 @@
  */
 import { readFileSync } from "node:fs";
 import pgClient from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type MockProcess, startMockProcess } from "../helpers/cli.js";
-import { type ServeNode, startServeNode, waitFor } from "../helpers/cluster.js";
+import { afterEach, describe, expect, it } from "vitest";
+import type { MockProcess } from "../helpers/cli.js";
+import { clusterRig, startServeNode, waitFor } from "../helpers/cluster.js";
 import { isEvent, openSse, type SseClient } from "../helpers/http.js";
-import { startNats, type TestNats } from "../helpers/infra/nats.js";
-import { startPostgres, type TestPostgres } from "../helpers/infra/postgres.js";
 import { missing } from "../helpers/system-tools.js";
 
 const skip = missing("postgres", "nats-server").length > 0;
@@ -36,22 +34,12 @@ const auth = { authorization: "Bearer cluster-token-0123" };
 const ATTEMPTS = 3;
 
 describe.skipIf(skip)("red team: the event log's write queue and a hand-over", () => {
-  let pg: TestPostgres;
-  let nats: TestNats;
+  const rig = clusterRig();
+  const nodes = rig.nodes;
   let mock: MockProcess | undefined;
-  let nodes: ServeNode[] = [];
   const streams: SseClient[] = [];
-  beforeAll(async () => {
-    [pg, nats] = await Promise.all([startPostgres(), startNats()]);
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all([pg?.stop(), nats?.stop()]);
-  });
-  afterEach(async () => {
+  afterEach(() => {
     for (const s of streams.splice(0)) s.close();
-    for (const node of nodes) node.stop();
-    nodes = [];
-    await mock?.stop();
   });
 
   // HELD: without a change of owner, whatever a per-thread stream on another node showed with
@@ -64,7 +52,7 @@ describe.skipIf(skip)("red team: the event log's write queue and a hand-over", (
       arguments: { cmd },
       call_id: id,
     });
-    mock = await startMockProcess({
+    mock = await rig.mock({
       steps: [
         { output: [{ type: "message", text: "stored" }] },
         {
@@ -77,10 +65,10 @@ describe.skipIf(skip)("red team: the event log's write queue and a hand-over", (
         { output: [{ type: "message", text: "iota kappa lambda mu nu xi omicron pi rho sigma" }] },
       ],
     });
-    const db = pg.createDatabase("redteam_events_exact");
+    const db = rig.pg.createDatabase("redteam_events_exact");
     const opts = {
       db,
-      bus: nats.url,
+      bus: rig.nats.url,
       mock,
       ttlMs: 5000,
       busArgs: ["-c", 'sandbox_mode="danger-full-access"', "-c", 'approval_policy="never"'],
@@ -158,9 +146,9 @@ describe.skipIf(skip)("red team: the event log's write queue and a hand-over", (
       // On B, after the hand-over.
       { output: [{ type: "message", text: "done on B" }] },
     ];
-    mock = await startMockProcess({ steps: Array.from({ length: ATTEMPTS }, () => attempt).flat() });
-    const db = pg.createDatabase("redteam_events_handover");
-    const opts = { db, bus: nats.url, mock, ttlMs: 20_000 };
+    mock = await rig.mock({ steps: Array.from({ length: ATTEMPTS }, () => attempt).flat() });
+    const db = rig.pg.createDatabase("redteam_events_handover");
+    const opts = { db, bus: rig.nats.url, mock, ttlMs: 20_000 };
     const client = new pgClient.Client({ connectionString: db });
     const a = await startServeNode("a", opts);
     nodes.push(a);

@@ -8,11 +8,9 @@
  * Real `tandem serve` processes on one PostgreSQL and one nats-server, one scripted model.
  */
 import pgClient from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type MockProcess, startMockProcess } from "../helpers/cli.js";
-import { askThenFinish, type ServeNode, startServeNode, waitFor } from "../helpers/cluster.js";
-import { startNats, type TestNats } from "../helpers/infra/nats.js";
-import { startPostgres, type TestPostgres } from "../helpers/infra/postgres.js";
+import { describe, expect, it } from "vitest";
+import type { MockProcess } from "../helpers/cli.js";
+import { askThenFinish, clusterRig, type ServeNode, startServeNode, waitFor } from "../helpers/cluster.js";
 import { missing } from "../helpers/system-tools.js";
 
 const skip = missing("postgres", "nats-server").length > 0;
@@ -28,29 +26,17 @@ async function sql<T = any>(db: string, text: string, params: unknown[] = []): P
 }
 
 describe.skipIf(skip)("red team: question routing without the store", () => {
-  let pg: TestPostgres;
-  let nats: TestNats;
+  const rig = clusterRig();
+  const nodes = rig.nodes;
   let mock: MockProcess | undefined;
-  let nodes: ServeNode[] = [];
   let n = 0;
-  beforeAll(async () => {
-    [pg, nats] = await Promise.all([startPostgres(), startNats()]);
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all([pg?.stop(), nats?.stop()]);
-  });
-  afterEach(async () => {
-    for (const node of nodes) node.stop();
-    nodes = [];
-    await mock?.stop();
-  });
 
   async function cluster(names: string[], script: unknown, ttlMs = 60_000) {
-    mock = await startMockProcess(script);
-    const db = pg.createDatabase(`redteam_qroute_${++n}`);
+    mock = await rig.mock(script);
+    const db = rig.pg.createDatabase(`redteam_qroute_${++n}`);
     // A long TTL: a node's renewal (every fifth of it) is what tells it that it lost a lease;
     // the attack runs in the window before that renewal, as the fencing tests do.
-    for (const name of names) nodes.push(await startServeNode(name, { db, bus: nats.url, mock, ttlMs }));
+    for (const name of names) nodes.push(await startServeNode(name, { db, bus: rig.nats.url, mock, ttlMs }));
     return { db, nodes };
   }
 

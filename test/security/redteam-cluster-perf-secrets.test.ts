@@ -16,15 +16,13 @@ import { randomBytes } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pgClient from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REDACTED } from "../../src/protocol/questions.js";
 import { createSecretVault } from "../../src/questions/secret-vault.js";
 import { createSecretStore } from "../../src/questions/secrets.js";
-import { type MockProcess, startMockProcess } from "../helpers/cli.js";
-import { type ServeNode, startServeNode, waitFor } from "../helpers/cluster.js";
+import type { MockProcess } from "../helpers/cli.js";
+import { clusterRig, type ServeNode, startServeNode, waitFor } from "../helpers/cluster.js";
 import { tempDir } from "../helpers/index.js";
-import { startNats, type TestNats } from "../helpers/infra/nats.js";
-import { startPostgres, type TestPostgres } from "../helpers/infra/postgres.js";
 import { missing } from "../helpers/system-tools.js";
 
 const SECRET = "sk-BORN-ON-A-5e1f0c77d2";
@@ -57,21 +55,9 @@ describe("red team: born() and a family whose secret is answered by another proc
 const skip = missing("postgres", "nats-server").length > 0;
 
 describe.skipIf(skip)("red team: a secret answered on B for a thread born on A, back on A", () => {
-  let pg: TestPostgres;
-  let nats: TestNats;
+  const rig = clusterRig();
+  const nodes = rig.nodes;
   let mock: MockProcess | undefined;
-  let nodes: ServeNode[] = [];
-  beforeAll(async () => {
-    [pg, nats] = await Promise.all([startPostgres(), startNats()]);
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all([pg?.stop(), nats?.stop()]);
-  });
-  afterEach(async () => {
-    for (const node of nodes) node.stop();
-    nodes = [];
-    await mock?.stop();
-  });
 
   const call = (call_id: string, name: string, args: Record<string, unknown>) => ({
     type: "function_call" as const,
@@ -109,14 +95,14 @@ describe.skipIf(skip)("red team: a secret answered on B for a thread born on A, 
 
   /** Nodes a and b sharing one vault key (and c, fresh, for a control), thread cwd shared. */
   async function twoNodes(script: unknown, name: string) {
-    mock = await startMockProcess(script);
-    const db = pg.createDatabase(name);
+    mock = await rig.mock(script);
+    const db = rig.pg.createDatabase(name);
     const key = randomBytes(32);
     const homes = [tempDir(), tempDir()];
     for (const h of homes) writeFileSync(join(h, "secret.key"), key, { mode: 0o600 });
     const cwd = tempDir("tandem-born-cwd-");
     const args = ["-c", 'sandbox_mode="danger-full-access"', "-c", 'approval_policy="never"'];
-    const common = { db, bus: nats.url, mock, ttlMs: 10_000, busArgs: args };
+    const common = { db, bus: rig.nats.url, mock, ttlMs: 10_000, busArgs: args };
     const a = await startServeNode("a", { ...common, env: { TANDEM_HOME: homes[0] } });
     const b = await startServeNode("b", { ...common, env: { TANDEM_HOME: homes[1] } });
     nodes.push(a, b);

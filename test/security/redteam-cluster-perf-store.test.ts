@@ -16,13 +16,13 @@
  */
 import { hostname } from "node:os";
 import { join } from "node:path";
-import pgClient from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type pgClient from "pg";
+import { describe, expect, it } from "vitest";
 import type { QuestionRequest } from "../../src/protocol/questions.js";
 import { openStore, type Store, StoreError } from "../../src/store/index.js";
 import type { ThreadRecord, TurnRecord } from "../../src/store/types.js";
 import { tempDir } from "../helpers/index.js";
-import { startPostgres, type TestPostgres } from "../helpers/infra/postgres.js";
+import { pgRig } from "../helpers/pg-rig.js";
 import { missing } from "../helpers/system-tools.js";
 import { waitUntil } from "../helpers/wait.js";
 
@@ -94,29 +94,9 @@ function codeOf(fn: () => unknown): string | undefined {
 describe.skipIf(missing("postgres").length > 0)(
   "red team: PostgreSQL one-statement writes and prepared statements",
   () => {
-    let pg: TestPostgres;
-    let n = 0;
-    const open: Store[] = [];
-    const clients: pgClient.Client[] = [];
-    beforeAll(async () => {
-      pg = await startPostgres();
-    }, 60_000);
-    afterAll(() => pg?.stop());
-    afterEach(async () => {
-      for (const s of open.splice(0)) s.close();
-      for (const c of clients.splice(0)) await c.end().catch(() => {});
-    });
-    const store = (url: string, node: string) => {
-      const s = openStore(url, { node, leaseTtlMs: 60_000 });
-      open.push(s);
-      return s;
-    };
-    const admin = async (url: string) => {
-      const c = new pgClient.Client({ connectionString: url });
-      await c.connect();
-      clients.push(c);
-      return c;
-    };
+    const rig = pgRig();
+    const store = (url: string, node: string) => rig.store(url, node);
+    const admin = rig.admin;
 
     type Write = {
       name: string;
@@ -162,9 +142,9 @@ describe.skipIf(missing("postgres").length > 0)(
     // waits for it, then is refused on the new generation ("fenced"), and nothing of it lands.
     for (const w of writes)
       it(`a stale ${w.name} racing a takeover in progress is fenced, not written`, async () => {
-        const url = pg.createDatabase(`redteam_fence_race_${++n}`);
+        const url = rig.db("redteam_fence_race");
         const a = store(url, "node-a");
-        const id = `t${n}`;
+        const id = `t-${w.name}`;
         a.createThread(record(id));
         expect(a.acquireLease(id, { pid: process.pid, host: hostname(), since: 1, token: "tok-a" })).toEqual({
           ok: true,
@@ -201,7 +181,7 @@ describe.skipIf(missing("postgres").length > 0)(
     // HELD: patch keys are matched against a whitelist of columns; an injected key names no
     // column and reaches no SQL text (a statement with it would fail or drop a table).
     it("patch keys never reach the SQL text", async () => {
-      const url = pg.createDatabase(`redteam_patch_${++n}`);
+      const url = rig.db("redteam_patch");
       const a = store(url, "node-a");
       a.createThread(record("t1"));
       a.putTurn(turn("u1", "t1"));
@@ -225,7 +205,7 @@ describe.skipIf(missing("postgres").length > 0)(
     // client), the statements prepared on the old connection are prepared again on the new one:
     // reads, the one-statement writes, a transaction and the event batch all work.
     it("prepared statements work again after pg_terminate_backend", async () => {
-      const url = pg.createDatabase(`redteam_prepared_${++n}`);
+      const url = rig.db("redteam_prepared");
       const a = store(url, "node-a");
       const exercise = (k: number) => {
         const id = `r${k}`;
@@ -279,7 +259,7 @@ describe.skipIf(missing("postgres").length > 0)(
     // read for every routed request (ClusterNode.ownerOf) and listTurns/lastTurn for every thread
     // load. Unnamed statements (before the change) are planned per call and are not affected.
     it("an added column does not break the running node's reads for good", async () => {
-      const url = pg.createDatabase(`redteam_prepared_schema_${++n}`);
+      const url = rig.db("redteam_prepared_schema");
       const a = store(url, "node-a");
       a.createThread(record("t1"));
       expect(a.acquireLease("t1", { pid: process.pid, host: hostname(), since: 1, token: "tok-a" })).toEqual({
@@ -314,14 +294,10 @@ describe.skipIf(missing("postgres").length > 0)(
 
 // Item 2's "semantics equal the SQLite store": the same calls on both stores, the same results.
 describe.skipIf(missing("postgres").length > 0)("red team: the rewritten ops match SQLite", () => {
-  let pg: TestPostgres;
-  beforeAll(async () => {
-    pg = await startPostgres();
-  }, 60_000);
-  afterAll(() => pg?.stop());
+  const rig = pgRig();
 
   it("updateThread, updateTurn, addUsage, settleQuestion: same records on both stores", () => {
-    const pgStore = openStore(pg.createDatabase("redteam_parity"), { node: "n1" });
+    const pgStore = openStore(rig.db("redteam_parity"), { node: "n1" });
     const lite = openStore(join(tempDir(), "state.db"));
     try {
       const script = (s: Store) => {

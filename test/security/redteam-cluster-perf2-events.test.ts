@@ -1,19 +1,9 @@
-/**
- * Red team round 2, fix 1 (src/store/postgres/bridge.ts `later`, store.ts `appendEvent`,
- * src/cluster/events.ts `record`): a task's events are queued in the bridge and sent as one
- * appendEvents call at the end of the task or before the next call/send. Attacked here against a
- * real PostgreSQL: more than 500 events in one task (the worker splits them into statements),
- * `close()` with items still queued, and items queued re-entrantly from a settle listener
- * followed at once by a blocking call (must still be written first: checked by the inserting
- * transaction ids, `xmin`, which on the store's one connection follow execution order).
- */
-import pgClient from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ClusterEventLog } from "../../src/cluster/events.js";
 import type { Stamped } from "../../src/protocol/events.js";
-import { openStore, type Store } from "../../src/store/index.js";
+import { openStore } from "../../src/store/index.js";
 import type { PostgresStore } from "../../src/store/postgres/store.js";
-import { startPostgres, type TestPostgres } from "../helpers/infra/postgres.js";
+import { pgRig } from "../helpers/pg-rig.js";
 import { missing } from "../helpers/system-tools.js";
 
 const ev = (n: number, thread = "t1"): Stamped =>
@@ -24,32 +14,12 @@ const ev = (n: number, thread = "t1"): Stamped =>
   }) as unknown as Stamped;
 
 describe.skipIf(missing("postgres").length > 0)("red team 2: the event queue against real PostgreSQL", () => {
-  let pg: TestPostgres;
-  let n = 0;
-  const open: Store[] = [];
-  const clients: pgClient.Client[] = [];
-  beforeAll(async () => {
-    pg = await startPostgres();
-  }, 60_000);
-  afterAll(() => pg?.stop());
-  afterEach(async () => {
-    for (const s of open.splice(0)) s.close();
-    for (const c of clients.splice(0)) await c.end().catch(() => {});
-  });
-  const store = (url: string) => {
-    const s = openStore(url, { node: "node-a", leaseTtlMs: 60_000 }) as PostgresStore;
-    open.push(s);
-    return s;
-  };
-  const admin = async (url: string) => {
-    const c = new pgClient.Client({ connectionString: url });
-    await c.connect();
-    clients.push(c);
-    return c;
-  };
+  const rig = pgRig();
+  const store = (url: string) => rig.store(url) as PostgresStore;
+  const admin = rig.admin;
 
   it("1,234 events in one task: every one gets an id, ids ascend in recording order, the log reads them back in order", async () => {
-    const url = pg.createDatabase(`redteam2_many_${++n}`);
+    const url = rig.db("redteam2_many");
     const s = store(url);
     const log = new ClusterEventLog(s);
     const evs = Array.from({ length: 1234 }, (_, i) => ev(i + 1));
@@ -65,7 +35,7 @@ describe.skipIf(missing("postgres").length > 0)("red team 2: the event queue aga
   });
 
   it("close() in the same task as the recording: the queued events are written, not lost silently", async () => {
-    const url = pg.createDatabase(`redteam2_close_${++n}`);
+    const url = rig.db("redteam2_close");
     const s = openStore(url, { node: "node-a", leaseTtlMs: 60_000 }) as PostgresStore;
     const log = new ClusterEventLog(s);
     s.getMeta("warm"); // the worker is connected
@@ -83,7 +53,7 @@ describe.skipIf(missing("postgres").length > 0)("red team 2: the event queue aga
   });
 
   it("events recorded from inside a settle listener, then a blocking call at once: the events are written first", async () => {
-    const url = pg.createDatabase(`redteam2_reentrant_${++n}`);
+    const url = rig.db("redteam2_reentrant");
     const s = store(url);
     const log = new ClusterEventLog(s);
     s.getMeta("warm");

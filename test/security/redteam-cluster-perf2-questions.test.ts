@@ -13,12 +13,10 @@
  */
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import pgClient from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SealedBus } from "../../src/cluster/sealed-bus.js";
-import { type MockProcess, startMockProcess } from "../helpers/cli.js";
-import { askThenFinish, CLUSTER_TOKEN, type ServeNode, startServeNode, waitFor } from "../helpers/cluster.js";
-import { startNats, type TestNats } from "../helpers/infra/nats.js";
-import { startPostgres, type TestPostgres } from "../helpers/infra/postgres.js";
+import type { MockProcess } from "../helpers/cli.js";
+import { askThenFinish, CLUSTER_TOKEN, clusterRig, startServeNode, waitFor } from "../helpers/cluster.js";
 import { missing } from "../helpers/system-tools.js";
 
 const skip = missing("postgres", "nats-server").length > 0;
@@ -34,30 +32,17 @@ async function sql<T = any>(db: string, text: string, params: unknown[] = []): P
 }
 
 describe.skipIf(skip)("red team 2: forwarded question requests after the lease moved", () => {
-  let pg: TestPostgres;
-  let nats: TestNats;
+  const rig = clusterRig();
+  const nodes = rig.nodes;
   let mock: MockProcess | undefined;
-  let nodes: ServeNode[] = [];
   let nc: NatsConnection | undefined;
-  beforeAll(async () => {
-    [pg, nats] = await Promise.all([startPostgres(), startNats()]);
-  }, 60_000);
-  afterAll(async () => {
-    await Promise.all([pg?.stop(), nats?.stop()]);
-  });
-  afterEach(async () => {
-    for (const node of nodes) node.stop();
-    nodes = [];
-    await nc?.close().catch(() => {});
-    await mock?.stop();
-  });
 
   it("a forwarded reply reaching a node that lost the lease (unnoticed) is not acknowledged unless stored", async () => {
-    mock = await startMockProcess(askThenFinish("fwd-stale"));
-    const db = pg.createDatabase("redteam2_qfwd");
+    mock = await rig.mock(askThenFinish("fwd-stale"));
+    const db = rig.pg.createDatabase("redteam2_qfwd");
     // Long TTL: A's renewal (what tells it that it lost the lease) is 12 s away.
     for (const name of ["a", "b"])
-      nodes.push(await startServeNode(name, { db, bus: nats.url, mock, ttlMs: 60_000 }));
+      nodes.push(await startServeNode(name, { db, bus: rig.nats.url, mock, ttlMs: 60_000 }));
     const [a] = nodes;
     const id = (await a.post("/thread", { mode: "plan" })).body.id as string;
     expect((await a.post(`/thread/${id}/turn`, { text: "go" })).status).toBe(202);
@@ -74,7 +59,8 @@ describe.skipIf(skip)("red team 2: forwarded question requests after the lease m
       [id],
     );
     // Node "c"'s forward, as ClusterNode.forward sends it.
-    nc = await connect({ servers: nats.url.replace(/^nats:\/\//, "") });
+    nc = await connect({ servers: rig.nats.url.replace(/^nats:\/\//, "") });
+    rig.defer(() => nc?.close().catch(() => {}));
     const bus = new SealedBus(nc, "c", CLUSTER_TOKEN);
     const raw = await bus.request(
       "tandem.node.a.http",

@@ -8,11 +8,9 @@
  * Real postgres in a temp dir; skipped with the reason where it is absent.
  */
 import { hostname } from "node:os";
-import pgClient from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../../src/store/index.js";
+import { describe, expect, it } from "vitest";
 import type { ThreadRecord, TurnRecord } from "../../src/store/types.js";
-import { startPostgres, type TestPostgres } from "../helpers/infra/postgres.js";
+import { pgRig } from "../helpers/pg-rig.js";
 import { missing } from "../helpers/system-tools.js";
 
 const record = (id: string): ThreadRecord => ({
@@ -49,36 +47,16 @@ function outcome(fn: () => unknown): string {
 }
 
 describe.skipIf(missing("postgres").length > 0)("red team 2: 0A000 retry inside transactions", () => {
-  let pg: TestPostgres;
-  let n = 0;
-  const open: Store[] = [];
-  const clients: pgClient.Client[] = [];
-  beforeAll(async () => {
-    pg = await startPostgres();
-  }, 60_000);
-  afterAll(() => pg?.stop());
-  afterEach(async () => {
-    for (const s of open.splice(0)) s.close();
-    for (const c of clients.splice(0)) await c.end().catch(() => {});
-  });
-  const store = (url: string, node: string) => {
-    const s = openStore(url, { node, leaseTtlMs: 60_000 });
-    open.push(s);
-    return s;
-  };
-  const admin = async (url: string) => {
-    const c = new pgClient.Client({ connectionString: url });
-    await c.connect();
-    clients.push(c);
-    return c;
-  };
+  const rig = pgRig();
+  const store = (url: string, node: string) => rig.store(url, node);
+  const admin = rig.admin;
 
   // acquireLease runs `SELECT *, ... FROM thread_leases ... FOR UPDATE` (prepared) inside tx().
   // After a column is added to thread_leases the prepared statement fails with 0A000, which
   // aborts the transaction; the "unprepared retry" then runs in the aborted transaction and
   // fails with 25P02. The claim of the fix is that the call is made unprepared (and works).
   it("acquireLease right after a column was added to thread_leases", async () => {
-    const url = pg.createDatabase(`redteam2_tx_lease_${++n}`);
+    const url = rig.db("redteam2_tx_lease");
     const a = store(url, "node-a");
     for (const id of ["t1", "t2", "t3"]) a.createThread(record(id));
     expect(a.acquireLease("t1", owner("tok-a"))).toEqual({ ok: true }); // prepares the statement
@@ -96,7 +74,7 @@ describe.skipIf(missing("postgres").length > 0)("red team 2: 0A000 retry inside 
   // updateTurn's slow path (a turn this process did not put) runs `SELECT * FROM turns ... FOR
   // UPDATE` inside tx(): the same shape, on turns.
   it("updateTurn (slow path, in a transaction) right after a column was added to turns", async () => {
-    const url = pg.createDatabase(`redteam2_tx_turn_${++n}`);
+    const url = rig.db("redteam2_tx_turn");
     const a = store(url, "node-a");
     const b = store(url, "node-b");
     a.createThread(record("t1"));
@@ -116,7 +94,7 @@ describe.skipIf(missing("postgres").length > 0)("red team 2: 0A000 retry inside 
   // Repeated schema changes outside transactions: every change costs at most nothing (the
   // retry works), and statement names keep working after a reconnect in between.
   it("repeated column changes and a reconnect: getLease / listTurns keep working", async () => {
-    const url = pg.createDatabase(`redteam2_repeat_${++n}`);
+    const url = rig.db("redteam2_repeat");
     const a = store(url, "node-a");
     a.createThread(record("t1"));
     expect(a.acquireLease("t1", owner("tok-a"))).toEqual({ ok: true });
