@@ -9,18 +9,17 @@
  * - `call(op, ...args)` returns the op's value or throws `StoreError` with the worker's code
  *   (`not_found`, `conflict`, `fenced`, `schema`, `open`), or `unavailable` when no answer
  *   comes within `timeoutMs` (a late answer to a timed-out call is discarded by its id).
- * - `send(op, ...args)` is the same call without blocking: it resolves with the op's value or
- *   rejects with the same `StoreError`s (`unavailable` after `timeoutMs`). For writes whose
- *   caller need not wait (the cluster's event log, ../../cluster/events.ts).
  * - `later(op, item)` queues one item of a batched op (the op takes the items as one array and
- *   answers an array of values, one per item): the queue goes to the worker as one sent call
- *   at the end of the current task, or before the next call or send, whichever comes first. So
- *   an item queued before another op is always written before it (a lease handed over after
- *   events were recorded: those events go first). The promise settles like `send`'s.
- * - Calls are answered in order, sent and blocking ones alike; the worker runs one op at a time,
- *   so a blocking call returns only after every op sent before it ran.
- * - `close()` ends the pg clients and the worker; later calls throw, and sends not yet answered
- *   are answered first (close is queued behind them).
+ *   answers an array of values, one per item) without blocking: the queue goes to the worker
+ *   as one call at the end of the current task, or before the next blocking call, whichever
+ *   comes first. So an item queued before another op is always written before it (a lease
+ *   handed over after events were recorded: those events go first). The promise resolves with
+ *   the item's value or rejects with the same `StoreError`s (`unavailable` after `timeoutMs`).
+ *   For writes whose caller need not wait (the cluster's event log, ../../cluster/events.ts).
+ * - Calls are answered in order, queued and blocking ones alike; the worker runs one op at a
+ *   time, so a blocking call returns only after every op sent before it ran.
+ * - `close()` ends the pg clients and the worker; later calls throw, and queued items not yet
+ *   answered are answered first (close is queued behind them).
  */
 import { createRequire } from "node:module";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from "node:worker_threads";
@@ -60,7 +59,7 @@ export class SyncBridge {
     Array<{ item: unknown; resolve(v: unknown): void; reject(e: unknown): void }>
   >();
   #flushing = false;
-  /** Sent calls not answered yet, by id. */
+  /** Calls sent without blocking (`#send`), not answered yet, by id. */
   readonly #sent = new Map<
     number,
     { resolve(v: unknown): void; reject(e: unknown): void; timer: NodeJS.Timeout }
@@ -119,7 +118,7 @@ export class SyncBridge {
     const all = [...this.#batches];
     this.#batches.clear();
     for (const [op, items] of all)
-      this.send<unknown[]>(
+      this.#send<unknown[]>(
         op,
         items.map((x) => x.item),
       ).then(
@@ -132,8 +131,8 @@ export class SyncBridge {
       );
   }
 
-  send<T>(op: string, ...args: unknown[]): Promise<T> {
-    if (this.#batches.size) this.#flush(); // queued items go first
+  /** One call without blocking (see `later`); answered by `#answer`. */
+  #send<T>(op: string, ...args: unknown[]): Promise<T> {
     if (this.#closed)
       return Promise.reject(new StoreError("unavailable", `store op ${op}: the store is closed`));
     const id = this.#next++;

@@ -42,6 +42,22 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
     if (m.size >= 10_000) m.delete(m.keys().next().value as string);
     m.set(key, threadId);
   };
+  /**
+   * `col = $n` for each of `cols` the patch sets (`merge`'s rule: undefined keeps a field), its
+   * value appended to `params` (JSON columns encoded). Column names come from `cols` only.
+   */
+  const setList = (patch: Row, cols: readonly string[], params: unknown[]): string[] => {
+    const sets: string[] = [];
+    for (const col of cols) {
+      const v = patch[col];
+      if (v === undefined) continue;
+      params.push(
+        col === "settings" ? JSON.stringify(v) : col === "usage" ? (v ? JSON.stringify(v) : null) : v,
+      );
+      sets.push(`${col} = $${params.length}`);
+    }
+    return sets;
+  };
   return {
     async createThread(t: Row) {
       try {
@@ -72,13 +88,7 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
       // newest row version. Only the columns the patch names are set (`merge`'s rule: undefined
       // keeps a field); `usage` is addUsage's.
       const params: unknown[] = [id, gen(id)];
-      const sets: string[] = [];
-      for (const col of THREAD_PATCHABLE) {
-        const v = patch[col];
-        if (v === undefined) continue;
-        params.push(col === "settings" ? JSON.stringify(v) : v);
-        sets.push(`${col} = $${params.length}`);
-      }
+      const sets = setList(patch, THREAD_PATCHABLE, params);
       if (patch.updated_at === undefined) {
         params.push(Date.now());
         sets.push(`updated_at = GREATEST(updated_at, $${params.length})`);
@@ -211,13 +221,7 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
       const threadId = turnThread.get(id);
       if (threadId !== undefined) {
         const params: unknown[] = [id, threadId, gen(threadId, "updateTurn")];
-        const sets: string[] = [];
-        for (const col of TURN_PATCHABLE) {
-          const v = patch[col];
-          if (v === undefined) continue;
-          params.push(col === "usage" ? (v ? JSON.stringify(v) : null) : v);
-          sets.push(`${col} = $${params.length}`);
-        }
+        const sets = setList(patch, TURN_PATCHABLE, params);
         if (!sets.length) return;
         const rows = await q(
           "WITH t AS (SELECT id FROM threads WHERE id = $2 AND ($3::bigint IS NULL OR lease_generation = $3) FOR SHARE) " +
@@ -450,9 +454,8 @@ export function pgOps(ctx: Any): Record<string, (...args: Any[]) => Promise<unkn
         [key, value],
       );
     },
-    /** Logs one event of the cluster (../../cluster/events.ts); returns its cluster-wide id. */
     /**
-     * Appends events, 500 to a statement; returns their ids in the rows' order. The ids ascend in
+     * The cluster's event log (../../cluster/events.ts). Appends events, 500 to a statement; returns their ids in the rows' order. The ids ascend in
      * that order (the sequence is drawn row by row as VALUES lists them, and statements run one
      * after another); RETURNING's own order is not promised, so each statement's are sorted.
      */
