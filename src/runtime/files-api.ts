@@ -10,17 +10,9 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { FileIndex, FileMatch } from "../checkpoints/file-index.js";
+import { FileIndex, type FileMatch } from "../checkpoints/file-index.js";
 
 export type { FileMatch } from "../checkpoints/file-index.js";
-
-type IndexModule = typeof import("../checkpoints/file-index.js");
-/**
- * The index and its fuzzy matcher load on the first search or warm-up: a `tandem exec` that
- * never completes an `@` would otherwise load them for nothing (issue 30 item 2).
- */
-let indexModule: Promise<IndexModule> | undefined;
-const loadIndexModule = () => (indexModule ??= import("../checkpoints/file-index.js"));
 
 /** Most indexes held at once (one per workspace); the least recently used goes first. */
 const MAX_INDEXES = 8;
@@ -28,7 +20,6 @@ const MAX_INDEXES = 8;
 export class FilesApi {
   readonly #indexes = new Map<string, FileIndex>();
   readonly #hidden: string[];
-  #closed = false;
 
   constructor(opts: { hidden?: readonly string[] } = {}) {
     this.#hidden = (opts.hidden ?? []).map(realOrSelf);
@@ -40,17 +31,16 @@ export class FilesApi {
     query: string,
     opts: { limit?: number; hidden?: boolean } = {},
   ): Promise<FileMatch[]> {
-    const index = this.#index(resolve(root), await loadIndexModule());
+    const index = this.#index(resolve(root));
     return index ? index.search(query, opts) : [];
   }
 
   /** Starts indexing `root` now, so the first `@` is fast; resolves when the list is built. */
   async warm(root: string): Promise<void> {
-    await this.#index(resolve(root), await loadIndexModule())?.ready();
+    await this.#index(resolve(root))?.ready();
   }
 
-  #index(root: string, { FileIndex }: IndexModule): FileIndex | undefined {
-    if (this.#closed) return undefined;
+  #index(root: string): FileIndex | undefined {
     let index = this.#indexes.get(root);
     if (index) {
       this.#indexes.delete(root);
@@ -77,7 +67,6 @@ export class FilesApi {
 
   /** Stops every index's watches (Runtime.shutdown). */
   close(): void {
-    this.#closed = true;
     for (const i of this.#indexes.values()) i.close();
     this.#indexes.clear();
   }
