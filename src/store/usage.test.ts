@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { threadRecord as record } from "../../test/helpers/store-records.js";
 import type { Usage } from "../protocol/events.js";
 import { openStore, SCHEMA_VERSION, StoreError } from "./index.js";
-import type { ThreadRecord } from "./types.js";
 
 let dir: string;
 let path: string;
@@ -17,19 +17,6 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const record = (id: string): ThreadRecord => ({
-  id,
-  session_id: id,
-  parent_id: null,
-  created_at: 1,
-  updated_at: 1,
-  cwd: "/w",
-  model: "m",
-  mode: "default",
-  title: "",
-  status: "idle",
-  settings: {},
-});
 const u = (input: number, output: number): Usage => ({
   input_tokens: input,
   cached_input_tokens: 1,

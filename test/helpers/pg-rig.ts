@@ -2,7 +2,8 @@
  * A PostgreSQL server for one test file (test/helpers/infra/postgres.ts), with the stores and
  * admin clients a test opens closed after it. Call `pgRig()` in a `describe`: it registers the
  * hooks and returns `db(prefix)` (a fresh, empty database's URL), `store(url, node)` (the Tandem
- * store on it, lease TTL 60 s unless given) and `admin(url)` (a connected `pg` client).
+ * store on it, lease TTL 60 s unless given) and `admin(url)` (a connected `pg` client). `sql`
+ * runs one statement on a database over a connection of its own.
  */
 import pgClient from "pg";
 import { afterAll, afterEach, beforeAll } from "vitest";
@@ -43,4 +44,15 @@ export function pgRig(): PgRig {
       return c;
     },
   };
+}
+
+/** One statement on `db` over a connection of its own, closed after; the rows. */
+export async function sql<T = any>(db: string, text: string, params: unknown[] = []): Promise<T[]> {
+  const c = new pgClient.Client({ connectionString: db });
+  await c.connect();
+  try {
+    return (await c.query(text, params)).rows as T[];
+  } finally {
+    await c.end();
+  }
 }

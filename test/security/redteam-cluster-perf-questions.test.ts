@@ -1,29 +1,10 @@
-/**
- * Red team, cluster perf changes, item 4: `ClusterNode.questionRoute` (src/cluster/node.ts) and
- * `routeOf` (src/cluster/routes.ts). A POST /question/:id/(reply|reject|touch) is now served
- * locally, without any store read, when the question waits in this node's broker and this node
- * has not (yet) recorded the thread as lost; before the change every such request read the
- * thread's lease and went to the node named on it.
- *
- * Real `tandem serve` processes on one PostgreSQL and one nats-server, one scripted model.
- */
-import pgClient from "pg";
 import { describe, expect, it } from "vitest";
 import type { MockProcess } from "../helpers/cli.js";
 import { askThenFinish, clusterRig, type ServeNode, startServeNode, waitFor } from "../helpers/cluster.js";
+import { sql } from "../helpers/pg-rig.js";
 import { missing } from "../helpers/system-tools.js";
 
 const skip = missing("postgres", "nats-server").length > 0;
-
-async function sql<T = any>(db: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pgClient.Client({ connectionString: db });
-  await c.connect();
-  try {
-    return (await c.query(text, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
 
 describe.skipIf(skip)("red team: question routing without the store", () => {
   const rig = clusterRig();

@@ -18,57 +18,17 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import type pgClient from "pg";
 import { describe, expect, it } from "vitest";
-import type { QuestionRequest } from "../../src/protocol/questions.js";
 import { openStore, type Store, StoreError } from "../../src/store/index.js";
-import type { ThreadRecord, TurnRecord } from "../../src/store/types.js";
 import { tempDir } from "../helpers/index.js";
 import { pgRig } from "../helpers/pg-rig.js";
+import {
+  pendingQuestion as question,
+  threadRecord as record,
+  turnRecord as turn,
+} from "../helpers/store-records.js";
 import { missing } from "../helpers/system-tools.js";
 import { waitUntil } from "../helpers/wait.js";
 
-const record = (id: string): ThreadRecord => ({
-  id,
-  session_id: id,
-  parent_id: null,
-  created_at: 1,
-  updated_at: 1,
-  cwd: "/w",
-  model: "m",
-  mode: "default",
-  title: "",
-  status: "idle",
-  settings: {},
-});
-const turn = (id: string, threadId: string): TurnRecord => ({
-  id,
-  thread_id: threadId,
-  started_at: 1,
-  ended_at: null,
-  status: "running",
-  usage: null,
-  error: null,
-});
-const question = (id: string, threadId: string): QuestionRequest => ({
-  request_id: id,
-  thread_id: threadId,
-  turn_id: "u1",
-  call_id: `call_${id}`,
-  source: "model",
-  questions: [
-    {
-      id: "go",
-      header: "Go",
-      prompt: "Go on?",
-      kind: "single",
-      options: [{ label: "Yes (Recommended)", description: "" }],
-      allow_other: false,
-      secret: false,
-    },
-  ],
-  policy: { type: "timeout", ms: 5000, on_timeout: "recommended" },
-  deadline: 5000,
-  created_at: 1,
-});
 const msg = (text: string) => ({
   type: "message" as const,
   role: "user" as const,

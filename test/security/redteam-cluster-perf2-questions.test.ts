@@ -12,24 +12,14 @@
  * Real `tandem serve` processes on one PostgreSQL and one nats-server, one scripted model.
  */
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import pgClient from "pg";
 import { describe, expect, it } from "vitest";
 import { SealedBus } from "../../src/cluster/sealed-bus.js";
 import type { MockProcess } from "../helpers/cli.js";
 import { askThenFinish, CLUSTER_TOKEN, clusterRig, startServeNode, waitFor } from "../helpers/cluster.js";
+import { sql } from "../helpers/pg-rig.js";
 import { missing } from "../helpers/system-tools.js";
 
 const skip = missing("postgres", "nats-server").length > 0;
-
-async function sql<T = any>(db: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pgClient.Client({ connectionString: db });
-  await c.connect();
-  try {
-    return (await c.query(text, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
 
 describe.skipIf(skip)("red team 2: forwarded question requests after the lease moved", () => {
   const rig = clusterRig();

@@ -9,32 +9,10 @@
  */
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
-import type { ThreadRecord, TurnRecord } from "../../src/store/types.js";
 import { pgRig } from "../helpers/pg-rig.js";
+import { threadRecord as record, turnRecord as turn } from "../helpers/store-records.js";
 import { missing } from "../helpers/system-tools.js";
 
-const record = (id: string): ThreadRecord => ({
-  id,
-  session_id: id,
-  parent_id: null,
-  created_at: 1,
-  updated_at: 1,
-  cwd: "/w",
-  model: "m",
-  mode: "default",
-  title: "",
-  status: "idle",
-  settings: {},
-});
-const turn = (id: string, threadId: string): TurnRecord => ({
-  id,
-  thread_id: threadId,
-  started_at: 1,
-  ended_at: null,
-  status: "running",
-  usage: null,
-  error: null,
-});
 const owner = (token: string) => ({ pid: process.pid, host: hostname(), since: 1, token });
 
 function outcome(fn: () => unknown): string {

@@ -13,48 +13,11 @@ import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startPostgres, type TestPostgres } from "../../../test/helpers/infra/postgres.js";
+import { pendingQuestion as question, threadRecord as record } from "../../../test/helpers/store-records.js";
 import { missing } from "../../../test/helpers/system-tools.js";
-import type { QuestionRequest } from "../../protocol/questions.js";
 import { openStore, type Store, StoreError } from "../index.js";
-import type { ThreadRecord } from "../types.js";
 
 const TTL = 60_000;
-
-const record = (id: string): ThreadRecord => ({
-  id,
-  session_id: id,
-  parent_id: null,
-  created_at: 1,
-  updated_at: 1,
-  cwd: "/w",
-  model: "m",
-  mode: "default",
-  title: "",
-  status: "idle",
-  settings: {},
-});
-
-const question = (id: string, threadId: string): QuestionRequest => ({
-  request_id: id,
-  thread_id: threadId,
-  turn_id: "u1",
-  call_id: `call_${id}`,
-  source: "model",
-  questions: [
-    {
-      id: "go",
-      header: "Go",
-      prompt: "Go on?",
-      kind: "single",
-      options: [{ label: "Yes (Recommended)", description: "" }],
-      allow_other: false,
-      secret: false,
-    },
-  ],
-  policy: { type: "timeout", ms: 5000, on_timeout: "recommended" },
-  deadline: 5000,
-  created_at: 1,
-});
 
 /** The StoreError code `fn` threw, and its message; undefined code when it returned. */
 function refusal(fn: () => unknown): { code?: string; message?: string } {

@@ -11,29 +11,16 @@ import pgClient from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startPostgres, type TestPostgres } from "../../../test/helpers/infra/postgres.js";
 import { startProxyProcess } from "../../../test/helpers/infra/proxy.js";
+import { threadRecord as record } from "../../../test/helpers/store-records.js";
 import { missing } from "../../../test/helpers/system-tools.js";
 import { waitUntil } from "../../../test/helpers/wait.js";
 import { openStore, type Store, StoreError } from "../index.js";
 import type { Lease } from "../lease.js";
-import type { ThreadRecord } from "../types.js";
 import { asPostgresStore } from "./store.js";
 
 const CHILD = fileURLToPath(new URL("../testdata/lease-child.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
-const record = (id: string): ThreadRecord => ({
-  id,
-  session_id: id,
-  parent_id: null,
-  created_at: 1,
-  updated_at: 1,
-  cwd: "/w",
-  model: "m",
-  mode: "default",
-  title: "",
-  status: "idle",
-  settings: {},
-});
 const msg = (text: string) => ({
   type: "message" as const,
   role: "user" as const,
