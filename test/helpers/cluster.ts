@@ -10,6 +10,7 @@ import { type MockProcess, spawnServe, startMockProcess } from "./cli.js";
 import { tempDir } from "./index.js";
 import { startNats, type TestNats } from "./infra/nats.js";
 import { startPostgres, type TestPostgres } from "./infra/postgres.js";
+import { sql } from "./pg-rig.js";
 
 export const CLUSTER_TOKEN = "cluster-token-0123";
 
@@ -157,4 +158,19 @@ export function clusterRig(): ClusterRig {
     },
     defer: (fn) => void cleanup.push(fn),
   };
+}
+
+/**
+ * Moves thread `threadId`'s lease to node `to` behind its holder's back, as a takeover does: the
+ * generation moves on and the lease is reserved for `to` (a hand-over's token, so the real node
+ * `to` may open the thread). The old holder learns of it only at its next renewal.
+ */
+export async function moveLeaseBehindOwner(db: string, threadId: string, to: string): Promise<void> {
+  await sql(
+    db,
+    "WITH t AS (UPDATE threads SET lease_generation = lease_generation + 1 WHERE id = $1 RETURNING lease_generation) " +
+      "UPDATE thread_leases SET node = $2, token = 'handover:' || $2, generation = (SELECT lease_generation FROM t), " +
+      "expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + 60000 WHERE thread_id = $1",
+    [threadId, to],
+  );
 }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { MockProcess } from "../helpers/cli.js";
-import { askThenFinish, clusterRig, type ServeNode, startServeNode, waitFor } from "../helpers/cluster.js";
+import {
+  askThenFinish,
+  clusterRig,
+  moveLeaseBehindOwner,
+  type ServeNode,
+  startServeNode,
+  waitFor,
+} from "../helpers/cluster.js";
 import { sql } from "../helpers/pg-rig.js";
 import { missing } from "../helpers/system-tools.js";
 
@@ -43,13 +50,7 @@ describe.skipIf(skip)("red team: question routing without the store", () => {
     const { id, q } = await askOn(a);
     // B takes the thread: the lease generation moves on (what acquireLease does on a takeover),
     // the lease names B (reserved for it, as a hand-over does, so the real node B may open it).
-    await sql(
-      db,
-      "WITH t AS (UPDATE threads SET lease_generation = lease_generation + 1 WHERE id = $1 RETURNING lease_generation) " +
-        "UPDATE thread_leases SET node = 'b', token = 'handover:b', generation = (SELECT lease_generation FROM t), " +
-        "expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + 60000 WHERE thread_id = $1",
-      [id],
-    );
+    await moveLeaseBehindOwner(db, id, "b");
     const reply = await a.post(`/question/${q.request_id}/reply`, {
       thread_id: id,
       text: { name: "stale-waiter" },

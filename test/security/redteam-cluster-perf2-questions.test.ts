@@ -15,7 +15,14 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { describe, expect, it } from "vitest";
 import { SealedBus } from "../../src/cluster/sealed-bus.js";
 import type { MockProcess } from "../helpers/cli.js";
-import { askThenFinish, CLUSTER_TOKEN, clusterRig, startServeNode, waitFor } from "../helpers/cluster.js";
+import {
+  askThenFinish,
+  CLUSTER_TOKEN,
+  clusterRig,
+  moveLeaseBehindOwner,
+  startServeNode,
+  waitFor,
+} from "../helpers/cluster.js";
 import { sql } from "../helpers/pg-rig.js";
 import { missing } from "../helpers/system-tools.js";
 
@@ -41,13 +48,7 @@ describe.skipIf(skip)("red team 2: forwarded question requests after the lease m
       return qs.length ? qs : undefined;
     });
     // The takeover lands after node "c" read the lease naming A (as round 1's test moves it).
-    await sql(
-      db,
-      "WITH t AS (UPDATE threads SET lease_generation = lease_generation + 1 WHERE id = $1 RETURNING lease_generation) " +
-        "UPDATE thread_leases SET node = 'b', token = 'handover:b', generation = (SELECT lease_generation FROM t), " +
-        "expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + 60000 WHERE thread_id = $1",
-      [id],
-    );
+    await moveLeaseBehindOwner(db, id, "b");
     // Node "c"'s forward, as ClusterNode.forward sends it.
     nc = await connect({ servers: rig.nats.url.replace(/^nats:\/\//, "") });
     rig.defer(() => nc?.close().catch(() => {}));
