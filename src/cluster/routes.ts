@@ -112,13 +112,10 @@ function routeOf(
   const t = THREAD_OP.exec(path);
   if (t) {
     const ref = decodeURIComponent(t[1]);
-    let threadId: string | undefined = ref;
-    if (!runtime.threads.stored(ref)) {
-      const ids = store.matchThreadIds(ref, { limit: 2 });
-      threadId = ids.length === 1 ? ids[0] : undefined;
-    }
-    const id = threadId;
-    return id === undefined ? undefined : { threadId: id, owner: () => cluster.ownerOf(id) };
+    const ids = runtime.threads.stored(ref) ? [ref] : store.matchThreadIds(ref, { limit: 2 });
+    if (ids.length !== 1) return undefined;
+    const id = ids[0];
+    return { threadId: id, owner: () => cluster.ownerOf(id) };
   }
   const q = QUESTION_OP.exec(path);
   if (!q) return undefined;
