@@ -200,6 +200,9 @@ export async function connectBus(s: BusSettings, name: string): Promise<NatsConn
     servers: s.servers,
     name,
     maxReconnectAttempts: -1,
+    // What this connection publishes is not delivered back to it: a node would only open its
+    // own frames (each event it publishes) to drop them.
+    noEcho: true,
     reconnectTimeWait: 250,
     ...(s.user ? { user: s.user, pass: s.pass } : {}),
     ...(s.token ? { token: s.token } : {}),

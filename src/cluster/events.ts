@@ -217,3 +217,37 @@ export class Outbox {
     this.off();
   }
 }
+
+/**
+ * Joins what one microtask delivers (a reply's events, a batch the log just wrote) into one
+ * frame `{"events":[…]}`, in order: each frame costs a seal here and an open on every other node.
+ * A frame stays under half of the server's max payload (room for the seal); an event larger
+ * than that goes alone. `send` failing (payload too large, connection closed) is reported to
+ * `failed` and the frames after it still go.
+ */
+export function eventFrames(
+  send: (payload: string) => void,
+  maxPayload = 1024 * 1024,
+  failed?: (e: Error) => void,
+): (event: string) => void {
+  const limit = Math.max(1024, Math.floor(maxPayload / 2));
+  let parts: string[] = [];
+  let size = 0;
+  const out = () => {
+    if (!parts.length) return;
+    const payload = `{"events":[${parts.join(",")}]}`;
+    parts = [];
+    size = 0;
+    try {
+      send(payload);
+    } catch (e) {
+      failed?.(e as Error);
+    }
+  };
+  return (event) => {
+    if (parts.length && size + event.length > limit) out();
+    if (!parts.length) queueMicrotask(out);
+    parts.push(event);
+    size += event.length + 1;
+  };
+}

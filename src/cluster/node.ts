@@ -47,7 +47,7 @@ import type { Runtime } from "../runtime/core.js";
 import { ThreadInUseError } from "../runtime/errors.js";
 import { asPostgresStore, type PostgresStore } from "../store/postgres/store.js";
 import { BusConfigError, type BusSettings, connectBus } from "./bus-connect.js";
-import { ClusterEventLog, Outbox } from "./events.js";
+import { ClusterEventLog, eventFrames, Outbox } from "./events.js";
 import { SealedBus } from "./sealed-bus.js";
 
 export interface ClusterOptions {
@@ -77,6 +77,12 @@ export interface ForwardResponse {
 }
 
 export const FORWARDED_HEADER = "x-tandem-forwarded-by";
+
+/** One event on `tandem.events.<node>`, with its id in the cluster's log (none: not logged). */
+interface RemoteEvent {
+  event: Event;
+  id?: number;
+}
 
 /**
  * A node id as one NATS subject token: `.`, `*`, `>` and whitespace mean something in a
@@ -294,15 +300,18 @@ export class ClusterNode {
       );
     });
     const events = this.nats.subscribe("tandem.events.*", (payload, from) => {
-      const { event, id } = JSON.parse(payload) as { event: Event; id?: number };
       if (from === this.node) return;
-      this.applyingRemote = true;
-      this.remoteId = id;
-      try {
-        this.port.publish(event);
-      } finally {
-        this.applyingRemote = false;
-        this.remoteId = undefined;
+      // A frame carries a run of one node's events, in order (`{events}`), or one (`{event, id}`).
+      const frame = JSON.parse(payload) as RemoteEvent | { events: RemoteEvent[] };
+      for (const { event, id } of "events" in frame ? frame.events : [frame]) {
+        this.applyingRemote = true;
+        this.remoteId = id;
+        try {
+          this.port.publish(event);
+        } finally {
+          this.applyingRemote = false;
+          this.remoteId = undefined;
+        }
       }
     });
     this.subs.push(own, events);
@@ -314,11 +323,16 @@ export class ClusterNode {
     })().catch(() => {});
     // Other nodes get an event once it is in the log (./events.ts): their clients may resume
     // from the store at once.
-    const outbox = new Outbox(this.events, (s) => {
-      if (this.nats.nc.isClosed()) return;
-      const id = this.events.idOf(s);
-      this.nats.publish(`tandem.events.${subjectToken(this.node)}`, JSON.stringify({ event: s.event, id }));
-    });
+    const publish = eventFrames(
+      (payload) => {
+        if (!this.nats.nc.isClosed()) this.nats.publish(`tandem.events.${subjectToken(this.node)}`, payload);
+      },
+      this.nats.nc.info?.max_payload,
+      (e) => this.opts.log?.(`could not publish events on the bus: ${e.message}`),
+    );
+    const outbox = new Outbox(this.events, (s) =>
+      publish(JSON.stringify({ event: s.event, id: this.events.idOf(s) } satisfies RemoteEvent)),
+    );
     // Subscribed before any SSE client, so an event is recorded (pending) before they see it.
     const sub = this.runtime.subscribe((s) => {
       if (this.applyingRemote) {
