@@ -8,9 +8,10 @@
  *   the store's `events` table (`record`, called by the node's first bus listener); the row id is
  *   the event's cluster-wide id (`idOf`). Events of other nodes arrive over NATS with their id and
  *   are registered the same way (`adopt`), so every node shows the same id for the same event.
- * - Writing never blocks the publisher: the events of one task go to the store in one insert,
- *   queued ahead of any later store call of this node (ids follow the order of recording, and
- *   a lease handed over after an event is handed over after its write). Until it is written an
+ * - Writing never blocks the publisher: the events of one turn of the event loop go to the
+ *   store in one insert (../store/postgres/bridge.ts `later`), ahead of any later lease change
+ *   or log read of this node (ids follow the order of recording, and a lease handed over after
+ *   an event is handed over after its write). Until it is written an
  *   event is `pending`; nothing may carry it off the node before (SSE clients, other nodes:
  *   `Outbox`), so whatever any node's client saw, a resume on any node reads from the store.
  *   The in-process bus still delivers at once.
@@ -79,8 +80,9 @@ export class ClusterEventLog implements EventLog {
 
   /**
    * Sends one of this node's events to the store (a no-op for unlogged ones); see the contract.
-   * It is queued in the store at once: written before any later store call of this node (a
-   * lease handed over next waits behind it), with the rest of this task's events in one insert.
+   * It is queued in the store at once: written before any later lease change or log read of
+   * this node (a lease handed over next waits behind it), with the rest of this loop turn's
+   * events in one insert.
    */
   record(s: Stamped): void {
     if (unlogged(s.event)) return;

@@ -11,11 +11,13 @@
  *   comes within `timeoutMs` (a late answer to a timed-out call is discarded by its id).
  * - `later(op, item)` queues one item of a batched op (the op takes the items as one array and
  *   answers an array of values, one per item) without blocking: the queue goes to the worker
- *   as one call at the end of the current task, or before the next blocking call, whichever
- *   comes first. So an item queued before another op is always written before it (a lease
- *   handed over after events were recorded: those events go first). The promise resolves with
- *   the item's value or rejects with the same `StoreError`s (`unavailable` after `timeoutMs`).
- *   For writes whose caller need not wait (the cluster's event log, ../../cluster/events.ts).
+ *   as one call once the current turn of the event loop has run its I/O callbacks (so a busy
+ *   node writes the events of many replies in one statement, not one per reply step), or before
+ *   the next blocking call of any op outside OVERTAKING, whichever comes first. So an item
+ *   queued before such an op is always written before it (a lease handed over or released
+ *   after events were recorded: those events go first). The promise resolves with the item's
+ *   value or rejects with the same `StoreError`s (`unavailable` after `timeoutMs`). For writes
+ *   whose caller need not wait (the cluster's event log, ../../cluster/events.ts).
  * - Calls are answered in order, queued and blocking ones alike; the worker runs one op at a
  *   time, so a blocking call returns only after every op sent before it ran.
  * - `close()` ends the pg clients and the worker; later calls throw, and queued items not yet
@@ -36,6 +38,28 @@ export interface BridgeOptions {
   node: string | null;
   timeoutMs: number;
 }
+
+/**
+ * The ops of a reply's hot path that may reach the database before items queued by `later`:
+ * they neither read the event log nor move a lease, so writing queued events after them changes
+ * nothing anyone can observe except a log entry landing a few hundred microseconds later. Every
+ * other op (leases, the event log's reads, `close`, anything new) sends the queue first.
+ */
+const OVERTAKING: ReadonlySet<string> = new Set([
+  "getThread",
+  "getLease",
+  "getMeta",
+  "getQuestion",
+  "questionRoute",
+  "lostLeases",
+  "appendItem",
+  "updateThread",
+  "updateTurn",
+  "putTurn",
+  "addUsage",
+  "saveQuestion",
+  "settleQuestion",
+]);
 
 interface Reply {
   id: number;
@@ -107,7 +131,9 @@ export class SyncBridge {
       items.push({ item, resolve: resolve as (v: unknown) => void, reject });
       if (!this.#flushing) {
         this.#flushing = true;
-        queueMicrotask(() => this.#flush());
+        setImmediate(() => {
+          if (this.#flushing) this.#flush();
+        });
       }
     });
   }
@@ -164,7 +190,7 @@ export class SyncBridge {
   }
 
   call<T>(op: string, ...args: unknown[]): T {
-    if (this.#batches.size) this.#flush(); // queued items go first
+    if (this.#batches.size && !OVERTAKING.has(op)) this.#flush(); // queued items go first
     if (this.#closed) throw new StoreError("unavailable", `store op ${op}: the store is closed`);
     const id = this.#next++;
     Atomics.store(this.#flag, 0, 0);

@@ -198,8 +198,9 @@ export class PostgresStore implements Store {
   /**
    * Cluster event log (../../cluster/events.ts): appends one event `[thread, also, at, stamped]`
    * without blocking; resolves with its cluster-wide id, or rejects with a `StoreError` when it
-   * was not written. Events queued in one task go in one statement, before any later call of
-   * this store (bridge.ts `later`), so their ids follow the order they were queued in.
+   * was not written. Events queued in one loop turn go in one statement, before any later call of
+   * this store but the hot path's (bridge.ts `later`, OVERTAKING), so their ids follow the order
+   * they were queued in and a lease changes hands only after them.
    */
   appendEvent(row: [string | null, string[] | null, number, string]): Promise<number> {
     return this.bridge.later("appendEvents", row);
