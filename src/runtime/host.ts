@@ -24,6 +24,10 @@ import type { ActiveTurn, Thread } from "./thread.js";
 /**
  * The store as one thread writes it. `appendItem` refused by fencing (another node holds the
  * thread now) gives the thread up here, quietly, before it throws (ownership.ts `fenced`).
+ * `update` and `updateTurn` go through the store's queue where it has one (Store `queued`: a
+ * cluster node's status changes do not wait for PostgreSQL): they return at once, a fenced one
+ * gives the thread up when its refusal arrives (the thread's next append is refused anyway, so
+ * nothing runs on a lost lease), and any other failure is reported as a process warning.
  */
 export interface ThreadStorage {
   create(record: ThreadRecord): void;
@@ -37,6 +41,11 @@ export interface ThreadStorage {
 
 /** The store as thread `threadId` writes it; `fenced` is told before a fenced append throws. */
 export function storageFor(store: Store, threadId: string, fenced: () => void): ThreadStorage {
+  const late = (e: unknown) => {
+    if (StoreError.isInstance(e) && e.code === "fenced") fenced();
+    else
+      process.emitWarning(`tandem: could not store a change to thread ${threadId}: ${(e as Error).message}`);
+  };
   return {
     create: (record) => store.createThread(record),
     appendItem: (turnId, item) => {
@@ -48,9 +57,15 @@ export function storageFor(store: Store, threadId: string, fenced: () => void): 
         throw e;
       }
     },
-    update: (patch) => store.updateThread(threadId, patch),
+    update: (patch) => {
+      if (store.queued) store.queued.updateThread(threadId, patch).catch(late);
+      else store.updateThread(threadId, patch);
+    },
     putTurn: (turn) => store.putTurn(turn),
-    updateTurn: (turnId, patch) => store.updateTurn(turnId, patch),
+    updateTurn: (turnId, patch) => {
+      if (store.queued) store.queued.updateTurn(turnId, patch).catch(late);
+      else store.updateTurn(turnId, patch);
+    },
     addUsage: (turnId, usage) => store.addUsage(threadId, turnId, usage),
   };
 }

@@ -18,8 +18,12 @@
  *   after events were recorded: those events go first). The promise resolves with the item's
  *   value or rejects with the same `StoreError`s (`unavailable` after `timeoutMs`). For writes
  *   whose caller need not wait (the cluster's event log, ../../cluster/events.ts).
- * - Calls are answered in order, queued and blocking ones alike; the worker runs one op at a
- *   time, so a blocking call returns only after every op sent before it ran.
+ * - `soon(op, ...args)` queues one whole op without blocking (a write whose caller does not wait
+ *   for it: ./store.ts `queued`). Queued ops are sent, in order, before any later blocking call
+ *   (none overtakes them) and at the latest with `later`'s items, ahead of those; each runs as
+ *   if sent alone and its promise settles with its own answer.
+ * - Calls are answered in the order they are sent, queued and blocking ones alike; the worker
+ *   runs one op at a time, so a blocking call returns only after every op sent before it ran.
  * - `close()` ends the pg clients and the worker; later calls throw, and queued items not yet
  *   answered are answered first (close is queued behind them).
  */
@@ -61,6 +65,12 @@ const OVERTAKING: ReadonlySet<string> = new Set([
   "settleQuestion",
 ]);
 
+/** Settles a queued op with its answer from the worker's `each`. */
+function settleWith(w: { op: string; resolve(v: unknown): void; reject(e: unknown): void }, a: Reply): void {
+  if (a.ok) w.resolve(a.value);
+  else w.reject(new StoreError(a.code ?? "unavailable", a.message ?? `store op ${w.op} failed`));
+}
+
 interface Reply {
   id: number;
   ok: boolean;
@@ -82,6 +92,8 @@ export class SyncBridge {
     string,
     Array<{ item: unknown; resolve(v: unknown): void; reject(e: unknown): void }>
   >();
+  /** Ops queued by `soon`, in order, not sent yet. */
+  #writes: Array<{ op: string; args: unknown[]; resolve(v: unknown): void; reject(e: unknown): void }> = [];
   #flushing = false;
   /** Calls sent without blocking (`#send`), not answered yet, by id. */
   readonly #sent = new Map<
@@ -129,17 +141,44 @@ export class SyncBridge {
         this.#batches.set(op, items);
       }
       items.push({ item, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.#flushing) {
-        this.#flushing = true;
-        setImmediate(() => {
-          if (this.#flushing) this.#flush();
-        });
-      }
+      this.#schedule();
     });
   }
 
-  /** Sends every queued batch (see `later`). */
+  soon<T>(op: string, ...args: unknown[]): Promise<T> {
+    if (this.#closed)
+      return Promise.reject(new StoreError("unavailable", `store op ${op}: the store is closed`));
+    return new Promise<T>((resolve, reject) => {
+      this.#writes.push({ op, args, resolve: resolve as (v: unknown) => void, reject });
+      this.#schedule();
+    });
+  }
+
+  #schedule(): void {
+    if (this.#flushing) return;
+    this.#flushing = true;
+    setImmediate(() => {
+      if (this.#flushing) this.#flush();
+    });
+  }
+
+  /** Sends the ops queued by `soon`, then every batch queued by `later`. */
   #flush(): void {
+    const writes = this.#writes;
+    if (writes.length) {
+      this.#writes = [];
+      this.#send<Reply[]>(
+        "each",
+        writes.map((w) => [w.op, w.args]),
+      ).then(
+        (answers) => {
+          for (const [i, w] of writes.entries()) settleWith(w, answers[i]);
+        },
+        (e) => {
+          for (const w of writes) w.reject(e);
+        },
+      );
+    }
     this.#flushing = false;
     const all = [...this.#batches];
     this.#batches.clear();
@@ -190,8 +229,33 @@ export class SyncBridge {
   }
 
   call<T>(op: string, ...args: unknown[]): T {
-    if (this.#batches.size && !OVERTAKING.has(op)) this.#flush(); // queued items go first
+    // Queued ops go first; queued items too, unless this op may overtake them.
+    if (this.#batches.size && !OVERTAKING.has(op)) this.#flush();
     if (this.#closed) throw new StoreError("unavailable", `store op ${op}: the store is closed`);
+    // Ops queued by `soon` ride in the same message, ahead of this one (one wake-up of the
+    // worker instead of two); their answers come back with its own.
+    // (Not `lostLeases`: the worker answers it out of turn, even while an op hangs.)
+    const writes = this.#writes;
+    if (writes.length && op !== "lostLeases") {
+      this.#writes = [];
+      if (!this.#batches.size) this.#flushing = false;
+      let answers: Reply[];
+      try {
+        answers = this.#wait("each", [[...writes.map((w) => [w.op, w.args]), [op, args]]], op);
+      } catch (e) {
+        for (const w of writes) w.reject(e);
+        throw e;
+      }
+      for (const [i, w] of writes.entries()) settleWith(w, answers[i]);
+      const own = answers[writes.length];
+      if (own.ok) return own.value as T;
+      throw new StoreError(own.code ?? "unavailable", own.message ?? `store op ${op} failed`);
+    }
+    return this.#wait<T>(op, args);
+  }
+
+  /** Sends one call and blocks until its answer (see `call`); errors name the op `name`. */
+  #wait<T>(op: string, args: unknown[], name = op): T {
     const id = this.#next++;
     Atomics.store(this.#flag, 0, 0);
     this.#port.postMessage({ id, op, args });
@@ -207,13 +271,13 @@ export class SyncBridge {
           continue;
         }
         if (reply.ok) return reply.value as T;
-        throw new StoreError(reply.code ?? "unavailable", reply.message ?? `store op ${op} failed`);
+        throw new StoreError(reply.code ?? "unavailable", reply.message ?? `store op ${name} failed`);
       }
       const left = deadline - Date.now();
       if (left <= 0)
         throw new StoreError(
           "unavailable",
-          `store op ${op}: PostgreSQL did not answer within ${this.#timeoutMs} ms; check the database`,
+          `store op ${name}: PostgreSQL did not answer within ${this.#timeoutMs} ms; check the database`,
         );
       Atomics.wait(this.#flag, 0, 0, left);
       Atomics.store(this.#flag, 0, 0);

@@ -1,19 +1,26 @@
 /**
- * The bridge's queue against a real PostgreSQL (./bridge.ts `later`): queued events wait for
- * the loop turn's end past the hot path's calls (one insert for a reply's events), but never
- * past a lease changing hands.
+ * The bridge's two queues against a real PostgreSQL (./bridge.ts `soon` and `later`):
+ * - a queued thread or turn write (Store `queued`) is in the database before any later call of
+ *   the store returns, and by the end of the loop turn without one; a fenced one rejects, and
+ *   the thread's storage (runtime/host.ts) gives the thread up;
+ * - queued events wait for the loop turn's end past the hot path's calls (one insert for a
+ *   reply's events), but never past a lease changing hands.
  * Skipped where postgres is absent.
  */
+import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { pgRig, sql } from "../../../test/helpers/pg-rig.js";
-import { threadRecord } from "../../../test/helpers/store-records.js";
+import { threadRecord, turnRecord } from "../../../test/helpers/store-records.js";
 import { missing } from "../../../test/helpers/system-tools.js";
 import { ClusterEventLog } from "../../cluster/events.js";
 import type { Stamped } from "../../protocol/events.js";
 import type { ResponseItem } from "../../protocol/items.js";
+import { storageFor } from "../../runtime/host.js";
+import { StoreError } from "../errors.js";
 import type { PostgresStore } from "./store.js";
 
+const loopTurn = () => new Promise<void>((r) => setImmediate(() => setImmediate(r)));
 const ev = (n: number): Stamped =>
   ({
     seq: n,
@@ -25,6 +32,63 @@ const msg: ResponseItem = { type: "message", role: "user", content: [{ type: "in
 describe.skipIf(missing("postgres").length > 0)("the PostgreSQL bridge's queues", () => {
   const rig = pgRig();
   const open = (url: string, node = "node-a") => rig.store(url, node) as PostgresStore;
+
+  // fails if a blocking call may overtake queued writes (the read would see the old title and
+  // status), or if the queue is only sent at the loop turn's end.
+  it("a queued write is in the database before the next call returns", () => {
+    const s = open(rig.db("queue_ryw"));
+    s.createThread(threadRecord("t"));
+    s.putTurn(turnRecord("u1", "t"));
+    void s.queued.updateThread("t", { title: "queued", status: "running" });
+    void s.queued.updateTurn("u1", { status: "completed", ended_at: 9 });
+    expect(s.getThread("t")).toMatchObject({ title: "queued", status: "running" });
+    expect(s.lastTurn("t")).toMatchObject({ status: "completed", ended_at: 9 });
+  });
+
+  // fails if nothing sends the queue when no call follows (a thread's last status change would
+  // stay in memory), or if a queued op's promise never settles.
+  it("without a later call, the queue goes at the end of the loop turn and each promise settles", async () => {
+    const url = rig.db("queue_idle");
+    const s = open(url);
+    s.createThread(threadRecord("t"));
+    const done = s.queued.updateThread("t", { status: "running" });
+    await loopTurn();
+    await done;
+    expect((await sql(url, "SELECT status FROM threads WHERE id = 't'"))[0].status).toBe("running");
+    // A write the store refuses rejects alone; the ones around it land.
+    const results = await Promise.allSettled([
+      s.queued.updateThread("t", { title: "one" }),
+      s.queued.updateTurn("no-such-turn", { status: "completed" }),
+      s.queued.updateThread("t", { mode: "plan" }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: "not_found" });
+    expect(s.getThread("t")).toMatchObject({ title: "one", mode: "plan" });
+  });
+
+  // fails if a queued write skips the fence, or if the thread's storage does not give the thread
+  // up when its queued status change comes back fenced (runtime/host.ts `late`).
+  it("a stale node's queued write is refused as fenced and its thread is given up", async () => {
+    const url = rig.db("queue_fenced");
+    const a = open(url, "node-a");
+    const b = open(url, "node-b");
+    a.createThread(threadRecord("t"));
+    const deadPid = spawnSync("true").pid!;
+    expect(a.acquireLease("t", { pid: deadPid, host: hostname(), since: 1, token: "tok-a" }).ok).toBe(true);
+    expect(b.acquireLease("t", { pid: process.pid, host: hostname(), since: 2, token: "tok-b" }).ok).toBe(
+      true,
+    );
+    let fenced = 0;
+    const storage = storageFor(a, "t", () => fenced++);
+    storage.update({ status: "running", title: "stale" });
+    expect(fenced).toBe(0); // not waited for
+    await loopTurn();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(fenced).toBe(1);
+    expect(b.getThread("t")).toMatchObject({ status: "idle", title: "" });
+    const direct = await a.queued.updateThread("t", { title: "again" }).catch((e) => e);
+    expect(StoreError.isInstance(direct) && direct.code).toBe("fenced");
+  });
 
   // fails if every call flushes the event queue first (a reply's events would take one insert
   // per store call again), or if the queue may overtake a lease change (a hand-over after an

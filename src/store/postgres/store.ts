@@ -91,6 +91,14 @@ export class PostgresStore implements Store {
     return Math.round(this.leaseTtlMs * LEASE_FENCE_AFTER);
   }
 
+  /** See `Store.queued`: the same ops, sent with the next call or the end of this loop turn (bridge.ts `soon`). */
+  readonly queued = {
+    updateThread: (id: string, patch: Partial<Omit<ThreadRecord, "id">>): Promise<void> =>
+      this.bridge.soon("updateThread", id, patch),
+    updateTurn: (id: string, patch: Partial<Omit<TurnRecord, "id" | "thread_id">>): Promise<void> =>
+      this.bridge.soon("updateTurn", id, patch),
+  };
+
   createThread(thread: ThreadRecord): void {
     this.bridge.call("createThread", thread);
   }

@@ -382,46 +382,58 @@ export function pgWorkerMain(
         data.port.close();
         return;
       }
-      busy = performance.now();
-      cutAt = 0;
-      try {
-        ready ??= (async () => {
-          await db.connect();
-          await renewer.connect();
-          await migrate();
-        })();
-        await ready;
-        // A write for a lease lost here is refused before any reconnecting: "fenced" tells the
-        // caller to give the thread up, quietly (it goes on elsewhere).
-        const a0 = m.args[0] as Row | string | undefined;
-        const tid = !FENCED_FIRST.has(m.op) ? undefined : typeof a0 === "string" ? a0 : a0?.thread_id;
-        if (typeof tid === "string") {
-          selfFence(tid);
-          if (held.get(tid)?.lost) throw fencedError(m.op, tid);
-        }
-        await healDb().catch((e: Error) => {
-          throw new OpError(
-            "unavailable",
-            `the PostgreSQL connection was lost and cannot be reopened: ${e.message}`,
-          );
-        });
-        const fn = ops[m.op];
-        if (!fn) throw new Error(`unknown store op ${m.op}`);
-        reply(m.id, { ok: true, value: await fn(...m.args) });
-      } catch (e) {
-        const err = e as { code?: string; message?: string };
-        // No SQLSTATE, or a connection/shutdown class one: the connection itself is gone.
-        if (!(e instanceof OpError) && (!err.code || /^(08|57)/.test(err.code))) broken.add(db);
-        const code = e instanceof OpError ? e.code : m.op === "init" ? "open" : undefined;
-        const message =
-          cutAt && !(e instanceof OpError)
-            ? `PostgreSQL did not answer for ${Math.round(cutAt - busy)} ms while a lease went unconfirmed; ` +
-              "the connection was dropped (the write, if any, may or may not have landed) and is reopened on the next call"
-            : (err.message ?? String(e));
-        reply(m.id, { ok: false, code, pgCode: err.code, message });
-      } finally {
-        busy = 0;
+      if (m.op === "each") {
+        // Queued writes (bridge.ts `soon`): each runs as if sent alone, in order, and answers alone.
+        const answers: Row[] = [];
+        for (const [op, args] of m.args[0] as Array<[string, unknown[]]>) answers.push(await run(op, args));
+        reply(m.id, { ok: true, value: answers });
+        return;
       }
+      reply(m.id, await run(m.op, m.args));
     });
   });
+
+  /** Runs one op; its answer (`ok` with the value, or the error's code and message). */
+  async function run(op: string, args: unknown[]): Promise<Row> {
+    busy = performance.now();
+    cutAt = 0;
+    try {
+      ready ??= (async () => {
+        await db.connect();
+        await renewer.connect();
+        await migrate();
+      })();
+      await ready;
+      // A write for a lease lost here is refused before any reconnecting: "fenced" tells the
+      // caller to give the thread up, quietly (it goes on elsewhere).
+      const a0 = args[0] as Row | string | undefined;
+      const tid = !FENCED_FIRST.has(op) ? undefined : typeof a0 === "string" ? a0 : a0?.thread_id;
+      if (typeof tid === "string") {
+        selfFence(tid);
+        if (held.get(tid)?.lost) throw fencedError(op, tid);
+      }
+      await healDb().catch((e: Error) => {
+        throw new OpError(
+          "unavailable",
+          `the PostgreSQL connection was lost and cannot be reopened: ${e.message}`,
+        );
+      });
+      const fn = ops[op];
+      if (!fn) throw new Error(`unknown store op ${op}`);
+      return { ok: true, value: await fn(...args) };
+    } catch (e) {
+      const err = e as { code?: string; message?: string };
+      // No SQLSTATE, or a connection/shutdown class one: the connection itself is gone.
+      if (!(e instanceof OpError) && (!err.code || /^(08|57)/.test(err.code))) broken.add(db);
+      const code = e instanceof OpError ? e.code : op === "init" ? "open" : undefined;
+      const message =
+        cutAt && !(e instanceof OpError)
+          ? `PostgreSQL did not answer for ${Math.round(cutAt - busy)} ms while a lease went unconfirmed; ` +
+            "the connection was dropped (the write, if any, may or may not have landed) and is reopened on the next call"
+          : (err.message ?? String(e));
+      return { ok: false, code, pgCode: err.code, message };
+    } finally {
+      busy = 0;
+    }
+  }
 }
