@@ -2,7 +2,8 @@
  * Scale-out figures (docs/scale-out.md), printed by `npm run bench` (or alone:
  * `node --import tsx bench/cluster.ts`): the store bridge's cost per call (SQLite vs
  * PostgreSQL), a question round trip across nodes, N concurrent threads with a pending question
- * across three nodes (RSS per node, reply throughput), and failover time from SIGKILL to the
+ * across three nodes (RSS per node, reply throughput, CPU per reply) — twice: a first burst that
+ * meets code V8 has not optimised yet, and a second of a warm cluster — and failover time from SIGKILL to the
  * question asked again. Real postgres and nats-server in temp dirs (test/infra); three real
  * `./bin/tandem serve` processes (run `npm run build` first). `TANDEM_BENCH_THREADS` sets N
  * (default 1000). Skipped, with the reason, where postgres or nats-server is absent.
@@ -87,10 +88,10 @@ export async function clusterBench(): Promise<void> {
 
     // Round trips: K sequential questions, each [ask, done]; then N asks, then N dones.
     const K = 20;
+    // Two bursts of N: the first meets code V8 has not optimised yet, the second a warm node.
     const steps = [
       ...Array.from({ length: K }, () => [ask, done]).flat(),
-      ...Array(n).fill(ask),
-      ...Array(n).fill(done),
+      ...[1, 2].flatMap(() => [...Array(n).fill(ask), ...Array(n).fill(done)]),
     ];
     const mock = await startMockProcess({ steps: [...steps, ask] }, { log: false });
     procs.push({ kill: () => void mock.stop() });
@@ -158,83 +159,92 @@ export async function clusterBench(): Promise<void> {
       "p50 ≤ 5 ms",
     );
 
-    // N threads, a pending question each, spread over the three nodes.
-    const ids: string[] = [];
-    const t0 = performance.now();
-    for (let i = 0; i < n; i += 50) {
-      await Promise.all(
-        Array.from({ length: Math.min(50, n - i) }, async (_, k) => {
-          const node = nodes[(i + k) % 3];
-          const id = (await post(`${node.url}/thread`, { mode: "plan" })).id;
-          await post(`${node.url}/thread/${id}/turn`, { text: "go" });
-          ids.push(id);
-        }),
-      );
-    }
-    let pending = 0;
-    const deadline = Date.now() + 180_000;
-    while (pending < n) {
-      if (Date.now() > deadline)
-        throw new Error(
-          `cluster bench: only ${pending} of ${n} questions pending after 180 s (node a's GET /question)`,
-        );
-      await new Promise((r) => setTimeout(r, 200));
-      pending = ((await (await fetch(`${a.url}/question`, { headers: json })).json()) as any).questions
-        .length;
-    }
-    line(
-      `${n} threads with a pending question over 3 nodes: setup`,
-      `${((performance.now() - t0) / 1000).toFixed(1)} s`,
-    );
-    line(
-      "RSS per node (a, b, c) with them pending",
-      nodes.map((x) => `${rss(x.pid).toFixed(0)} MB`).join(", "),
-    );
-    const questions = ((await (await fetch(`${a.url}/question`, { headers: json })).json()) as any)
-      .questions as any[];
-    const cpu0 = snapshot();
-    const t1 = performance.now();
-    for (let i = 0; i < questions.length; i += 50) {
-      await Promise.all(
-        questions.slice(i, i + 50).map((q, k) =>
-          // Posted round-robin: two thirds land on a node that does not own the thread.
-          post(`${nodes[(i + k) % 3].url}/question/${q.request_id}/reply`, {
-            thread_id: q.thread_id,
-            text: { name: "y" },
+    // N threads, a pending question each, spread over the three nodes; then every question
+    // answered, 50 replies in flight, posted round-robin.
+    const burst = async (round: string) => {
+      const ids: string[] = [];
+      const t0 = performance.now();
+      for (let i = 0; i < n; i += 50) {
+        await Promise.all(
+          Array.from({ length: Math.min(50, n - i) }, async (_, k) => {
+            const node = nodes[(i + k) % 3];
+            const id = (await post(`${node.url}/thread`, { mode: "plan" })).id;
+            await post(`${node.url}/thread/${id}/turn`, { text: "go" });
+            ids.push(id);
           }),
-        ),
+        );
+      }
+      let pending = 0;
+      const deadline = Date.now() + 180_000;
+      while (pending < n) {
+        if (Date.now() > deadline)
+          throw new Error(
+            `cluster bench: only ${pending} of ${n} questions pending after 180 s (node a's GET /question)`,
+          );
+        await new Promise((r) => setTimeout(r, 200));
+        pending = ((await (await fetch(`${a.url}/question`, { headers: json })).json()) as any).questions
+          .length;
+      }
+      line(
+        `${round}: ${n} threads with a pending question over 3 nodes, setup`,
+        `${((performance.now() - t0) / 1000).toFixed(1)} s`,
       );
-    }
-    const secs = (performance.now() - t1) / 1000;
-    const cpu1 = snapshot();
-    line(
-      `replies to ${questions.length} questions, any node, 50 at a time`,
-      `${Math.round(questions.length / secs)} replies/s`,
-      "≥ 1,000/s",
-    );
-    // Each reply also runs the rest of its turn (a model request, the turn's end). Where its CPU
-    // goes, and what this machine's cores could answer at that cost if nothing else ran.
-    const nodePids = new Set(nodes.map((x) => x.pid));
-    const per = (pick: (pid: number, comm: string) => boolean) =>
-      spentMs(cpu0, cpu1, pick) / questions.length;
-    const parts = {
-      nodes: per((pid) => nodePids.has(pid)),
-      PostgreSQL: per((_, comm) => comm === "postgres"),
-      "nats-server": per((_, comm) => comm === "nats-server"),
-      "scripted model": per((pid) => pid === mock.proc.pid),
-      "this client": per((pid) => pid === process.pid),
+      line(
+        "  RSS per node (a, b, c) with them pending",
+        nodes.map((x) => `${rss(x.pid).toFixed(0)} MB`).join(", "),
+      );
+      const questions = ((await (await fetch(`${a.url}/question`, { headers: json })).json()) as any)
+        .questions as any[];
+      const cpu0 = snapshot();
+      const t1 = performance.now();
+      for (let i = 0; i < questions.length; i += 50) {
+        await Promise.all(
+          questions.slice(i, i + 50).map((q, k) =>
+            // Posted round-robin: two thirds land on a node that does not own the thread.
+            post(`${nodes[(i + k) % 3].url}/question/${q.request_id}/reply`, {
+              thread_id: q.thread_id,
+              text: { name: "y" },
+            }),
+          ),
+        );
+      }
+      const secs = (performance.now() - t1) / 1000;
+      const cpu1 = snapshot();
+      line(
+        `  replies to ${questions.length} questions, any node, 50 at a time`,
+        `${Math.round(questions.length / secs)} replies/s`,
+        "≥ 1,000/s",
+      );
+      // Each reply also runs the rest of its turn (a model request, the turn's end). Where its CPU
+      // goes, and what this machine's cores could answer at that cost if nothing else ran.
+      const nodePids = new Set(nodes.map((x) => x.pid));
+      const per = (pick: (pid: number, comm: string) => boolean) =>
+        spentMs(cpu0, cpu1, pick) / questions.length;
+      const parts = {
+        nodes: per((pid) => nodePids.has(pid)),
+        PostgreSQL: per((_, comm) => comm === "postgres"),
+        "nats-server": per((_, comm) => comm === "nats-server"),
+        "scripted model": per((pid) => pid === mock.proc.pid),
+        "this client": per((pid) => pid === process.pid),
+      };
+      const total = Object.values(parts).reduce((a, b) => a + b, 0);
+      line(
+        "  CPU per reply (its turn's end included)",
+        `${Object.entries(parts)
+          .map(([k, v]) => `${k} ${v.toFixed(2)} ms`)
+          .join(", ")}; ${total.toFixed(2)} ms in all`,
+      );
+      line(
+        `  ceiling on ${availableParallelism()} cores at that cost`,
+        `${Math.round((availableParallelism() * 1000) / total)} replies/s`,
+      );
     };
-    const total = Object.values(parts).reduce((a, b) => a + b, 0);
-    line(
-      "  CPU per reply (its turn's end included)",
-      `${Object.entries(parts)
-        .map(([k, v]) => `${k} ${v.toFixed(2)} ms`)
-        .join(", ")}; ${total.toFixed(2)} ms in all`,
-    );
-    line(
-      `  ceiling on ${availableParallelism()} cores at that cost`,
-      `${Math.round((availableParallelism() * 1000) / total)} replies/s`,
-    );
+    await burst("first burst (cold)");
+    // The turns of the first burst end (their model requests come before the second's asks).
+    while (((await (await fetch(`${a.url}/question`, { headers: json })).json()) as any).questions.length)
+      await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 2000));
+    await burst("second burst (warm)");
 
     // Failover: SIGKILL the owner of a thread with a pending question (default 5 s lease).
     const id = (await post(`${a.url}/thread`, { mode: "plan" })).id;
