@@ -61,4 +61,24 @@ describe("eventFrames", () => {
     expect(failed).toEqual(["MAX_PAYLOAD_EXCEEDED"]);
     expect(sent.map(events)).toEqual([[{ event: { n: 2 } }]]);
   });
+
+  // fails if a refused frame of several events loses them all (each would have gone alone), or
+  // if the limit counts UTF-16 units instead of bytes (3-byte characters overflow the frame).
+  it("resends the events of a refused frame one by one, and measures frames in bytes", async () => {
+    const sent: string[] = [];
+    const push = eventFrames((p) => {
+      if (events(p).length > 1) throw new Error("MAX_PAYLOAD_EXCEEDED");
+      sent.push(p);
+    });
+    push('{"event":{"n":1}}');
+    push('{"event":{"n":2}}');
+    await tick();
+    expect(sent.map(events)).toEqual([[{ event: { n: 1 } }], [{ event: { n: 2 } }]]);
+    const sizes: number[] = [];
+    const wide = eventFrames((p) => sizes.push(Buffer.byteLength(p)), 4096);
+    for (let i = 0; i < 3; i++) wide(JSON.stringify({ event: { text: "漢".repeat(400) } })); // 1.2 KB each
+    await tick();
+    expect(sizes.length).toBeGreaterThan(1);
+    for (const n of sizes) expect(n).toBeLessThanOrEqual(2048 + 40);
+  });
 });

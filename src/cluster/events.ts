@@ -223,9 +223,12 @@ export class Outbox {
 /**
  * Joins what one microtask delivers (a reply's events, a batch the log just wrote) into one
  * frame `{"events":[…]}`, in order: each frame costs a seal here and an open on every other node.
- * A frame stays under half of the server's max payload (room for the seal); an event larger
- * than that goes alone. `send` failing (payload too large, connection closed) is reported to
- * `failed` and the frames after it still go.
+ * A frame stays under half of the server's max payload in UTF-8 bytes (room for the seal); an
+ * event larger than that goes alone. When `send` refuses a frame of several events (too large
+ * after all, a closed connection), each of them is sent again alone, so joining never loses an
+ * event that would have gone out by itself (red team: text outside ASCII made a frame of events
+ * that each fit the server too large for it, and all of them were lost). Failures go to
+ * `failed`; the frames after them still go.
  */
 export function eventFrames(
   send: (payload: string) => void,
@@ -235,21 +238,29 @@ export function eventFrames(
   const limit = Math.max(1024, Math.floor(maxPayload / 2));
   let parts: string[] = [];
   let size = 0;
+  const frame = (events: string[]) => `{"events":[${events.join(",")}]}`;
   const out = () => {
     if (!parts.length) return;
-    const payload = `{"events":[${parts.join(",")}]}`;
+    const events = parts;
     parts = [];
     size = 0;
     try {
-      send(payload);
+      send(frame(events));
     } catch (e) {
-      failed?.(e as Error);
+      if (events.length === 1) return failed?.(e as Error);
+      for (const one of events)
+        try {
+          send(frame([one]));
+        } catch (e1) {
+          failed?.(e1 as Error);
+        }
     }
   };
   return (event) => {
-    if (parts.length && size + event.length > limit) out();
+    const bytes = Buffer.byteLength(event, "utf8");
+    if (parts.length && size + bytes > limit) out();
     if (!parts.length) queueMicrotask(out);
     parts.push(event);
-    size += event.length + 1;
+    size += bytes + 1;
   };
 }

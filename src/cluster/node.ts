@@ -84,6 +84,27 @@ interface RemoteEvent {
   id?: number;
 }
 
+/** The well-formed events of a `tandem.events.*` payload (see `listen`); none when it is not JSON. */
+function remoteEvents(payload: string): RemoteEvent[] {
+  let frame: unknown;
+  try {
+    frame = JSON.parse(payload);
+  } catch {
+    return [];
+  }
+  const all = frame && typeof frame === "object" && "events" in frame ? frame.events : [frame];
+  if (!Array.isArray(all)) return [];
+  return all.filter(
+    (e): e is RemoteEvent =>
+      !!e &&
+      typeof e === "object" &&
+      !!e.event &&
+      typeof e.event === "object" &&
+      typeof e.event.type === "string" &&
+      (e.id === undefined || Number.isSafeInteger(e.id)),
+  );
+}
+
 /**
  * A node id as one NATS subject token: `.`, `*`, `>` and whitespace mean something in a
  * subject (a host name `node1.example.com` would be three tokens, out of `tandem.events.*`'s
@@ -302,8 +323,9 @@ export class ClusterNode {
     const events = this.nats.subscribe("tandem.events.*", (payload, from) => {
       if (from === this.node) return;
       // A frame carries a run of one node's events, in order (`{events}`), or one (`{event, id}`).
-      const frame = JSON.parse(payload) as RemoteEvent | { events: RemoteEvent[] };
-      for (const { event, id } of "events" in frame ? frame.events : [frame]) {
+      // Its sender holds the cluster token, but a malformed entry is skipped, never thrown: an
+      // exception here would end the NATS client's reader and leave this node deaf on the bus.
+      for (const { event, id } of remoteEvents(payload)) {
         this.applyingRemote = true;
         this.remoteId = id;
         try {

@@ -6,7 +6,8 @@
  * - `subscribe(subject, handler)`: the handler gets only frames that open (sealed with the
  *   cluster token, on their own subject, fresh, first time). Others are dropped: counted in
  *   `rejected` and logged at most once a minute per reason, naming the subject and the node the
- *   frame claims to come from, never its content.
+ *   frame claims to come from, never its content. A handler that throws drops its frame (logged)
+ *   and the subscription goes on.
  * - `request` publishes a sealed request with an inbox of its own and resolves with the first
  *   reply that opens there; replies that do not open are dropped the same way (a bus client
  *   racing a forged answer cannot end the request). It rejects on `timeoutMs` and, at once,
@@ -50,7 +51,16 @@ export class SealedBus {
       callback: (err, msg) => {
         if (err) return;
         const opened = this.open(msg);
-        if (opened) handler(opened.payload, opened.from, msg);
+        if (!opened) return;
+        // A handler that throws must not end the NATS client's reader (every later frame of the
+        // connection, on every subject, would go unread): the frame is dropped and said.
+        try {
+          handler(opened.payload, opened.from, msg);
+        } catch (e) {
+          this.log?.(
+            `a bus frame on ${msg.subject} from node ${opened.from} failed: ${(e as Error).message}`,
+          );
+        }
       },
     });
   }
