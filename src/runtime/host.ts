@@ -24,10 +24,15 @@ import type { ActiveTurn, Thread } from "./thread.js";
 /**
  * The store as one thread writes it. `appendItem` refused by fencing (another node holds the
  * thread now) gives the thread up here, quietly, before it throws (ownership.ts `fenced`).
- * `update` and `updateTurn` go through the store's queue where it has one (Store `queued`: a
- * cluster node's status changes do not wait for PostgreSQL): they return at once, a fenced one
- * gives the thread up when its refusal arrives (the thread's next append is refused anyway, so
- * nothing runs on a lost lease), and any other failure is reported as a process warning.
+ * `update` of a status inside a turn (`running`, `waiting_on_user`) goes through the store's
+ * queue where it has one (Store `queued`: a cluster node's answer does not wait for PostgreSQL
+ * to record that its thread runs again): it returns at once, a fenced one gives the thread up
+ * when its refusal arrives, and any other failure is reported as a process warning. Such a
+ * change is always followed by a write that waits (the item it answers, the turn's end), which
+ * the queue goes ahead of, so a lost lease still stops the turn there. Everything that ends a
+ * turn or a thread (`idle`, `closed`, the turn's record) and every other change waits: no
+ * `turn.completed` leaves a node before the store has the turn ended (red team: a node that
+ * lost the lease during the turn's last step announced a completion the store never took).
  */
 export interface ThreadStorage {
   create(record: ThreadRecord): void;
@@ -58,14 +63,12 @@ export function storageFor(store: Store, threadId: string, fenced: () => void): 
       }
     },
     update: (patch) => {
-      if (store.queued) store.queued.updateThread(threadId, patch).catch(late);
+      const inTurn = patch.status === "running" || patch.status === "waiting_on_user";
+      if (store.queued && inTurn) store.queued.updateThread(threadId, patch).catch(late);
       else store.updateThread(threadId, patch);
     },
     putTurn: (turn) => store.putTurn(turn),
-    updateTurn: (turnId, patch) => {
-      if (store.queued) store.queued.updateTurn(turnId, patch).catch(late);
-      else store.updateTurn(turnId, patch);
-    },
+    updateTurn: (turnId, patch) => store.updateTurn(turnId, patch),
     addUsage: (turnId, usage) => store.addUsage(threadId, turnId, usage),
   };
 }

@@ -96,7 +96,7 @@ export interface Store {
 
   /**
    * Offered by stores whose every call is a round trip to a server (PostgreSQL): `updateThread`
-   * and `updateTurn` queued instead of waited for — the exception to the durability contract
+   * queued instead of waited for — the exception to the durability contract
    * above. A queued write reaches the database before any later call of this store (a read, a
    * lease change, an item append finds it) and at the latest once the current turn of the event
    * loop ends; its promise settles with the write's outcome (the same StoreErrors: `fenced`,
@@ -105,7 +105,6 @@ export interface Store {
    */
   readonly queued?: {
     updateThread(id: string, patch: Partial<Omit<ThreadRecord, "id">>): Promise<void>;
-    updateTurn(id: string, patch: Partial<Omit<TurnRecord, "id" | "thread_id">>): Promise<void>;
   };
 
   close(): void;

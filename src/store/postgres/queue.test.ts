@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
 import { pgRig, sql } from "../../../test/helpers/pg-rig.js";
-import { threadRecord, turnRecord } from "../../../test/helpers/store-records.js";
+import { threadRecord } from "../../../test/helpers/store-records.js";
 import { missing } from "../../../test/helpers/system-tools.js";
 import { ClusterEventLog } from "../../cluster/events.js";
 import type { Stamped } from "../../protocol/events.js";
@@ -38,11 +38,9 @@ describe.skipIf(missing("postgres").length > 0)("the PostgreSQL bridge's queues"
   it("a queued write is in the database before the next call returns", () => {
     const s = open(rig.db("queue_ryw"));
     s.createThread(threadRecord("t"));
-    s.putTurn(turnRecord("u1", "t"));
     void s.queued.updateThread("t", { title: "queued", status: "running" });
-    void s.queued.updateTurn("u1", { status: "completed", ended_at: 9 });
-    expect(s.getThread("t")).toMatchObject({ title: "queued", status: "running" });
-    expect(s.lastTurn("t")).toMatchObject({ status: "completed", ended_at: 9 });
+    void s.queued.updateThread("t", { status: "waiting_on_user" });
+    expect(s.getThread("t")).toMatchObject({ title: "queued", status: "waiting_on_user" });
   });
 
   // fails if nothing sends the queue when no call follows (a thread's last status change would
@@ -58,7 +56,7 @@ describe.skipIf(missing("postgres").length > 0)("the PostgreSQL bridge's queues"
     // A write the store refuses rejects alone; the ones around it land.
     const results = await Promise.allSettled([
       s.queued.updateThread("t", { title: "one" }),
-      s.queued.updateTurn("no-such-turn", { status: "completed" }),
+      s.queued.updateThread("no-such-thread", { status: "running" }),
       s.queued.updateThread("t", { mode: "plan" }),
     ]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);

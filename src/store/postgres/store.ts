@@ -95,8 +95,6 @@ export class PostgresStore implements Store {
   readonly queued = {
     updateThread: (id: string, patch: Partial<Omit<ThreadRecord, "id">>): Promise<void> =>
       this.bridge.soon("updateThread", id, patch),
-    updateTurn: (id: string, patch: Partial<Omit<TurnRecord, "id" | "thread_id">>): Promise<void> =>
-      this.bridge.soon("updateTurn", id, patch),
   };
 
   createThread(thread: ThreadRecord): void {
