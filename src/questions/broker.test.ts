@@ -376,26 +376,6 @@ describe("policies (Q7)", () => {
     broker.cancelAll("all", "done");
   });
 
-  // Fails if the asker resumes inside the replier's call (its turn's store writes and next model
-  // request would then run before the reply's HTTP response is written: a slower reply).
-  it("the asker resumes after the replier got its answer, in the next check phase", async () => {
-    const { broker, types } = setup();
-    const r = request({ call: "c1" });
-    let resumed = false;
-    const p = broker.ask(r, never()).then((o) => {
-      resumed = true;
-      return o;
-    });
-    const res = broker.reply("t1", r.request_id, { answers: { stack: { selected: ["Rust"] } } }, web);
-    expect(res.ok).toBe(true);
-    expect(types()).toEqual(["question.requested", "question.answered"]); // settled at once
-    for (let i = 0; i < 10; i++) await Promise.resolve(); // the replier's own promise chain
-    expect(resumed).toBe(false);
-    await new Promise((done) => setImmediate(done));
-    expect(resumed).toBe(true);
-    expect((await p).status).toBe("answered");
-  });
-
   // Fails if settling leaves the timeout armed (a second, timed_out settle would be published).
   it("a reply before the deadline wins and clears the timer", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });

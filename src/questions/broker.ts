@@ -9,10 +9,7 @@
  *   It never rejects: every ask resolves with exactly one outcome.
  * - Settling is remove-then-resolve: the waiter leaves the map (and its timer and abort listener are
  *   dropped) before anything is published or resolved, so exactly one of reply / decline / timeout /
- *   abort / cancelAll wins a race; the losers get `already_settled` or nothing. The asker's
- *   promise resolves in the event loop's next check phase, after whoever settled it got its
- *   answer: a person's reply is acknowledged (its HTTP response written) before the asker's
- *   turn goes on with its store writes and next model request, not after.
+ *   abort / cancelAll wins a race; the losers get `already_settled` or nothing.
  * - Settled ids are remembered in a bounded LRU (falling back to the store) and never revive: a late
  *   reply is refused, except an identical one, which is acknowledged as a duplicate (Q11 idempotence).
  * - Secrets (Q10): for `secret:true` questions, `other`/`note` are replaced by REDACTED in every event,
@@ -245,7 +242,7 @@ export function createBroker(deps: BrokerDeps): Broker {
     remember(request.request_id, { threadId: request.thread_id, outcome: shown, replyKey: key });
     bus.publish(terminalEvent(request, shown));
     changeCount(request.thread_id, -1);
-    setImmediate(() => w.resolve(outcome)); // after the replier's answer (see the contract)
+    w.resolve(outcome);
     return shown;
   };
   /** `settleOrRefuse` for settles of Tandem's own (timeouts, cancels): never refused. */
